@@ -1,0 +1,76 @@
+/**
+ * The one clock. Everything scheduled (jobs, expiries, billing, settlement dates, token lifetimes)
+ * reads time from here. In sandbox mode the clock can be moved forward; the offset is kept in the
+ * database so that every process of a deployment, and a restart, sees the same time.
+ */
+export interface Clock {
+  /** Milliseconds since the epoch, service time. */
+  now(): number;
+  /** ISO string of now(). */
+  nowIso(): string;
+}
+
+export interface ClockStore {
+  loadOffsetMs(): Promise<number>;
+  saveOffsetMs(offsetMs: number): Promise<void>;
+}
+
+type Listener = () => void;
+
+export class ServiceClock implements Clock {
+  private offsetMs = 0;
+  private readonly listeners = new Set<Listener>();
+
+  constructor(
+    private readonly store: ClockStore | null,
+    readonly controllable: boolean,
+  ) {}
+
+  async init(): Promise<void> {
+    if (this.store && this.controllable) this.offsetMs = await this.store.loadOffsetMs();
+  }
+
+  now(): number {
+    return Date.now() + this.offsetMs;
+  }
+
+  nowIso(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  /** Re-reads the shared offset (other processes may have moved it). */
+  async refresh(): Promise<void> {
+    if (!this.store || !this.controllable) return;
+    const offset = await this.store.loadOffsetMs();
+    if (offset !== this.offsetMs) {
+      this.offsetMs = offset;
+      this.emit();
+    }
+  }
+
+  /** Moves service time to `targetMs`; never backwards. Returns the new now. */
+  async moveTo(targetMs: number): Promise<number> {
+    if (!this.controllable) throw new Error('the clock is not controllable outside sandbox mode');
+    const delta = targetMs - this.now();
+    if (delta > 0) {
+      this.offsetMs += delta;
+      await this.store?.saveOffsetMs(this.offsetMs);
+      this.emit();
+    }
+    return this.now();
+  }
+
+  advance(seconds: number): Promise<number> {
+    return this.moveTo(this.now() + seconds * 1000);
+  }
+
+  /** Called whenever service time jumps, so that schedulers look again at what fell due. */
+  onJump(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(): void {
+    for (const listener of this.listeners) listener();
+  }
+}

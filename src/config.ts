@@ -1,0 +1,140 @@
+/**
+ * Environment → typed Config, validated once at start (INTERFACE §10). The only module that reads
+ * process.env. A bad value raises ConfigError naming the variable; main.ts prints it as one line.
+ */
+import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
+import path from 'node:path';
+
+export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  database: DatabaseConfig;
+  /** Directory for generated secrets (operator key, vault key) and the embedded database. */
+  dataDir: string;
+  operatorKey: string | null;
+  sandbox: boolean;
+  sandboxLatencyMs: number;
+  /** Sandbox only: a file where the simulator appends one JSON line per authorization it answers (crash tests). */
+  sandboxAcquirerLog?: string | null;
+  rateLimits: 'default' | 'off';
+  allowPrivateUrls: boolean;
+  vaultKey: Buffer | null;
+  publicUrl: string;
+  logLevel: string;
+  workers: boolean;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be an integer between ${min} and ${max}, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'on', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'off', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(name, `must be 1 or 0, got "${raw}"`);
+}
+
+function database(env: Env): DatabaseConfig {
+  const raw = env.DATABASE_URL;
+  if (raw === undefined || raw === '') return { kind: 'sqlite', path: path.resolve('data/payments.db') };
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('DATABASE_URL', `is not a valid postgres:// URL`);
+    }
+    return { kind: 'postgres', url: raw };
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) && !raw.startsWith('sqlite:')) {
+    throw new ConfigError('DATABASE_URL', `must be postgres://..., sqlite:PATH or a file path, got scheme "${raw.split(':')[0]}"`);
+  }
+  const file = raw.startsWith('sqlite:') ? raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') : raw;
+  if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path');
+  return { kind: 'sqlite', path: path.resolve(file) };
+}
+
+function vaultKey(env: Env): Buffer | null {
+  const raw = env.PAYMENTS_VAULT_KEY;
+  if (raw === undefined || raw === '') return null;
+  const hex = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : null;
+  const b64 = hex ? null : Buffer.from(raw, 'base64');
+  const key = hex ?? b64;
+  if (!key || key.length !== 32) throw new ConfigError('PAYMENTS_VAULT_KEY', 'must be 32 bytes as 64 hex characters or base64');
+  return key;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  // A host name or an IP address to bind to; a URL or a host:port here is a common slip.
+  if (!(isIP(host) || /^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*\.?$/.test(host))) {
+    throw new ConfigError('HOST', `must be a host name or an IP address (no scheme, no port), got "${host}"`);
+  }
+  const db = database(env);
+  const rateLimits = env.PAYMENTS_RATE_LIMITS || 'default';
+  if (rateLimits !== 'default' && rateLimits !== 'off') {
+    throw new ConfigError('PAYMENTS_RATE_LIMITS', `must be "default" or "off", got "${rateLimits}"`);
+  }
+  const operatorKey = env.PAYMENTS_OPERATOR_KEY || null;
+  if (operatorKey !== null && operatorKey.length < 16) {
+    throw new ConfigError('PAYMENTS_OPERATOR_KEY', 'must be at least 16 characters');
+  }
+  // It is sent as `Authorization: Bearer <key>`: whitespace or control characters could never match.
+  if (operatorKey !== null && !/^[\x21-\x7e]+$/.test(operatorKey)) {
+    throw new ConfigError('PAYMENTS_OPERATOR_KEY', 'must be printable ASCII without spaces');
+  }
+  const publicUrl = (env.PAYMENTS_PUBLIC_URL || `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '');
+  try {
+    const url = new URL(publicUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new ConfigError('PAYMENTS_PUBLIC_URL', `must be an http(s) URL, got "${publicUrl}"`);
+  }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
+  }
+  return {
+    port,
+    host,
+    database: db,
+    dataDir: db.kind === 'sqlite' ? path.dirname(db.path) : path.resolve(env.PAYMENTS_DATA_DIR || 'data'),
+    operatorKey,
+    sandbox: flag(env, 'PAYMENTS_SANDBOX', true),
+    sandboxLatencyMs: integer(env, 'PAYMENTS_SANDBOX_LATENCY_MS', 50, 0, 600_000),
+    sandboxAcquirerLog: env.PAYMENTS_SANDBOX_ACQUIRER_LOG ? path.resolve(env.PAYMENTS_SANDBOX_ACQUIRER_LOG) : null,
+    rateLimits,
+    allowPrivateUrls: flag(env, 'PAYMENTS_ALLOW_PRIVATE_URLS', false),
+    vaultKey: vaultKey(env),
+    publicUrl,
+    logLevel,
+    workers: flag(env, 'PAYMENTS_WORKERS', true),
+    shutdownTimeoutMs: integer(env, 'PAYMENTS_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+  };
+}
+
+/** A short fingerprint for logs, never the secret itself. */
+export const fingerprint = (secret: string): string => createHash('sha256').update(secret).digest('hex').slice(0, 8);

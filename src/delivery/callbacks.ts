@@ -1,0 +1,152 @@
+/**
+ * Callback delivery (INTERFACE §8). The payment pipeline enqueues one `callback.deliver` job per
+ * final state in the commit that reached it; this job fixes the NotificationWebhook body on its
+ * first run (so every retry sends the same document under the same X-Delivery-Id), POSTs it with
+ * the point of sale's Authorization value, records every attempt, and retries: attempts 1 and 2
+ * at once, attempt n ≥ 3 after 2^n s (capped at 3 h), 25 attempts in all.
+ */
+import type { Clock } from '../clock.js';
+import { type JobDefinition, type JobQueue, RetryLater } from '../jobs/job.js';
+import { notFound } from '../shared/errors.js';
+import { newId } from '../shared/ids.js';
+import type { PointOfSaleWithSecret } from '../modules/points-of-sale/point-of-sale.js';
+import {
+  CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS, type CallbackJobPayload,
+} from '../modules/transactions/authorization.service.js';
+import type { NotificationBuilder } from '../modules/transactions/notification.js';
+import type { Transaction } from '../modules/transactions/transaction.js';
+import type { HttpSender } from './http-sender.js';
+import type { Notification, NotificationAttempt, NotificationsRepository } from './notification.js';
+
+const THREE_HOURS_MS = 3 * 3_600_000;
+
+/** Delay before attempt `failures + 1`: attempts 1 and 2 at once, then 2^n s, at most 3 h. */
+export function callbackBackoff(failures: number): number {
+  const next = failures + 1;
+  return next <= 2 ? 0 : Math.min(THREE_HOURS_MS, 1000 * 2 ** next);
+}
+
+export interface CallbackJobData extends CallbackJobPayload {
+  /** A merchant-requested resend: sent even when an earlier attempt was delivered. */
+  resend?: boolean;
+}
+
+export interface CallbackDeps {
+  notifications: NotificationsRepository;
+  /** One commit for an attempt and the notification's counters. */
+  transaction<T>(fn: (repos: { notifications: NotificationsRepository; jobs: JobQueue }) => Promise<T>): Promise<T>;
+  findTransaction(accountId: string, id: string): Promise<Transaction | null>;
+  pointsOfSale: { getWithSecret(accountId: string, id: string): Promise<PointOfSaleWithSecret | null> };
+  builder: NotificationBuilder;
+  sender: HttpSender;
+  clock: Clock;
+}
+
+export interface NotificationView {
+  notification: Notification;
+  attempts: NotificationAttempt[];
+}
+
+export class CallbackDelivery {
+  constructor(private readonly deps: CallbackDeps) {}
+
+  job(): JobDefinition<CallbackJobData> {
+    return {
+      kind: CALLBACK_JOB,
+      maxAttempts: CALLBACK_MAX_ATTEMPTS,
+      leaseMs: 30_000,
+      backoff: callbackBackoff,
+      handle: (payload, ctx) => this.deliver(payload, ctx.attempt),
+    };
+  }
+
+  /** One attempt; throws RetryLater (with the schedule's delay) when not delivered. */
+  async deliver(payload: CallbackJobData, jobAttempt: number): Promise<void> {
+    const { deps } = this;
+    const tx = await deps.findTransaction(payload.accountId, payload.transactionId);
+    if (!tx || !tx.notificationUrl) return;
+    const notification = await this.notificationFor(tx, payload.event);
+    if (notification.state === 'DELIVERED' && !payload.resend) return;
+    const pointOfSale = await deps.pointsOfSale.getWithSecret(tx.accountId, tx.pointOfSaleId);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'x-delivery-id': notification.id,
+      'user-agent': 'payments-service-callbacks/1',
+    };
+    if (pointOfSale) headers.authorization = pointOfSale.webhookAuthentication;
+    const result = await deps.sender.post(notification.url, headers, notification.body);
+    const delivered = result.status !== null && result.status >= 200 && result.status < 300;
+    const exhausted = jobAttempt >= CALLBACK_MAX_ATTEMPTS;
+    const now = deps.clock.now();
+    const delay = callbackBackoff(jobAttempt);
+    const at = new Date(now).toISOString();
+    await deps.transaction(({ notifications }) =>
+      notifications.recordAttempt(
+        {
+          id: newId(),
+          notificationId: notification.id,
+          attempt: notification.attempts + 1,
+          statusCode: result.status,
+          error: result.error ?? (delivered ? null : `HTTP ${result.status}`),
+          durationMs: result.durationMs,
+          createdAt: at,
+        },
+        {
+          state: delivered ? 'DELIVERED' : exhausted ? 'FAILED' : 'PENDING',
+          lastStatus: result.status,
+          lastError: delivered ? null : result.error ?? `HTTP ${result.status}`,
+          nextAttemptAt: delivered || exhausted ? null : new Date(now + delay).toISOString(),
+          deliveredAt: delivered ? at : null,
+          updatedAt: at,
+        },
+      ),
+    );
+    if (!delivered) throw new RetryLater(`callback not delivered: ${result.error ?? `HTTP ${result.status}`}`, delay);
+  }
+
+  /** The notification of (transaction, event), created with its body on the first attempt. */
+  private async notificationFor(tx: Transaction, event: string): Promise<Notification> {
+    const existing = (await this.deps.notifications.listForTransaction(tx.accountId, tx.id)).find((n) => n.event === event);
+    if (existing) return existing;
+    const now = this.deps.clock.nowIso();
+    const body = JSON.stringify(await this.deps.builder.build(tx));
+    return this.deps.notifications.insertOnce({
+      id: newId(),
+      accountId: tx.accountId,
+      transactionId: tx.id,
+      event,
+      url: tx.notificationUrl!,
+      state: 'PENDING',
+      body,
+      attempts: 0,
+      lastStatus: null,
+      lastError: null,
+      nextAttemptAt: now,
+      createdAt: now,
+      updatedAt: now,
+      deliveredAt: null,
+    });
+  }
+
+  async list(accountId: string, transactionId: string): Promise<NotificationView[]> {
+    const tx = await this.deps.findTransaction(accountId, transactionId);
+    if (!tx) throw notFound('transaction');
+    const notifications = await this.deps.notifications.listForTransaction(accountId, transactionId);
+    const attempts = await this.deps.notifications.attemptsOf(notifications.map((n) => n.id));
+    return notifications.map((notification) => ({ notification, attempts: attempts.filter((a) => a.notificationId === notification.id) }));
+  }
+
+  /** Sends the same notification again (same X-Delivery-Id), with a fresh retry schedule. */
+  async resend(accountId: string, transactionId: string, notificationId: string): Promise<NotificationView> {
+    const notification = await this.deps.notifications.findById(accountId, notificationId);
+    if (!notification || notification.transactionId !== transactionId) throw notFound('notification');
+    const at = this.deps.clock.nowIso();
+    const payload: CallbackJobData = { accountId, transactionId, event: notification.event, resend: true };
+    await this.deps.transaction(async ({ notifications, jobs }) => {
+      await notifications.markPending(notification.id, at);
+      await jobs.enqueue({ kind: CALLBACK_JOB, payload, dedupeKey: `${CALLBACK_JOB}:resend:${newId()}`, maxAttempts: CALLBACK_MAX_ATTEMPTS });
+    });
+    const view = (await this.list(accountId, transactionId)).find((v) => v.notification.id === notificationId);
+    return view!;
+  }
+}

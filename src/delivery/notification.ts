@@ -1,0 +1,44 @@
+/** A callback to a transaction's notificationUrl and the log of its delivery attempts. */
+export type NotificationState = 'PENDING' | 'DELIVERED' | 'FAILED';
+
+export interface Notification {
+  /** Also the X-Delivery-Id header: the same on every attempt. */
+  id: string;
+  accountId: string;
+  transactionId: string;
+  /** The final transaction state the callback reports (one callback per final state). */
+  event: string;
+  url: string;
+  state: NotificationState;
+  /** The NotificationWebhook JSON, fixed at the first attempt. */
+  body: string;
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deliveredAt: string | null;
+}
+
+export interface NotificationAttempt {
+  id: string;
+  notificationId: string;
+  attempt: number;
+  /** HTTP status of the answer; null when none came (timeout, refused connection, policy). */
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  createdAt: string;
+}
+
+export interface NotificationsRepository {
+  /** Inserts unless the (transaction, event) notification exists; returns the stored one. */
+  insertOnce(notification: Notification): Promise<Notification>;
+  findById(accountId: string, id: string): Promise<Notification | null>;
+  listForTransaction(accountId: string, transactionId: string): Promise<Notification[]>;
+  attemptsOf(notificationIds: string[]): Promise<NotificationAttempt[]>;
+  /** Logs an attempt and moves the notification's counters in one go. */
+  recordAttempt(attempt: NotificationAttempt, update: Pick<Notification, 'state' | 'lastStatus' | 'lastError' | 'nextAttemptAt' | 'deliveredAt' | 'updatedAt'>): Promise<void>;
+  markPending(id: string, at: string): Promise<void>;
+}

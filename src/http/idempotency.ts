@@ -1,0 +1,70 @@
+/**
+ * Idempotency-Key (INTERFACE §4): one mechanism for every mutating route that opts in.
+ * The claim is an atomic insert made before the handler runs; the completed response is stored
+ * for 24 h and replayed with `Idempotent-Replayed: true`. Refusals decided before execution
+ * (401, 403, 429, 422 validation) release the claim so that the client can fix and retry.
+ */
+import { createHash } from 'node:crypto';
+import { AppError } from '../shared/errors.js';
+import { DAY_MS } from '../shared/time.js';
+
+export interface IdempotencyRef {
+  accountId: string;
+  method: string;
+  path: string;
+  key: string;
+}
+
+export interface StoredResponse {
+  requestHash: string;
+  state: 'in_flight' | 'completed';
+  status: number | null;
+  body: string | null;
+  contentType: string | null;
+}
+
+/** Storage port (implemented in src/storage). */
+export interface IdempotencyStore {
+  /** Inserts the claim, or takes over an expired / abandoned one; else returns the existing record. */
+  claim(
+    ref: IdempotencyRef,
+    requestHash: string,
+    times: { now: string; lockedUntil: string; expiresAt: string },
+  ): Promise<{ claimed: true } | { claimed: false; existing: StoredResponse }>;
+  complete(ref: IdempotencyRef, status: number, body: string, contentType: string): Promise<void>;
+  release(ref: IdempotencyRef): Promise<void>;
+  /** Deletes records that expired before `now`; returns how many. */
+  sweep(now: string, limit: number): Promise<number>;
+}
+
+export const IDEMPOTENCY_TTL_MS = DAY_MS;
+/** An in-flight claim older than this is taken to be from a crashed process and can be taken over. */
+export const IN_FLIGHT_LOCK_MS = 5 * 60_000;
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+export function validateKey(key: string): void {
+  if (!KEY_PATTERN.test(key)) {
+    throw new AppError('VALIDATION_ERROR', 'The Idempotency-Key header is invalid.', {
+      'Idempotency-Key': ['[regex]: must be 1 to 255 printable ASCII characters without spaces'],
+    });
+  }
+}
+
+/** Canonical JSON: object keys sorted at every level, so that key order does not change the hash. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+export const requestHash = (body: unknown): string => createHash('sha256').update(canonicalJson(body ?? null)).digest('hex');
+
+/** Responses that mean "refused before execution": the claim is released, not stored. */
+export function isPreExecutionRefusal(status: number, errorCode: string | undefined): boolean {
+  if (status === 401 || status === 403 || status === 429) return true;
+  return status === 422 && errorCode === 'VALIDATION_ERROR';
+}

@@ -1,0 +1,84 @@
+/**
+ * Durable jobs: the job catalogue's shape, the queue port and the job state machine.
+ * queued → running (leased) → done | queued (retry with backoff) | dead (attempts exhausted).
+ * A lease that runs out (crashed worker) puts the job back in reach of other workers.
+ */
+export type JobState = 'queued' | 'running' | 'done' | 'dead';
+
+export interface NewJob {
+  kind: string;
+  payload: unknown;
+  /** When the job may run first (service clock, ms). Default: now. */
+  runAt?: number;
+  /** A unique key: enqueueing a second job with the same key is a no-op (exactly-once scheduling). */
+  dedupeKey?: string;
+  maxAttempts?: number;
+}
+
+export interface Job {
+  id: string;
+  kind: string;
+  payload: unknown;
+  state: JobState;
+  attempts: number;
+  maxAttempts: number;
+  runAt: string;
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The queue port: enqueue happens inside the caller's database transaction. */
+export interface JobQueue {
+  enqueue(job: NewJob): Promise<void>;
+  enqueueMany(jobs: NewJob[]): Promise<void>;
+}
+
+export interface JobStore extends JobQueue {
+  /**
+   * Leases up to `limit` due jobs (queued and due, or running with an expired lease). `leaseMs` is
+   * one lease for all, or a lease per kind (every kind in `kinds` named).
+   */
+  claim(workerId: string, now: number, leaseMs: number | Readonly<Record<string, number>>, limit: number, kinds: string[]): Promise<Job[]>;
+  complete(id: string, workerId: string, now: number): Promise<void>;
+  /** Records a failure: back to queued at `retryAt`, or dead when attempts are exhausted. */
+  fail(id: string, workerId: string, now: number, error: string, retryAt: number | null): Promise<void>;
+  /** Gives back leases held by a worker (graceful shutdown). */
+  releaseLeases(workerId: string, now: number): Promise<number>;
+  /** Earliest run_at of a queued job, for the runner's sleep. */
+  nextDueAt(kinds: string[]): Promise<number | null>;
+  countsByState(): Promise<Array<{ kind: string; state: string; count: number }>>;
+  listDead(limit: number): Promise<Job[]>;
+  retryDead(id: string, now: number): Promise<boolean>;
+  purgeFinished(before: number, limit: number): Promise<number>;
+}
+
+export interface JobContext {
+  job: Job;
+  attempt: number;
+  now(): number;
+}
+
+export interface JobDefinition<P = unknown> {
+  kind: string;
+  maxAttempts: number;
+  leaseMs: number;
+  /** Delay before attempt n+1 after n failures, in ms. */
+  backoff(failures: number): number;
+  handle(payload: P, ctx: JobContext): Promise<void>;
+}
+
+/** Exponential backoff: base · 2^(n-1), capped. */
+export const exponentialBackoff = (baseMs: number, capMs: number) => (failures: number): number =>
+  Math.min(capMs, baseMs * 2 ** Math.max(0, failures - 1));
+
+/** Thrown by a handler to retry later without counting as an error in logs (e.g. acquirer timeout). */
+export class RetryLater extends Error {
+  constructor(
+    message: string,
+    readonly delayMs?: number,
+  ) {
+    super(message);
+    this.name = 'RetryLater';
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * The generic job runner: claims due jobs with leases, runs their handlers with bounded
+ * concurrency, records success, retry with backoff, or dead-letter. It owns no process signals:
+ * main.ts starts and stops it. Wakes up on enqueue notifications and on clock jumps.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import { type Job, type JobDefinition, type JobStore, RetryLater } from './job.js';
+
+export interface RunnerOptions {
+  store: JobStore;
+  clock: Clock;
+  logger: Logger;
+  definitions: JobDefinition<never>[];
+  concurrency?: number;
+  idlePollMs?: number;
+}
+
+export class JobRunner {
+  readonly workerId = `worker-${randomUUID().slice(0, 8)}`;
+  private readonly definitions = new Map<string, JobDefinition<never>>();
+  private readonly concurrency: number;
+  private readonly idlePollMs: number;
+  private running = 0;
+  private stopped = true;
+  private wake: (() => void) | null = null;
+  /** A notify() that arrived while the loop was busy: the next sleep returns at once instead of losing it. */
+  private woken = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly options: RunnerOptions) {
+    for (const definition of options.definitions) this.definitions.set(definition.kind, definition);
+    this.concurrency = options.concurrency ?? 32;
+    this.idlePollMs = options.idlePollMs ?? 250;
+  }
+
+  register(definition: JobDefinition<never>): void {
+    this.definitions.set(definition.kind, definition);
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.loopDone = this.loop();
+  }
+
+  /** Something was enqueued or time moved: look for due jobs now. */
+  notify(): void {
+    if (this.wake) this.wake();
+    else this.woken = true;
+  }
+
+  /** Stops claiming, waits for running handlers up to `timeoutMs`, then gives back remaining leases. */
+  async stop(timeoutMs = 10_000): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.notify();
+    await this.loopDone;
+    // A referenced timer: the deadline must hold even when nothing else keeps the event loop alive.
+    let deadline: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => (deadline = setTimeout(r, timeoutMs)))]);
+    clearTimeout(deadline);
+    await this.options.store.releaseLeases(this.workerId, this.options.clock.now());
+  }
+
+  /** Runs every due job until none is left (tests, CLI). */
+  async drain(maxRounds = 1000): Promise<number> {
+    let total = 0;
+    for (let round = 0; round < maxRounds; round++) {
+      const jobs = await this.claimBatch(this.concurrency);
+      if (jobs.length === 0) break;
+      total += jobs.length;
+      await Promise.all(jobs.map((job) => this.execute(job)));
+    }
+    return total;
+  }
+
+  private get kinds(): string[] {
+    return [...this.definitions.keys()];
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      let claimed = 0;
+      try {
+        const free = this.concurrency - this.running;
+        if (free > 0) {
+          const jobs = await this.claimBatch(free);
+          claimed = jobs.length;
+          for (const job of jobs) this.track(this.execute(job));
+        }
+      } catch (err) {
+        this.options.logger.error({ err }, 'job claim failed');
+      }
+      if (this.stopped) break;
+      if (claimed === 0 || this.running >= this.concurrency) await this.sleep(await this.idleDelay());
+    }
+  }
+
+  private async idleDelay(): Promise<number> {
+    if (this.running >= this.concurrency) return this.idlePollMs;
+    try {
+      const next = await this.options.store.nextDueAt(this.kinds);
+      if (next === null) return this.idlePollMs * 4;
+      return Math.max(0, Math.min(this.idlePollMs * 4, next - this.options.clock.now()));
+    } catch {
+      return this.idlePollMs;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.woken) {
+        this.woken = false;
+        resolve();
+        return;
+      }
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      this.wake = done;
+    });
+  }
+
+  private track(promise: Promise<void>): void {
+    this.inFlight.add(promise);
+    void promise.finally(() => {
+      this.inFlight.delete(promise);
+      this.notify();
+    });
+  }
+
+  private claimBatch(limit: number): Promise<Job[]> {
+    const leases = Object.fromEntries([...this.definitions.values()].map((d) => [d.kind, d.leaseMs]));
+    return this.options.store.claim(this.workerId, this.options.clock.now(), leases, limit, this.kinds);
+  }
+
+  private async execute(job: Job): Promise<void> {
+    const definition = this.definitions.get(job.kind);
+    const { store, clock, logger } = this.options;
+    this.running++;
+    try {
+      if (!definition) throw new Error(`no handler for job kind ${job.kind}`);
+      await definition.handle(job.payload as never, { job, attempt: job.attempts, now: () => clock.now() });
+      await store.complete(job.id, this.workerId, clock.now());
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      // The definition's limit caps the one stored with the job (which defaults to the store's 25).
+      const exhausted = job.attempts >= Math.min(job.maxAttempts, definition?.maxAttempts ?? job.maxAttempts);
+      const delay = err instanceof RetryLater && err.delayMs !== undefined ? err.delayMs : definition?.backoff(job.attempts) ?? 1000;
+      const retryAt = exhausted ? null : clock.now() + delay;
+      if (!(err instanceof RetryLater)) logger.warn({ err, jobId: job.id, kind: job.kind, attempt: job.attempts, dead: exhausted }, 'job failed');
+      try {
+        await store.fail(job.id, this.workerId, clock.now(), message.slice(0, 2000), retryAt);
+      } catch (failErr) {
+        logger.error({ err: failErr, jobId: job.id }, 'could not record job failure; the lease will expire and it will run again');
+      }
+    } finally {
+      this.running--;
+    }
+  }
+}

@@ -1,0 +1,23 @@
+import type { AgreementState, BillingAgreement } from './agreement.js';
+
+/** What a conditional update expects to find; it changes nothing when the row moved on. */
+export interface AgreementExpectation {
+  state: AgreementState;
+  /** When given, the agreement must still be scheduled for exactly this instant. */
+  nextChargeAt?: string | null;
+}
+
+export type AgreementChanges = Partial<
+  Pick<BillingAgreement, 'state' | 'subscriptionId' | 'customerId' | 'nextChargeAt' | 'lastChargeAt' | 'desiredDate' | 'stateChangedAt' | 'updatedAt'>
+>;
+
+export interface BillingAgreementsRepository {
+  insert(agreement: BillingAgreement): Promise<void>;
+  findById(accountId: string, id: string): Promise<BillingAgreement | null>;
+  /** The agreement a CIT session asked for, if any. */
+  findBySession(accountId: string, sessionId: string): Promise<BillingAgreement | null>;
+  /** Newest first. */
+  list(accountId: string, offset: number, limit: number): Promise<{ items: BillingAgreement[]; total: number }>;
+  /** Compare-and-set: applies `changes` only if the row still matches `expected`; the updated row, or null. */
+  updateIf(accountId: string, id: string, expected: AgreementExpectation, changes: AgreementChanges): Promise<BillingAgreement | null>;
+}

@@ -1,0 +1,54 @@
+import { Type } from '@sinclair/typebox';
+import { PageEnvelope } from '../../http/pagination.js';
+import { DateOnly, DateTime, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
+import { AGREEMENT_STATES, type BillingAgreement } from './agreement.js';
+
+/** A date-time, or a plain date meaning 00:00 UTC that day (INTERFACE §7). */
+export const ChargeInstant = Type.Union([DateOnly, DateTime], { description: 'RFC 3339 date-time, or YYYY-MM-DD for 00:00 UTC that day.' });
+
+export const CreateBillingAgreementBody = Type.Object({
+  billingPlanId: Uuid,
+  subscriptionId: Uuid,
+  reference: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 256 }))),
+  nextChargeAt: Type.Optional(Nullable(ChargeInstant)),
+});
+
+export const ResumeBillingAgreementBody = Type.Object({ nextChargeAt: ChargeInstant });
+
+export const BillingAgreementRecord = Type.Object({
+  id: Uuid,
+  billingPlanId: Uuid,
+  subscriptionId: Nullable(Uuid),
+  sessionId: Nullable(Type.String()),
+  customerId: Nullable(Type.String()),
+  nextChargeAt: Nullable(DateTime),
+  lastChargeAt: Nullable(DateTime),
+  desiredDate: Nullable(DateOnly),
+  state: StringEnum(AGREEMENT_STATES),
+  stateChangedAt: DateTime,
+  reference: Nullable(Type.String()),
+  createdAt: DateTime,
+});
+
+export const BillingAgreementResponse = Type.Object({ billingAgreement: BillingAgreementRecord });
+export const BillingAgreementPage = PageEnvelope(BillingAgreementResponse);
+export const BillingAgreementParams = Type.Object({ agreementId: Type.String({ minLength: 1, maxLength: 64 }) });
+
+export function billingAgreementWire(a: BillingAgreement) {
+  return {
+    billingAgreement: {
+      id: a.id,
+      billingPlanId: a.billingPlanId,
+      subscriptionId: a.subscriptionId,
+      sessionId: a.sessionId,
+      customerId: a.customerId,
+      nextChargeAt: a.nextChargeAt,
+      lastChargeAt: a.lastChargeAt,
+      desiredDate: a.desiredDate,
+      state: a.state,
+      stateChangedAt: a.stateChangedAt,
+      reference: a.reference,
+      createdAt: a.createdAt,
+    },
+  };
+}

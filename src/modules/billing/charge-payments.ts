@@ -1,0 +1,58 @@
+/**
+ * ChargePayments over the shared payment pipeline: an attempt of a charge is an MIT
+ * authorization on the agreement's subscription, submitted like POST /mit (PENDING, driven by
+ * the pipeline's job) with billingAgreementChargeId set and the charge's writes in its commit.
+ * Charges send no callback: their outcome is reported by the charge-* webhook events.
+ */
+import { AppError, fieldError } from '../../shared/errors.js';
+import type { PaymentMethod } from '../payment-methods/payment-method.js';
+import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
+import type { Subscription } from '../subscriptions/subscription.js';
+import type { PaymentRequest, PipelineRepos } from '../transactions/authorization.service.js';
+import type { Transaction } from '../transactions/transaction.js';
+import type { BillingRepos, ChargeAttemptInput, ChargePayments } from './billing.ports.js';
+
+export interface PipelineChargePaymentsDeps<R extends PipelineRepos & BillingRepos> {
+  subscriptions: { requireActive(accountId: string, subscriptionId: string, field?: string): Promise<Subscription> };
+  pointsOfSale: { get(accountId: string, id: string): Promise<PointOfSale> };
+  paymentMethods: { find(accountId: string, id: string, withDeleted?: boolean): Promise<PaymentMethod | null> };
+  payments: { submit(request: PaymentRequest<R>): Promise<Transaction> };
+}
+
+export class PipelineChargePayments<R extends PipelineRepos & BillingRepos> implements ChargePayments<R> {
+  constructor(private readonly deps: PipelineChargePaymentsDeps<R>) {}
+
+  async submitAttempt(input: ChargeAttemptInput, inCommit: (repos: R, transactionId: string) => Promise<void>): Promise<string> {
+    const subscription = await this.deps.subscriptions.requireActive(input.accountId, input.subscriptionId);
+    const [pointOfSale, paymentMethod] = await Promise.all([
+      this.deps.pointsOfSale.get(input.accountId, subscription.pointOfSaleId).catch((err: unknown) => {
+        if (err instanceof AppError && err.code === 'NOT_FOUND') throw fieldError('subscriptionId', 'in:ACTIVE', 'the point of sale of this subscription no longer exists');
+        throw err;
+      }),
+      this.deps.paymentMethods.find(input.accountId, subscription.paymentMethodId),
+    ]);
+    if (!paymentMethod) throw fieldError('subscriptionId', 'in:ACTIVE', 'the payment method of this subscription was deleted');
+    const transaction = await this.deps.payments.submit({
+      accountId: input.accountId,
+      pointOfSaleId: subscription.pointOfSaleId,
+      flow: 'MIT',
+      type: 'PAYMENT',
+      operation: 'AUTHORIZATION',
+      amount: input.amount,
+      currency: input.currency,
+      paymentMethod,
+      reference: input.reference,
+      notificationUrl: null,
+      customerId: subscription.customerId,
+      instantCapture: input.instantCapture,
+      // No SCA on a merchant-initiated payment: the customer is not present.
+      scaMode: null,
+      exemptions: null,
+      descriptor: pointOfSale.descriptor,
+      subscriptionId: subscription.id,
+      billingAgreementChargeId: input.billingAgreementChargeId,
+      inCommit: (repos, tx) => inCommit(repos, tx.id),
+    });
+    return transaction.id;
+  }
+}

@@ -1,0 +1,25 @@
+import { defineRoute, type RouteDef } from '../../shared/route.js';
+import { transactionWire } from '../transactions/transactions.schemas.js';
+import { MitBatchBody, MitBatchResponse, MitBody, MitResponse } from './mit.schemas.js';
+import type { MitService } from './mit.service.js';
+
+export function mitRoutes(service: Pick<MitService, 'create' | 'batch'>): RouteDef[] {
+  const common = { auth: 'merchant' as const, tags: ['Transactions'], idempotent: true };
+  return [
+    defineRoute({
+      ...common, method: 'POST', url: '/mit', summary: 'Merchant-initiated authorization on an ACTIVE subscription (asynchronous)', rateLimit: 'mit',
+      schema: { body: MitBody, response: { 200: MitResponse } },
+      handler: async ({ body, accountId, clientIp }) => ({ transaction: transactionWire(await service.create(accountId, body, clientIp)) }),
+    }),
+    defineRoute({
+      ...common, method: 'POST', url: '/mit/batch', summary: 'Up to 500 MIT authorizations; one result per entry, in order', rateLimit: 'mitBatch',
+      schema: { body: MitBatchBody, response: { 200: MitBatchResponse } },
+      handler: async ({ body, accountId, clientIp }) => {
+        const results = await service.batch(accountId, body.transactions, clientIp);
+        return {
+          transactions: results.map((r) => ({ transaction: r.transaction ? transactionWire(r.transaction) : null, error: r.error, reference: r.reference })),
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,128 @@
+/**
+ * Merchant-initiated transactions (seed §4.1): a charge on an ACTIVE subscription's stored
+ * payment method. The request only validates and commits the PENDING transaction together with
+ * its drive job (the shared pipeline's `submit`); the job asks the acquirer (initiator MIT) and
+ * the outcome reaches the notificationUrl as a callback.
+ */
+import type { Static } from '@sinclair/typebox';
+import { AppError, type FieldErrors } from '../../shared/errors.js';
+import type { PaymentMethod } from '../payment-methods/payment-method.js';
+import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
+import type { Subscription } from '../subscriptions/subscription.js';
+import type { InstantCapture, Transaction } from '../transactions/transaction.js';
+import type { PaymentRequest, PipelineRepos } from '../transactions/authorization.service.js';
+import { validateEntry } from './entry-validation.js';
+import { MitBody } from './mit.schemas.js';
+
+export type MitRequest = Static<typeof MitBody>;
+
+export interface MitDeps<R extends PipelineRepos> {
+  subscriptions: { requireActive(accountId: string, subscriptionId: string, field?: string): Promise<Subscription> };
+  pointsOfSale: { get(accountId: string, id: string): Promise<PointOfSale> };
+  paymentMethods: { find(accountId: string, id: string, withDeleted?: boolean): Promise<PaymentMethod | null> };
+  /** Callback URL rule (approved domain; no private address outside sandbox): 422 on `field`. */
+  urlPolicy: { check(field: string, url: string, domain: string): Promise<void> };
+  authorization: {
+    submit(request: PaymentRequest<R>): Promise<Transaction>;
+    submitMany(requests: PaymentRequest<R>[]): Promise<Transaction[]>;
+  };
+}
+
+export interface BatchResult {
+  transaction: Transaction | null;
+  error: { errorCode: string; message: string; errors?: FieldErrors } | null;
+  reference: string | null;
+}
+
+interface Charged {
+  subscription: Subscription;
+  pointOfSale: PointOfSale;
+  paymentMethod: PaymentMethod;
+}
+
+export class MitService<R extends PipelineRepos = PipelineRepos> {
+  constructor(private readonly deps: MitDeps<R>) {}
+
+  /** POST /mit: validated, committed PENDING with its job; the answer follows by callback. */
+  async create(accountId: string, body: MitRequest, clientIp: string | null): Promise<Transaction> {
+    const request = await this.prepare(accountId, body, clientIp, new Map());
+    return this.deps.authorization.submit(request);
+  }
+
+  /**
+   * POST /mit/batch: each entry is validated on its own (schema, then business rules); the
+   * accepted ones are written and enqueued in one commit. Results keep the request order.
+   */
+  async batch(accountId: string, entries: unknown[], clientIp: string | null): Promise<BatchResult[]> {
+    const results: BatchResult[] = new Array(entries.length);
+    const accepted: Array<{ index: number; request: PaymentRequest<R> }> = [];
+    const cache = new Map<string, Promise<Charged>>();
+    for (const [index, entry] of entries.entries()) {
+      const raw = entry as Record<string, unknown> | null;
+      const reference = raw && typeof raw === 'object' && typeof raw.reference === 'string' ? raw.reference : null;
+      const errors = validateEntry(MitBody, entry);
+      if (Object.keys(errors).length) {
+        results[index] = { transaction: null, error: { errorCode: 'VALIDATION_ERROR', message: `The entry is invalid: ${Object.keys(errors).join(', ')}.`, errors }, reference };
+        continue;
+      }
+      try {
+        accepted.push({ index, request: await this.prepare(accountId, entry as MitRequest, clientIp, cache) });
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        results[index] = { transaction: null, error: { errorCode: err.code, message: err.message, ...(err.errors ? { errors: err.errors } : {}) }, reference };
+      }
+    }
+    const created = await this.deps.authorization.submitMany(accepted.map((a) => a.request));
+    accepted.forEach((a, i) => {
+      results[a.index] = { transaction: created[i]!, error: null, reference: created[i]!.reference };
+    });
+    return results;
+  }
+
+  /** Business rules of one MIT: an ACTIVE subscription with a usable payment method, a callback URL on the approved domain. */
+  private async prepare(accountId: string, body: MitRequest, clientIp: string | null, cache: Map<string, Promise<Charged>>): Promise<PaymentRequest<R>> {
+    let charged = cache.get(body.subscriptionId);
+    if (!charged) {
+      charged = this.load(accountId, body.subscriptionId);
+      cache.set(body.subscriptionId, charged);
+    }
+    const { subscription, pointOfSale, paymentMethod } = await charged;
+    await this.deps.urlPolicy.check('notificationUrl', body.notificationUrl, pointOfSale.domain);
+    return {
+      accountId,
+      pointOfSaleId: subscription.pointOfSaleId,
+      flow: 'MIT',
+      type: 'PAYMENT',
+      operation: 'AUTHORIZATION',
+      amount: body.amount,
+      currency: body.currency ?? subscription.currency,
+      paymentMethod,
+      reference: body.reference ?? null,
+      textOnStatement: body.textOnStatement ?? null,
+      notificationUrl: body.notificationUrl,
+      customerId: subscription.customerId,
+      attributes: body.attributes ?? null,
+      clientIp,
+      instantCapture: (body.instantCapture ?? 'OFF') as InstantCapture,
+      // No SCA on a merchant-initiated payment: the customer is not present.
+      scaMode: null,
+      exemptions: null,
+      descriptor: pointOfSale.descriptor,
+      subscriptionId: subscription.id,
+    };
+  }
+
+  private async load(accountId: string, subscriptionId: string): Promise<Charged> {
+    const subscription = await this.deps.subscriptions.requireActive(accountId, subscriptionId);
+    const [pointOfSale, paymentMethod] = await Promise.all([
+      this.deps.pointsOfSale.get(accountId, subscription.pointOfSaleId),
+      this.deps.paymentMethods.find(accountId, subscription.paymentMethodId),
+    ]);
+    if (!paymentMethod) {
+      throw new AppError('VALIDATION_ERROR', 'The subscription has no usable payment method.', {
+        subscriptionId: ['[in:ACTIVE]: the payment method of this subscription was deleted'],
+      });
+    }
+    return { subscription, pointOfSale, paymentMethod };
+  }
+}

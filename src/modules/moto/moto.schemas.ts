@@ -1,0 +1,20 @@
+import { Type } from '@sinclair/typebox';
+import { Amount, Attributes, Currency, StringEnum, Url, Uuid } from '../../shared/wire.js';
+import { CardInputSchema } from '../payment-methods/payment-methods.schemas.js';
+import { INSTANT_CAPTURE_MODES } from '../transactions/transaction.js';
+
+/** POST /moto (INTERFACE §7): the transaction and the raw card (needs the `moto` capability). */
+export const MotoBody = Type.Object({
+  transaction: Type.Object({
+    pointOfSaleId: Uuid,
+    reference: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    amount: Amount,
+    currency: Currency,
+    instantCapture: Type.Optional(StringEnum(INSTANT_CAPTURE_MODES)),
+    textOnStatement: Type.Optional(Type.String({ minLength: 1, maxLength: 39 })),
+    notificationUrl: Type.Optional(Url),
+    customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    attributes: Type.Optional(Attributes),
+  }),
+  card: CardInputSchema,
+});

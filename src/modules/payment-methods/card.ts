@@ -1,0 +1,98 @@
+/**
+ * Pure card rules: Luhn, brand detection, masking, expiry. No I/O; the full card number only
+ * passes through these functions and the vault (sealed), never into a record or a log.
+ */
+import type { FieldErrorCollector } from '../../shared/errors.js';
+
+/** A card as it arrives on the wire (INTERFACE §7). */
+export interface CardInput {
+  number: string;
+  expiryMonth: number;
+  expiryYear: number;
+  cvc: string;
+  holderName?: string | null | undefined;
+}
+
+export function luhnValid(digits: string): boolean {
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let d = digits.charCodeAt(i) - 48;
+    if (double) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+/** Brand by IIN range, most specific first (Dankort 5019 sits inside the Maestro/Mastercard area). */
+const BRANDS: ReadonlyArray<[RegExp, string]> = [
+  [/^5019/, 'Dankort'],
+  [/^4/, 'Visa'],
+  [/^(5[1-5]|2(2[2-9][1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720))/, 'Mastercard'],
+  [/^3[47]/, 'American Express'],
+  [/^(5018|5020|5038|5893|6304|6759|676[1-3])/, 'Maestro'],
+  [/^(6011|65|64[4-9])/, 'Discover'],
+  [/^35(2[89]|[3-8])/, 'JCB'],
+  [/^3(0[0-5]|[689])/, 'Diners Club'],
+  [/^62/, 'UnionPay'],
+];
+
+export function detectBrand(pan: string): string {
+  return BRANDS.find(([pattern]) => pattern.test(pan))?.[1] ?? 'Unknown';
+}
+
+/** "411111******1111": first six, one asterisk per hidden digit, last four (PCI DSS display rule). */
+export function maskPan(bin: string, last4: string, length: number): string {
+  return `${bin}${'*'.repeat(Math.max(0, length - bin.length - last4.length))}${last4}`;
+}
+
+export const cardDisplayText = (last4: string): string => `•••• ${last4}`;
+
+/** Last day of the expiry month as YYYY-MM-DD (a card is valid through the end of that month). */
+export function expiryDate(month: number, year: number): string {
+  const lastDay = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(lastDay).padStart(2, '0')}`;
+}
+
+/**
+ * Checks a card and adds failures to `errors` under `prefix` (e.g. "card"): number 12–19 digits
+ * passing Luhn, expiry month 1–12 and year of four digits not in the past at `nowMs` (service
+ * clock), CVC 3–4 digits. The messages never repeat the number.
+ */
+export function validateCard(card: CardInput, prefix: string, nowMs: number, errors: FieldErrorCollector): void {
+  const field = (name: string) => (prefix ? `${prefix}.${name}` : name);
+  if (typeof card.number !== 'string' || !/^\d{12,19}$/.test(card.number)) {
+    errors.add(field('number'), 'regex', 'must be 12 to 19 digits');
+  } else if (!luhnValid(card.number)) {
+    errors.add(field('number'), 'luhn', 'is not a valid card number (Luhn check failed)');
+  }
+  const monthOk = Number.isInteger(card.expiryMonth) && card.expiryMonth >= 1 && card.expiryMonth <= 12;
+  const yearOk = Number.isInteger(card.expiryYear) && card.expiryYear >= 1000 && card.expiryYear <= 9999;
+  if (!monthOk) errors.add(field('expiryMonth'), 'between:1,12', 'must be an integer from 1 to 12');
+  if (!yearOk) errors.add(field('expiryYear'), 'digits:4', 'must be an integer with four digits');
+  if (monthOk && yearOk) {
+    const now = new Date(nowMs);
+    const year = now.getUTCFullYear();
+    const month = now.getUTCMonth() + 1;
+    if (card.expiryYear < year) errors.add(field('expiryYear'), 'expired', 'the card has expired');
+    else if (card.expiryYear === year && card.expiryMonth < month) errors.add(field('expiryMonth'), 'expired', 'the card has expired');
+  }
+  if (typeof card.cvc !== 'string' || !/^\d{3,4}$/.test(card.cvc)) errors.add(field('cvc'), 'regex', 'must be 3 or 4 digits');
+}
+
+/** The NotificationWebhook `card` object (INTERFACE §8); never the full number. */
+export interface CardObject {
+  pan: string;
+  expireMonth: number;
+  expireYear: number;
+  par: string | null;
+  Issuer: string | null;
+  Scheme: string | null;
+  Country: string | null;
+  Segment: string | null;
+  Funding: string | null;
+}

@@ -1,0 +1,22 @@
+import { defineRoute, type RouteDef } from '../../shared/route.js';
+import { NotificationWebhookRecord } from '../transactions/notification.js';
+import { TransactionResponse, transactionWire } from '../transactions/transactions.schemas.js';
+import { PayoutBody, SyncPayoutBody } from './payouts.schemas.js';
+import type { PayoutsService } from './payouts.service.js';
+
+export function payoutsRoutes(service: PayoutsService): RouteDef[] {
+  const common = { auth: 'merchant' as const, tags: ['Payouts'], idempotent: true };
+  return [
+    defineRoute({
+      ...common, method: 'POST', url: '/payout', summary: 'Payout to a stored card (asynchronous; outcome to notificationUrl)',
+      schema: { body: PayoutBody, response: { 200: TransactionResponse } },
+      handler: async ({ body, accountId }) => ({ transaction: transactionWire(await service.payout(accountId, body)) }),
+    }),
+    defineRoute({
+      ...common, method: 'POST', url: '/payout-sync', capability: 'syncPayout',
+      summary: 'Payout to a stored card (synchronous; needs the syncPayout approval)',
+      schema: { body: SyncPayoutBody, response: { 200: NotificationWebhookRecord } },
+      handler: async ({ body, accountId }) => service.payoutSync(accountId, body),
+    }),
+  ];
+}

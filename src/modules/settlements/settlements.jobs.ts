@@ -1,0 +1,40 @@
+/**
+ * The daily settlement run on the service clock: one job per posting date (the dedupe key), so
+ * that exactly one runs per day whatever the number of processes. Each run arms the next day's
+ * before working, so that a failing run never breaks the chain; when the clock jumps several
+ * days, the missed days collapse into one run that settles everything due.
+ */
+import type { JobDefinition, JobQueue } from '../../jobs/job.js';
+import { exponentialBackoff } from '../../jobs/job.js';
+import { DAY_MS, iso } from '../../shared/time.js';
+import type { SettlementsService } from './settlements.service.js';
+
+export const SETTLEMENT_RUN_JOB = 'settlements.daily-run';
+const MAX_ATTEMPTS = 10;
+
+/** The next run: 00:00 UTC of the day after `now`, posting on that date. */
+export function settlementSlot(now: number): { runAt: number; postingDate: string; dedupeKey: string } {
+  const runAt = (Math.floor(now / DAY_MS) + 1) * DAY_MS;
+  const postingDate = iso(runAt).slice(0, 10);
+  return { runAt, postingDate, dedupeKey: `${SETTLEMENT_RUN_JOB}:${postingDate}` };
+}
+
+export function scheduleSettlementRun(queue: JobQueue, now: number): Promise<void> {
+  const { runAt, postingDate, dedupeKey } = settlementSlot(now);
+  return queue.enqueue({ kind: SETTLEMENT_RUN_JOB, payload: { postingDate }, runAt, dedupeKey, maxAttempts: MAX_ATTEMPTS });
+}
+
+export function settlementRunJob(deps: { service: SettlementsService; jobs: JobQueue }): JobDefinition<{ postingDate: string }> {
+  return {
+    kind: SETTLEMENT_RUN_JOB,
+    maxAttempts: MAX_ATTEMPTS,
+    // A run over a large backlog takes a while; a second worker picking it up would be safe
+    // (operations are settled once) but wasted work.
+    leaseMs: 30 * 60_000,
+    backoff: exponentialBackoff(30_000, 15 * 60_000),
+    async handle(payload, ctx) {
+      await scheduleSettlementRun(deps.jobs, ctx.now());
+      await deps.service.run({ postingDate: payload.postingDate });
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { Type } from '@sinclair/typebox';
+import { CursorEnvelope, CursorQuery } from '../../http/pagination.js';
+import { toDecimalString } from '../../shared/money.js';
+import { DateOnly, DateTime, Nullable, StringEnum } from '../../shared/wire.js';
+import { TransactionRecord, transactionWire } from '../transactions/transactions.schemas.js';
+import type { Transaction } from '../transactions/transaction.js';
+import { TRANSACTION_FEE_TYPES, TRANSFER_ADJUSTMENT_TYPES, type TransactionFeeType } from './fees.js';
+import type { SettlementTransaction, SettlementTransfer } from './settlement.js';
+
+/** Settlement amounts are exact decimal strings in the currency's exponent (INTERFACE §1). */
+const Decimal = Type.String({ pattern: '^-?\\d+(\\.\\d+)?$', description: 'Exact decimal amount, e.g. "-1.25".' });
+
+const AdjustmentRecord = Type.Object({
+  type: StringEnum([...TRANSACTION_FEE_TYPES, ...TRANSFER_ADJUSTMENT_TYPES] as const),
+  amount: Decimal,
+  description: Type.String(),
+});
+
+export const SettlementTransferRecord = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  acquirer: Type.String(),
+  settlementName: Type.String(),
+  settlementIds: Type.Array(Type.String(), { description: 'Acquirer merchant ids.' }),
+  postingDate: DateOnly,
+  netAmount: Decimal,
+  currency: Type.String(),
+  acquirerReference: Type.String(),
+  adjustments: Type.Array(AdjustmentRecord, { description: 'Transfer-level adjustments (FEE, RESERVE, ADJUSTMENT).' }),
+  adjustmentSums: Type.Array(Type.Object({ type: StringEnum(TRANSACTION_FEE_TYPES), amount: Decimal }), {
+    description: "Per fee type, the sum of the adjustments of the transfer's settlement transactions.",
+  }),
+  createdAt: DateTime,
+});
+
+export const SettlementTransactionRecord = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  settlementTransferId: Type.String({ format: 'uuid' }),
+  transactionId: Type.String(),
+  agreementId: Type.String(),
+  merchantReference: Nullable(Type.String()),
+  acquirerReference: Nullable(Type.String()),
+  postingDate: DateOnly,
+  settlementNetAmount: Decimal,
+  settlementCurrency: Type.String(),
+  adjustments: Type.Array(AdjustmentRecord),
+  createdAt: DateTime,
+});
+
+export const SettlementTransferResponse = Type.Object({ settlementTransfer: SettlementTransferRecord });
+export const SettlementTransferList = CursorEnvelope(SettlementTransferResponse);
+export const SettlementTransactionList = CursorEnvelope(Type.Object({ settlementTransaction: SettlementTransactionRecord, transaction: TransactionRecord }));
+export const SettlementListQuery = CursorQuery;
+export const TransferParams = Type.Object({ transferId: Type.String({ minLength: 1, maxLength: 64 }) });
+export const SettlementRunBody = Type.Object({
+  postingDate: Type.Optional(DateOnly),
+});
+export const SettlementRunResponse = Type.Object({ settlementTransfers: Type.Array(SettlementTransferResponse) });
+
+const FEE_COLUMN: Record<TransactionFeeType, 'acquirerFee' | 'interchangeFee' | 'schemeFee'> = {
+  ACQUIRER_FEE: 'acquirerFee', INTERCHANGE_FEE: 'interchangeFee', SCHEME_FEE: 'schemeFee',
+};
+const FEE_TOTAL: Record<TransactionFeeType, 'acquirerFeeAmount' | 'interchangeFeeAmount' | 'schemeFeeAmount'> = {
+  ACQUIRER_FEE: 'acquirerFeeAmount', INTERCHANGE_FEE: 'interchangeFeeAmount', SCHEME_FEE: 'schemeFeeAmount',
+};
+
+export function settlementTransferWire(t: SettlementTransfer) {
+  return {
+    id: t.id,
+    acquirer: t.acquirer,
+    settlementName: t.settlementName,
+    settlementIds: t.settlementIds,
+    postingDate: t.postingDate,
+    netAmount: toDecimalString(t.netAmount, t.currency),
+    currency: t.currency,
+    acquirerReference: t.acquirerReference,
+    adjustments: t.adjustments.map((a) => ({ type: a.type, amount: toDecimalString(a.amount, t.currency), description: a.description })),
+    adjustmentSums: TRANSACTION_FEE_TYPES.map((type) => ({ type, amount: toDecimalString(t[FEE_TOTAL[type]], t.currency) })),
+    // Only READY transfers reach the wire; createdAt is set on completion.
+    createdAt: t.createdAt ?? t.openedAt,
+  };
+}
+
+/** Fee descriptions come from the schedule that computed them (passed by the service). */
+export function settlementTransactionWire(st: SettlementTransaction, descriptions: Record<TransactionFeeType, string>) {
+  return {
+    id: st.id,
+    settlementTransferId: st.settlementTransferId,
+    transactionId: st.transactionId,
+    agreementId: st.agreementId,
+    merchantReference: st.merchantReference,
+    acquirerReference: st.acquirerReference,
+    postingDate: st.postingDate,
+    settlementNetAmount: toDecimalString(st.netAmount, st.currency),
+    settlementCurrency: st.currency,
+    adjustments: TRANSACTION_FEE_TYPES.map((type) => ({ type, amount: toDecimalString(st[FEE_COLUMN[type]], st.currency), description: descriptions[type] })),
+    createdAt: st.createdAt,
+  };
+}
+
+export function settlementItemWire(item: { settlementTransaction: SettlementTransaction; transaction: Transaction }, descriptions: Record<TransactionFeeType, string>) {
+  return { settlementTransaction: settlementTransactionWire(item.settlementTransaction, descriptions), transaction: transactionWire(item.transaction) };
+}

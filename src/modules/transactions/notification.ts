@@ -1,0 +1,101 @@
+/**
+ * The NotificationWebhook (INTERFACE §8): the callback body, and the response of MOTO and of the
+ * synchronous payout. Built in this one place; the session, subscription and card sections come
+ * from resolvers the owning modules plug in at composition (services.ts), so that this module
+ * does not depend on them.
+ */
+import { Type } from '@sinclair/typebox';
+import { Nullable } from '../../shared/wire.js';
+import type { CardObject } from '../payment-methods/card.js';
+import type { Transaction } from './transaction.js';
+import {
+  AcquirerAgreementRecord, AggregatesRecord, OperationRecord, transactionDetailWire, TransactionRecord,
+} from './transactions.schemas.js';
+import type { TransactionDetail, TransactionsService } from './transactions.service.js';
+
+export const NO_SCA = { rejected: false, type: null, verification: null } as const;
+
+const NullableString = Nullable(Type.String());
+
+export const CardRecord = Type.Object({
+  pan: Type.String({ description: 'Masked: first six, asterisks, last four.' }),
+  expireMonth: Type.Integer(),
+  expireYear: Type.Integer(),
+  par: NullableString,
+  Issuer: NullableString,
+  Scheme: NullableString,
+  Country: NullableString,
+  Segment: NullableString,
+  Funding: NullableString,
+});
+
+export const ScaRecord = Type.Object({ rejected: Type.Boolean(), type: NullableString, verification: NullableString });
+
+export const NotificationWebhookRecord = Type.Object({
+  transaction: TransactionRecord,
+  aggregates: AggregatesRecord,
+  operations: Type.Array(OperationRecord),
+  acquirerAgreement: AcquirerAgreementRecord,
+  session: Nullable(Type.Unknown({ description: 'The CIT session record, when the payment came from one.' })),
+  subscription: Nullable(Type.Unknown({ description: 'The subscription record, when the payment belongs to one.' })),
+  sca: ScaRecord,
+  card: Nullable(CardRecord),
+});
+
+export interface NotificationSections {
+  session: unknown;
+  subscription: unknown;
+  card: CardObject | null;
+}
+
+/** Pure: detail + sections → the wire document. */
+export function notificationWebhook(detail: TransactionDetail, sections: NotificationSections) {
+  return {
+    ...transactionDetailWire(detail),
+    session: sections.session ?? null,
+    subscription: sections.subscription ?? null,
+    sca: detail.transaction.sca ?? { ...NO_SCA },
+    card: sections.card,
+  };
+}
+
+export type NotificationWebhook = ReturnType<typeof notificationWebhook>;
+
+type Resolver<T> = (transaction: Transaction) => Promise<T | null>;
+
+export class NotificationBuilder {
+  private session: Resolver<unknown> = async () => null;
+  private subscription: Resolver<unknown> = async () => null;
+  private card: Resolver<CardObject> = async () => null;
+
+  constructor(private readonly transactions: TransactionsService) {}
+
+  /** Wire record of the transaction's session (sessions module). */
+  useSessions(resolver: Resolver<unknown>): void {
+    this.session = resolver;
+  }
+
+  /** Wire record of the transaction's subscription (subscriptions module). */
+  useSubscriptions(resolver: Resolver<unknown>): void {
+    this.subscription = resolver;
+  }
+
+  /** The masked card object of the transaction's payment method (payment-methods module). */
+  useCards(resolver: Resolver<CardObject>): void {
+    this.card = resolver;
+  }
+
+  async build(transaction: Transaction): Promise<NotificationWebhook> {
+    const detail = await this.transactions.detailOf(transaction);
+    const [session, subscription, card] = await Promise.all([
+      transaction.sessionId ? this.session(transaction) : null,
+      transaction.subscriptionId ? this.subscription(transaction) : null,
+      transaction.paymentMethodId ? this.card(transaction) : null,
+    ]);
+    return notificationWebhook(detail, { session, subscription, card });
+  }
+
+  async forTransaction(accountId: string, transactionId: string): Promise<NotificationWebhook> {
+    return this.build(await this.transactions.get(accountId, transactionId));
+  }
+}

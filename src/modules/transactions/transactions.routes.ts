@@ -1,0 +1,87 @@
+import {
+  CursorEnvelope, cursorEnvelope, decodeCursor, PageEnvelope, pageEnvelope, pageOffset,
+} from '../../http/pagination.js';
+import { FieldErrorCollector } from '../../shared/errors.js';
+import { defineRoute, type RouteDef } from '../../shared/route.js';
+import type { TransactionFilter } from './transactions.repository.js';
+import {
+  OperationListQuery, OperationRecord, operationWire, TransactionDetailResponse, transactionDetailWire, TransactionListQuery, TransactionParams,
+  TransactionResponse, transactionWire,
+} from './transactions.schemas.js';
+import type { TransactionsService } from './transactions.service.js';
+import type { Static } from '@sinclair/typebox';
+
+type ListQuery = Static<typeof TransactionListQuery>;
+
+/** Query → filter; the paired parameters (amountMode/amount, feeMode/fee) must come together. */
+function toFilter(q: ListQuery): TransactionFilter {
+  const errors = new FieldErrorCollector();
+  for (const [mode, value] of [['amountMode', 'amount'], ['feeMode', 'fee']] as const) {
+    if (q[mode] !== undefined && q[value] === undefined) errors.add(value, 'required', `is required when ${mode} is given`);
+    if (q[value] !== undefined && q[mode] === undefined) errors.add(mode, 'required', `is required when ${value} is given`);
+  }
+  if (q.referenceMode !== undefined && q.reference === undefined) errors.add('reference', 'required', 'is required when referenceMode is given');
+  if (q.createdAfter && q.createdBefore && Date.parse(q.createdAfter) > Date.parse(q.createdBefore)) {
+    errors.add('createdAfter', 'before', 'must not be after createdBefore');
+  }
+  errors.throwIfAny();
+  const iso = (v: string | undefined) => (v === undefined ? undefined : new Date(v).toISOString());
+  return {
+    sessionId: q.sessionId,
+    terminalId: q.terminalId,
+    pointOfSaleId: q.pointOfSaleId,
+    subscriptionId: q.subscriptionId,
+    billingAgreementChargeId: q.billingAgreementChargeId,
+    reference: q.reference,
+    referenceMode: q.referenceMode,
+    createdBefore: iso(q.createdBefore),
+    createdAfter: iso(q.createdAfter),
+    customerId: q.customerId,
+    currency: q.currency,
+    state: q.state,
+    type: q.type,
+    errorCode: q.errorCode,
+    paymentMethodType: q.paymentMethodType,
+    paymentMethodSubType: q.paymentMethodSubType,
+    amount: q.amountMode !== undefined && q.amount !== undefined ? { mode: q.amountMode, value: q.amount } : undefined,
+    fee: q.feeMode !== undefined && q.fee !== undefined ? { mode: q.feeMode, value: q.fee } : undefined,
+  };
+}
+
+export function transactionsRoutes(service: TransactionsService): RouteDef[] {
+  const common = { auth: 'merchant' as const, tags: ['Transactions'] };
+  return [
+    defineRoute({
+      ...common, method: 'GET', url: '/transactions', summary: 'List transactions (cursor pagination, newest first)', rateLimit: 'list',
+      schema: { querystring: TransactionListQuery, response: { 200: CursorEnvelope(TransactionResponse) } },
+      handler: async ({ query, accountId }) => {
+        const filter = toFilter(query);
+        const after = decodeCursor(query.offset);
+        const rows = await service.list(accountId, filter, after, query.perPage + 1);
+        const envelope = cursorEnvelope(query.offset, query.perPage, rows, (tx) => tx);
+        return { ...envelope, items: envelope.items.map((tx) => ({ transaction: transactionWire(tx) })) };
+      },
+    }),
+    defineRoute({
+      ...common, method: 'GET', url: '/transactions/operations', summary: 'List operations in a final state (page pagination)', rateLimit: 'list',
+      schema: { querystring: OperationListQuery, response: { 200: PageEnvelope(OperationRecord) } },
+      handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
+        const iso = (v: string | undefined) => (v === undefined ? undefined : new Date(v).toISOString());
+        const page = await service.listOperations(
+          accountId,
+          { finalizedAfter: iso(query.finalizedAfter), finalizedBefore: iso(query.finalizedBefore), pointOfSaleIds: query.pointOfSaleId },
+          pageOffset(query.page, query.perPage),
+          query.perPage,
+        );
+        return pageEnvelope({ ...query, url: baseUrl + path, query: rawQuery }, page.items.map(operationWire), page.total);
+      },
+    }),
+    defineRoute({
+      ...common, method: 'GET', url: '/transactions/:transactionId', summary: 'Get a transaction with its aggregates and operations',
+      schema: { params: TransactionParams, response: { 200: TransactionDetailResponse } },
+      handler: async ({ params, accountId }) => transactionDetailWire(await service.detail(accountId, params.transactionId)),
+    }),
+  ];
+}
+
+export { TransactionResponse };

@@ -1,0 +1,47 @@
+import { notFound } from '../../shared/errors.js';
+import type { Keyset } from '../../http/pagination.js';
+import { aggregatesOf, type Aggregates, type Operation, type Transaction } from './transaction.js';
+import type { OperationFilter, TransactionFilter, TransactionsRepository } from './transactions.repository.js';
+
+export interface TransactionDetail {
+  transaction: Transaction;
+  aggregates: Aggregates;
+  operations: Operation[];
+  acquirerAgreement: { acquirer: string; mcc: string };
+}
+
+export const SANDBOX_ACQUIRER_AGREEMENT = { acquirer: 'sandbox', mcc: '5999' };
+
+/** Read side of transactions and operations. */
+export class TransactionsService {
+  constructor(private readonly deps: { transactions: TransactionsRepository }) {}
+
+  async get(accountId: string, id: string): Promise<Transaction> {
+    const transaction = await this.deps.transactions.findById(accountId, id);
+    if (!transaction) throw notFound('transaction');
+    return transaction;
+  }
+
+  async detail(accountId: string, id: string): Promise<TransactionDetail> {
+    const transaction = await this.get(accountId, id);
+    return this.detailOf(transaction);
+  }
+
+  async detailOf(transaction: Transaction): Promise<TransactionDetail> {
+    const operations = await this.deps.transactions.operationsOf(transaction.id);
+    return {
+      transaction,
+      aggregates: aggregatesOf(transaction),
+      operations,
+      acquirerAgreement: { ...SANDBOX_ACQUIRER_AGREEMENT, acquirer: transaction.acquirer ?? SANDBOX_ACQUIRER_AGREEMENT.acquirer },
+    };
+  }
+
+  list(accountId: string, filter: TransactionFilter, after: Keyset | null, limit: number): Promise<Transaction[]> {
+    return this.deps.transactions.list(accountId, filter, after, limit);
+  }
+
+  listOperations(accountId: string, filter: OperationFilter, offset: number, limit: number) {
+    return this.deps.transactions.listFinalOperations(accountId, filter, offset, limit);
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The two webhook jobs: the relay (outbox → deliveries, one run per second of service time) and
+ * the delivery (one job per delivery, so that a slow receiver holds only its own job).
+ */
+import type { JobDefinition, JobQueue } from '../../jobs/job.js';
+import { WEBHOOK_DELIVER_JOB, type RetrySchedule, type WebhooksService } from './webhooks.service.js';
+
+export const WEBHOOK_RELAY_JOB = 'webhooks.relay';
+const RELAY_PERIOD_MS = 1_000;
+const RELAY_BATCH = 200;
+
+/**
+ * The relay run of the next slot. The slot key makes it exactly one per slot whatever the number
+ * of processes (the same pattern as maintenance); each run arms the next one before working, so
+ * that a failing run never breaks the chain.
+ */
+export function scheduleWebhookRelay(queue: JobQueue, now: number): Promise<void> {
+  const slot = Math.floor(now / RELAY_PERIOD_MS) + 1;
+  return queue.enqueue({ kind: WEBHOOK_RELAY_JOB, payload: {}, runAt: slot * RELAY_PERIOD_MS, dedupeKey: `${WEBHOOK_RELAY_JOB}:${slot}`, maxAttempts: 3 });
+}
+
+export function webhookRelayJob(deps: { service: WebhooksService; jobs: JobQueue }): JobDefinition<Record<string, never>> {
+  return {
+    kind: WEBHOOK_RELAY_JOB,
+    maxAttempts: 3,
+    leaseMs: 60_000,
+    backoff: () => 1_000,
+    async handle(_payload, ctx) {
+      await scheduleWebhookRelay(deps.jobs, ctx.now());
+      // Drain what is there now; a full batch means more may be waiting.
+      for (let i = 0; i < 50 && (await deps.service.fanOut(RELAY_BATCH)) === RELAY_BATCH; i++);
+    },
+  };
+}
+
+export function webhookDeliveryJob(deps: { service: WebhooksService; schedule: RetrySchedule }): JobDefinition<{ deliveryId: string }> {
+  return {
+    kind: WEBHOOK_DELIVER_JOB,
+    // The handler ends the delivery itself after the schedule's last attempt; the slack covers
+    // runs lost to a crash between the send and its record.
+    maxAttempts: deps.schedule.maxAttempts + 5,
+    // Longer than one attempt (timeout) plus its two small commits.
+    leaseMs: deps.schedule.timeoutMs + 25_000,
+    backoff: (failures) => deps.schedule.delayBeforeAttemptMs(failures + 1),
+    handle: (payload) => deps.service.deliver(payload.deliveryId),
+  };
+}

@@ -1,0 +1,70 @@
+import type { JobQueue } from '../../jobs/job.js';
+import type { DeliveryAttempt, DeliveryState, PauseReason, Webhook, WebhookDelivery } from './webhook.js';
+
+export interface StoredWebhook extends Webhook {
+  secretSealed: string;
+  deletedAt: string | null;
+}
+
+/** An event of the outbox (migration 004), as the fan-out reads it. */
+export interface OutboxEventRow {
+  id: string;
+  accountId: string;
+  event: string;
+  data: unknown;
+  createdAt: string;
+}
+
+export interface DeliveryWithAttempts extends WebhookDelivery {
+  attemptLog: DeliveryAttempt[];
+}
+
+export interface WebhooksRepository {
+  /** Serializes webhook creation per merchant (the 10-webhook limit); a no-op where writes are already serial. */
+  lockAccount(accountId: string): Promise<void>;
+  /**
+   * Locks the webhook row until commit. Every commit that changes a webhook and its deliveries
+   * takes this first, so that they always lock in the same order (webhook, then deliveries).
+   */
+  lockWebhook(id: string): Promise<void>;
+  /** Webhooks not deleted (paused included). */
+  countLive(accountId: string): Promise<number>;
+  insert(webhook: Webhook, secretSealed: string): Promise<void>;
+  /** A webhook of this merchant that is not deleted. */
+  findById(accountId: string, id: string): Promise<StoredWebhook | null>;
+  /** Any webhook by id, deleted ones included (delivery jobs decide from it). */
+  findForDelivery(id: string): Promise<StoredWebhook | null>;
+  list(accountId: string, offset: number, limit: number): Promise<{ items: Webhook[]; total: number }>;
+  markDeleted(accountId: string, id: string, now: string): Promise<boolean>;
+  /** Pauses when not paused yet (and not deleted); false when nothing changed. */
+  pause(id: string, reason: PauseReason, now: string): Promise<boolean>;
+  resume(accountId: string, id: string, now: string): Promise<boolean>;
+
+  /** Live, unpaused webhooks of the merchant. */
+  activeWebhooks(accountId: string): Promise<Webhook[]>;
+  /** Outbox events not fanned out yet, oldest first. */
+  unfannedEvents(limit: number): Promise<OutboxEventRow[]>;
+  /** Marks the event as fanned out to `deliveries` webhooks; false when another relay already did. */
+  claimFanout(event: Pick<OutboxEventRow, 'id' | 'createdAt'>, deliveries: number, now: string): Promise<boolean>;
+  insertDeliveries(deliveries: WebhookDelivery[]): Promise<void>;
+
+  findDelivery(id: string): Promise<WebhookDelivery | null>;
+  /**
+   * Records one attempt, guarded by the attempt count it was read with (two workers never record
+   * the same attempt), and applies the new state only while the delivery is still PENDING (a
+   * delete during the send has already cancelled it). Returns the delivery's state afterwards,
+   * or null when the guard did not match and nothing was recorded.
+   */
+  recordAttempt(attempt: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>): Promise<DeliveryState | null>;
+  /** Cancels every PENDING delivery of the webhook; returns how many. */
+  cancelPending(webhookId: string, now: string): Promise<number>;
+  /** Attempts of the webhook since `since` (inclusive): total and failed. */
+  attemptStats(webhookId: string, since: string): Promise<{ total: number; failed: number }>;
+  listDeliveries(webhookId: string, offset: number, limit: number): Promise<{ items: DeliveryWithAttempts[]; total: number }>;
+}
+
+/** The repositories a webhook use case needs inside one database transaction. */
+export interface WebhooksUnitOfWork {
+  webhooks: WebhooksRepository;
+  jobs: JobQueue;
+}

@@ -1,0 +1,71 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
+import type { DeliveryWithAttempts } from './webhooks.repository.js';
+import { PAUSE_REASONS, type Webhook, WEBHOOK_EVENTS } from './webhook.js';
+
+export const WebhookRecord = Type.Object({
+  id: Uuid,
+  url: Type.String(),
+  events: Type.Array(StringEnum(WEBHOOK_EVENTS)),
+  pausedAt: Nullable(DateTime),
+  pauseReason: Nullable(StringEnum(PAUSE_REASONS)),
+  createdAt: DateTime,
+});
+
+export const WebhookResponse = Type.Object({ webhook: WebhookRecord });
+
+export const CreateWebhookBody = Type.Object({
+  url: Type.String({ format: 'uri', maxLength: 2048, description: 'Destination; on the approved domain of one of your points of sale (or a sub-domain).' }),
+  events: Type.Array(StringEnum(WEBHOOK_EVENTS), { minItems: 1, maxItems: 50, description: 'Event names to subscribe to.' }),
+  // Sent verbatim as the Authorization header: printable ASCII only, so it can never split a header.
+  secret: Type.String({ minLength: 1, maxLength: 1024, pattern: '^[\\x20-\\x7E]+$', description: 'Shared secret, sent as the Authorization header of every delivery.' }),
+});
+
+export const WebhookParams = Type.Object({ webhookId: Uuid });
+
+export const DeliveryAttemptRecord = Type.Object({
+  attempt: Type.Integer(),
+  attemptedAt: DateTime,
+  success: Type.Boolean(),
+  httpStatus: Nullable(Type.Integer()),
+  error: Nullable(Type.String()),
+  durationMs: Type.Integer(),
+});
+
+export const DeliveryRecord = Type.Object({
+  id: Uuid,
+  webhookId: Uuid,
+  eventId: Type.String(),
+  event: Type.String(),
+  state: StringEnum(['PENDING', 'DELIVERED', 'FAILED', 'CANCELLED'] as const),
+  attempts: Type.Integer({ description: 'Attempts made so far.' }),
+  nextAttemptAt: Nullable(DateTime),
+  lastAttemptAt: Nullable(DateTime),
+  createdAt: DateTime,
+  finishedAt: Nullable(DateTime),
+  attemptLog: Type.Array(DeliveryAttemptRecord, { description: 'Every attempt, oldest first.' }),
+});
+
+export const DeliveryResponse = Type.Object({ delivery: DeliveryRecord });
+
+export const webhookWire = (w: Webhook) => ({
+  webhook: { id: w.id, url: w.url, events: w.events, pausedAt: w.pausedAt, pauseReason: w.pauseReason, createdAt: w.createdAt },
+});
+
+export const deliveryWire = (d: DeliveryWithAttempts) => ({
+  delivery: {
+    id: d.id,
+    webhookId: d.webhookId,
+    eventId: d.eventId,
+    event: d.event,
+    state: d.state,
+    attempts: d.attempts,
+    nextAttemptAt: d.state === 'PENDING' ? d.nextAttemptAt : null,
+    lastAttemptAt: d.lastAttemptAt,
+    createdAt: d.createdAt,
+    finishedAt: d.finishedAt,
+    attemptLog: d.attemptLog.map((a) => ({
+      attempt: a.attempt, attemptedAt: a.attemptedAt, success: a.success, httpStatus: a.httpStatus, error: a.error, durationMs: a.durationMs,
+    })),
+  },
+});

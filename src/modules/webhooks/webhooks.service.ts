@@ -1,0 +1,266 @@
+import type { Clock } from '../../clock.js';
+import { RetryLater } from '../../jobs/job.js';
+import type { Sealer } from '../../security/secret-box.js';
+import { FieldErrorCollector, fieldError, notFound } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { isOnApprovedDomain } from '../points-of-sale/point-of-sale.js';
+import {
+  type DeliveryAttempt, errorRateWindowStart, exceedsErrorRate, isPaused, isWebhookEvent, MAX_WEBHOOKS_PER_MERCHANT, type Webhook,
+  type WebhookDelivery, type WebhookEvent,
+} from './webhook.js';
+import type { DeliveryWithAttempts, WebhooksRepository, WebhooksUnitOfWork } from './webhooks.repository.js';
+
+export const WEBHOOK_DELIVER_JOB = 'webhooks.deliver';
+
+/** One outbound POST; the delivery engine's sender (URL policy at connect, 5 s timeout) does the network part. */
+export interface OutboundRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+export interface OutboundResult {
+  /** Any 2xx. */
+  ok: boolean;
+  status: number | null;
+  error: string | null;
+  durationMs: number;
+}
+export type WebhookSender = (request: OutboundRequest) => Promise<OutboundResult>;
+
+/** The retry schedule shared with callbacks (INTERFACE §8). */
+export interface RetrySchedule {
+  maxAttempts: number;
+  timeoutMs: number;
+  /** Delay before attempt `attempt` (1-based), counted from the end of the previous one. */
+  delayBeforeAttemptMs(attempt: number): number;
+}
+
+/** The delivery engine's URL policy: throws a 422 on `field` for a URL that must not be called. */
+export type UrlCheck = (field: string, url: string, domain: string) => Promise<void>;
+
+export interface WebhooksDeps {
+  webhooks: WebhooksRepository;
+  transaction<T>(fn: (uow: WebhooksUnitOfWork) => Promise<T>): Promise<T>;
+  /** The merchant's points of sale, whose approved domains webhook URLs must be on. */
+  pointsOfSale: { list(accountId: string, offset: number, limit: number): Promise<{ items: Array<{ domain: string }>; total: number }> };
+  checkUrl: UrlCheck;
+  sender: WebhookSender;
+  schedule: RetrySchedule;
+  clock: Clock;
+  sealer: Sealer;
+}
+
+export interface CreateWebhookInput {
+  url: string;
+  events: string[];
+  secret: string;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+export class WebhooksService {
+  constructor(private readonly deps: WebhooksDeps) {}
+
+  async create(accountId: string, input: CreateWebhookInput): Promise<Webhook> {
+    const errors = new FieldErrorCollector();
+    // The schema already limits names to the catalogue; this keeps the service safe on its own.
+    input.events.forEach((name, i) => {
+      if (!isWebhookEvent(name)) errors.add(`events.${i}`, 'in', `unknown event ${name}`);
+    });
+    const domains = await this.approvedDomains(accountId);
+    const domain = domains.find((d) => isOnApprovedDomain(input.url, d));
+    if (domain === undefined) {
+      errors.add('url', 'url', domains.length
+        ? `must be an http(s) URL on the approved domain of one of your points of sale (${domains.join(', ')})`
+        : 'must be on the approved domain of a point of sale; create a point of sale first');
+    }
+    errors.throwIfAny();
+    await this.deps.checkUrl('url', input.url, domain!);
+
+    const now = this.deps.clock.nowIso();
+    const webhook: Webhook = {
+      id: newId(),
+      accountId,
+      url: input.url,
+      events: [...new Set(input.events as WebhookEvent[])],
+      pausedAt: null,
+      pauseReason: null,
+      resumedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    const sealed = this.deps.sealer.seal(input.secret);
+    await this.deps.transaction(async ({ webhooks }) => {
+      await webhooks.lockAccount(accountId);
+      if ((await webhooks.countLive(accountId)) >= MAX_WEBHOOKS_PER_MERCHANT) {
+        throw fieldError('webhooks', `max:${MAX_WEBHOOKS_PER_MERCHANT}`, `a merchant has at most ${MAX_WEBHOOKS_PER_MERCHANT} webhooks; delete one first`);
+      }
+      await webhooks.insert(webhook, sealed);
+    });
+    return webhook;
+  }
+
+  private async approvedDomains(accountId: string): Promise<string[]> {
+    const domains = new Set<string>();
+    for (let offset = 0; ; offset += 500) {
+      const page = await this.deps.pointsOfSale.list(accountId, offset, 500);
+      for (const p of page.items) domains.add(p.domain);
+      if (page.items.length === 0 || offset + page.items.length >= page.total) return [...domains];
+    }
+  }
+
+  async get(accountId: string, id: string): Promise<Webhook> {
+    const found = await this.deps.webhooks.findById(accountId, id);
+    if (!found) throw notFound('webhook');
+    return found;
+  }
+
+  list(accountId: string, offset: number, limit: number): Promise<{ items: Webhook[]; total: number }> {
+    return this.deps.webhooks.list(accountId, offset, limit);
+  }
+
+  /** Deletes the webhook and cancels its pending deliveries in one commit: queued retries send nothing. */
+  async delete(accountId: string, id: string): Promise<void> {
+    const now = this.deps.clock.nowIso();
+    const deleted = await this.deps.transaction(async ({ webhooks }) => {
+      await webhooks.lockWebhook(id);
+      if (!(await webhooks.markDeleted(accountId, id, now))) return false;
+      await webhooks.cancelPending(id, now);
+      return true;
+    });
+    if (!deleted) throw notFound('webhook');
+  }
+
+  async pause(accountId: string, id: string): Promise<Webhook> {
+    const webhook = await this.get(accountId, id);
+    if (!isPaused(webhook)) {
+      const now = this.deps.clock.nowIso();
+      await this.deps.transaction(async ({ webhooks }) => {
+        await webhooks.lockWebhook(id);
+        if (await webhooks.pause(id, 'PAUSED_BY_MERCHANT', now)) await webhooks.cancelPending(id, now);
+      });
+    }
+    return this.get(accountId, id);
+  }
+
+  /** Un-pauses; the error-rate window restarts now, so old failures do not pause it again at once. */
+  async resume(accountId: string, id: string): Promise<Webhook> {
+    const webhook = await this.get(accountId, id);
+    if (isPaused(webhook)) await this.deps.webhooks.resume(accountId, id, this.deps.clock.nowIso());
+    return this.get(accountId, id);
+  }
+
+  async deliveries(accountId: string, webhookId: string, offset: number, limit: number): Promise<{ items: DeliveryWithAttempts[]; total: number }> {
+    await this.get(accountId, webhookId);
+    return this.deps.webhooks.listDeliveries(webhookId, offset, limit);
+  }
+
+  /**
+   * Fan-out: each outbox event not handled yet becomes one delivery (and one job) per active
+   * webhook of its merchant subscribed to it. A batch is one commit: the "handled" marks, the
+   * deliveries and their jobs together. Returns the number of events read.
+   */
+  async fanOut(limit: number): Promise<number> {
+    const events = await this.deps.webhooks.unfannedEvents(limit);
+    if (events.length === 0) return 0;
+    const now = this.deps.clock.nowIso();
+    await this.deps.transaction(async ({ webhooks, jobs }) => {
+      const byAccount = new Map<string, Webhook[]>();
+      const deliveries: WebhookDelivery[] = [];
+      for (const event of events) {
+        let live = byAccount.get(event.accountId);
+        if (!live) byAccount.set(event.accountId, (live = await webhooks.activeWebhooks(event.accountId)));
+        // Webhooks registered after the event do not get it, whenever the relay runs.
+        const targets = live.filter((w) => w.createdAt <= event.createdAt && (w.events as string[]).includes(event.event));
+        // Another relay run may have handled the event meanwhile: then it owns the deliveries.
+        if (!(await webhooks.claimFanout(event, targets.length, now)) || targets.length === 0) continue;
+        const body = JSON.stringify({ event: event.event, data: event.data });
+        for (const w of targets) {
+          deliveries.push({
+            id: newId(), webhookId: w.id, accountId: event.accountId, eventId: event.id, event: event.event, body,
+            state: 'PENDING', attempts: 0, nextAttemptAt: now, lastAttemptAt: null, createdAt: now, finishedAt: null,
+          });
+        }
+      }
+      await webhooks.insertDeliveries(deliveries);
+      // One job per delivery: a slow or failing receiver holds only its own job.
+      await jobs.enqueueMany(deliveries.map((d) => ({
+        kind: WEBHOOK_DELIVER_JOB,
+        payload: { deliveryId: d.id },
+        dedupeKey: `${WEBHOOK_DELIVER_JOB}:${d.id}`,
+        maxAttempts: this.deps.schedule.maxAttempts + 5,
+      })));
+    });
+    return events.length;
+  }
+
+  /**
+   * One attempt of a delivery. Sends nothing when the delivery is no longer pending or its webhook
+   * is deleted or paused. A failed attempt before the last throws RetryLater with the schedule's delay.
+   */
+  async deliver(deliveryId: string): Promise<void> {
+    const { webhooks } = this.deps;
+    const delivery = await webhooks.findDelivery(deliveryId);
+    if (!delivery || delivery.state !== 'PENDING') return;
+    const webhook = await webhooks.findForDelivery(delivery.webhookId);
+    if (!webhook || webhook.deletedAt !== null || isPaused(webhook)) {
+      const now = this.deps.clock.nowIso();
+      await this.deps.transaction(async (uow) => {
+        await uow.webhooks.lockWebhook(delivery.webhookId);
+        await uow.webhooks.cancelPending(delivery.webhookId, now);
+      });
+      return;
+    }
+
+    const { schedule, clock } = this.deps;
+    const attemptNo = delivery.attempts + 1;
+    const attemptedAt = clock.now();
+    const result = await this.deps.sender({
+      url: webhook.url,
+      headers: {
+        authorization: this.deps.sealer.open(webhook.secretSealed),
+        'content-type': 'application/json',
+        'x-delivery-id': delivery.id,
+        'x-event-id': delivery.eventId,
+      },
+      body: delivery.body,
+    });
+
+    const finishedAt = clock.now();
+    const last = attemptNo >= schedule.maxAttempts;
+    const retryInMs = result.ok || last ? null : schedule.delayBeforeAttemptMs(attemptNo + 1);
+    const attempt: DeliveryAttempt = {
+      id: newId(),
+      deliveryId: delivery.id,
+      webhookId: webhook.id,
+      attempt: attemptNo,
+      success: result.ok,
+      httpStatus: result.status,
+      error: result.ok ? null : (result.error ?? `HTTP ${result.status ?? 'no answer'}`).slice(0, 500),
+      durationMs: Math.max(0, Math.round(result.durationMs)),
+      attemptedAt: iso(attemptedAt),
+    };
+    const stillPending = await this.deps.transaction(async (uow) => {
+      // Concurrent attempts of one webhook may pause it and cancel each other's deliveries.
+      await uow.webhooks.lockWebhook(webhook.id);
+      const state = await uow.webhooks.recordAttempt(attempt, {
+        state: result.ok ? 'DELIVERED' : last ? 'FAILED' : 'PENDING',
+        nextAttemptAt: retryInMs === null ? null : iso(finishedAt + retryInMs),
+        finishedAt: retryInMs === null ? iso(finishedAt) : null,
+      });
+      if (state === null) return false; // another worker recorded this attempt; it owns what follows
+      if (!result.ok && (await this.autoPause(uow, webhook, finishedAt))) return false;
+      return state === 'PENDING';
+    });
+    if (stillPending && retryInMs !== null) throw new RetryLater(`webhook delivery attempt ${attemptNo} failed: ${attempt.error}`, retryInMs);
+  }
+
+  /** INTERFACE §8: pauses the webhook when the window's failure rate is too high; true when it did. */
+  private async autoPause(uow: WebhooksUnitOfWork, webhook: Webhook, now: number): Promise<boolean> {
+    const stats = await uow.webhooks.attemptStats(webhook.id, errorRateWindowStart(webhook, now));
+    if (!exceedsErrorRate(stats)) return false;
+    const nowIso = iso(now);
+    if (await uow.webhooks.pause(webhook.id, 'ERROR_RATE_TOO_HIGH', nowIso)) await uow.webhooks.cancelPending(webhook.id, nowIso);
+    return true;
+  }
+}

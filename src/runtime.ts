@@ -1,0 +1,121 @@
+/**
+ * One running instance: storage (migrated), clock, services, job runner and the HTTP app.
+ * main.ts wraps it with config, start-up output and signals; tests and benchmarks use it directly.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { randomBytes } from 'node:crypto';
+import { ServiceClock } from './clock.js';
+import type { Config } from './config.js';
+import type { Acquirer } from './connectors/acquirer.js';
+import { buildApp } from './http/app.js';
+import { Metrics } from './http/metrics.js';
+import { RateLimiter } from './http/rate-limit.js';
+import { scheduleMaintenance } from './jobs/maintenance.js';
+import { JobRunner } from './jobs/runner.js';
+import { scheduleWebhookRelay } from './modules/webhooks/webhooks.jobs.js';
+import { scheduleSettlementRun } from './modules/settlements/settlements.jobs.js';
+import { schedulePaymentMethodExpiry } from './modules/subscriptions/subscriptions.jobs.js';
+import { loadOrCreateSecretFile, SecretBox } from './security/secret-box.js';
+import { buildServices, type Services } from './services.js';
+import { connect, type ConnectOptions } from './storage/connect.js';
+import { migrate } from './storage/migrate.js';
+import { createStore, type Store } from './storage/store.js';
+
+export interface Runtime {
+  app: FastifyInstance;
+  store: Store;
+  clock: ServiceClock;
+  runner: JobRunner;
+  services: Services;
+  operatorKey: string;
+  operatorKeyGenerated: boolean;
+  sealer: SecretBox;
+  /** Graceful: stop accepting, finish in-flight requests, stop workers (releasing leases), close the database. */
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  logger: Logger;
+  connectOptions?: ConnectOptions;
+  /** Start the job runner loop (default: config.workers). Tests may drive jobs with runner.drain(). */
+  startWorkers?: boolean;
+  jobConcurrency?: number;
+  /** Replaces the sandbox simulator (tests with scripted acquirer answers). */
+  acquirer?: Acquirer;
+}
+
+export async function createRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
+  const { logger } = options;
+  const connection = connect(config.database, options.connectOptions);
+  try {
+    const { applied } = await migrate(connection);
+    if (applied.length) logger.info({ applied }, 'database migrated');
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
+
+  let runner: JobRunner | null = null;
+  const clockRef: { clock: ServiceClock | null } = { clock: null };
+  const now = () => clockRef.clock?.now() ?? Date.now();
+  const store = createStore(connection, { now, onEnqueue: () => runner?.notify() });
+  const clock = new ServiceClock(store.settings, config.sandbox);
+  clockRef.clock = clock;
+  await clock.init();
+
+  const operator = config.operatorKey
+    ? { value: config.operatorKey, created: false }
+    : loadOrCreateSecretFile(config.dataDir, 'operator.key', () => `op_${randomBytes(32).toString('base64url')}`);
+  const vaultKey = config.vaultKey ?? Buffer.from(loadOrCreateSecretFile(config.dataDir, 'vault.key', () => randomBytes(32).toString('hex')).value, 'hex');
+  const sealer = new SecretBox(vaultKey);
+
+  const services = buildServices({ config, store, clock, sealer, operatorKey: operator.value, logger, ...(options.acquirer ? { acquirer: options.acquirer } : {}) });
+  runner = new JobRunner({ store: store.jobs, clock, logger, definitions: services.jobs, concurrency: options.jobConcurrency ?? 64 });
+  clock.onJump(() => runner?.notify());
+  await scheduleMaintenance(store.jobs, clock.now());
+  await scheduleWebhookRelay(store.jobs, clock.now());
+  await scheduleSettlementRun(store.jobs, clock.now());
+  await schedulePaymentMethodExpiry(store.jobs, clock.now());
+
+  const metrics = new Metrics();
+  metrics.gauge('payments_jobs', 'Jobs not yet done, by kind and state (dead = needs the operator)', ['kind', 'state'], async () =>
+    (await store.jobs.countsByState()).map((r) => ({ labels: { kind: r.kind, state: r.state }, value: r.count })),
+  );
+  const rateLimiter = config.rateLimits === 'off' ? null : new RateLimiter();
+  const app = await buildApp({
+    logger,
+    routes: services.routes,
+    authenticate: (secret) => services.accounts.authenticate(secret),
+    idempotency: store.idempotency,
+    rateLimiter,
+    now: () => clock.now(),
+    publicUrl: config.publicUrl,
+    ready: () => store.ping(),
+    metrics,
+    version: '1.0.0',
+  });
+
+  if (options.startWorkers ?? config.workers) runner.start();
+
+  let closing: Promise<void> | null = null;
+  return {
+    app,
+    store,
+    clock,
+    runner,
+    services,
+    operatorKey: operator.value,
+    operatorKeyGenerated: operator.created,
+    sealer,
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        await runner?.stop(config.shutdownTimeoutMs);
+        rateLimiter?.close();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}

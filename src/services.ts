@@ -1,0 +1,340 @@
+/**
+ * Builds every service and the list of routes from the storage, clock and config. Shared by
+ * main.ts (the real process), the tests and the benchmarks, so that all run the same wiring.
+ */
+import type { Logger } from 'pino';
+import type { Acquirer } from './connectors/acquirer.js';
+import { SimulatorAcquirer } from './connectors/simulator/simulator.js';
+import { timingSafeEqual } from 'node:crypto';
+import type { ServiceClock } from './clock.js';
+import type { Config } from './config.js';
+import { maintenanceJob } from './jobs/maintenance.js';
+import type { JobDefinition } from './jobs/job.js';
+import { accountsRoutes } from './modules/accounts/accounts.routes.js';
+import { AccountsService } from './modules/accounts/accounts.service.js';
+import { operationsRoutes } from './modules/operations/operations.routes.js';
+import { resolveOperationJob } from './modules/operations/operations.jobs.js';
+import { OperationsService } from './modules/operations/operations.service.js';
+import { PaymentMethodsService } from './modules/payment-methods/payment-methods.service.js';
+import { pointsOfSaleRoutes } from './modules/points-of-sale/points-of-sale.routes.js';
+import { PointsOfSaleService } from './modules/points-of-sale/points-of-sale.service.js';
+import { sandboxClockRoutes } from './modules/sandbox/sandbox.routes.js';
+import { SANDBOX_FEE_SCHEDULE, type FeeSchedule } from './modules/settlements/fees.js';
+import { settlementRunJob } from './modules/settlements/settlements.jobs.js';
+import { settlementsRoutes, settlementsSandboxRoutes } from './modules/settlements/settlements.routes.js';
+import { SettlementsService } from './modules/settlements/settlements.service.js';
+import { terminalsRoutes } from './modules/terminals/terminals.routes.js';
+import { TerminalsService } from './modules/terminals/terminals.service.js';
+import { transactionsRoutes } from './modules/transactions/transactions.routes.js';
+import { TransactionsService } from './modules/transactions/transactions.service.js';
+import { callbackBackoff } from './delivery/callbacks.js';
+import { CALLBACK_TIMEOUT_MS, UndiciSender } from './delivery/http-sender.js';
+import { CallbackUrlPolicy } from './delivery/url-policy.js';
+import { AuthorizationService, CALLBACK_MAX_ATTEMPTS } from './modules/transactions/authorization.service.js';
+import { CallbackDelivery } from './delivery/callbacks.js';
+import { notificationsRoutes } from './delivery/notifications.routes.js';
+import { motoRoutes } from './modules/moto/moto.routes.js';
+import { MotoService } from './modules/moto/moto.service.js';
+import { cardObject } from './modules/payment-methods/payment-method.js';
+import { paymentMethodsRoutes } from './modules/payment-methods/payment-methods.routes.js';
+import { payoutsRoutes } from './modules/payouts/payouts.routes.js';
+import { PayoutsService } from './modules/payouts/payouts.service.js';
+import { NotificationBuilder } from './modules/transactions/notification.js';
+import { AppError } from './shared/errors.js';
+import type { Repositories } from './storage/store.js';
+import { saleJobs } from './modules/sales/sales.jobs.js';
+import { salesRoutes, salesSandboxRoutes } from './modules/sales/sales.routes.js';
+import { SalesService } from './modules/sales/sales.service.js';
+import { appendTransactionOutcome } from './modules/webhooks/transaction-events.js';
+import { webhookDeliveryJob, webhookRelayJob } from './modules/webhooks/webhooks.jobs.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
+import { type RetrySchedule, WebhooksService } from './modules/webhooks/webhooks.service.js';
+import { mitRoutes } from './modules/mit/mit.routes.js';
+import { MitService } from './modules/mit/mit.service.js';
+import { sessionsRoutes } from './modules/sessions/sessions.routes.js';
+import { sessionWire } from './modules/sessions/sessions.schemas.js';
+import { SessionsService } from './modules/sessions/sessions.service.js';
+import { subscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.js';
+import { paymentMethodExpiryJob } from './modules/subscriptions/subscriptions.jobs.js';
+import { paymentLinksRoutes } from './modules/payment-links/payment-links.routes.js';
+import { PaymentLinksService } from './modules/payment-links/payment-links.service.js';
+import { subscriptionWire } from './modules/subscriptions/subscriptions.schemas.js';
+import { SubscriptionsService } from './modules/subscriptions/subscriptions.service.js';
+import { type BillingModule, createBillingModule } from './modules/billing/billing.module.js';
+import type { SessionRepos } from './modules/sessions/sessions.service.js';
+import { hashSecret, type Sealer } from './security/secret-box.js';
+import type { RouteDef } from './shared/route.js';
+import type { Store } from './storage/store.js';
+
+export interface ServiceDeps {
+  config: Pick<Config, 'sandbox' | 'publicUrl' | 'sandboxLatencyMs' | 'sandboxAcquirerLog' | 'allowPrivateUrls'>;
+  store: Store;
+  clock: ServiceClock;
+  sealer: Sealer;
+  operatorKey: string;
+  logger: Logger;
+  /** The acquirer connector; default: the sandbox simulator. Tests may pass a scripted one. */
+  acquirer?: Acquirer;
+  /** Settlement fee schedule; default the sandbox schedule. */
+  settlementFees?: FeeSchedule;
+}
+
+export interface Services {
+  accounts: AccountsService;
+  pointsOfSale: PointsOfSaleService;
+  terminals: TerminalsService;
+  transactions: TransactionsService;
+  acquirer: Acquirer;
+  paymentMethods: PaymentMethodsService;
+  /** The one payment pipeline (MOTO, CIT, MIT, sale, payouts); hook results with payments.onResult. */
+  payments: AuthorizationService<Repositories>;
+  /** NotificationWebhook builder; sessions/subscriptions plug their sections in with useSessions/useSubscriptions. */
+  notificationBuilder: NotificationBuilder;
+  callbacks: CallbackDelivery;
+  operations: OperationsService;
+  webhooks: WebhooksService;
+  settlements: SettlementsService;
+  /** requireActive(accountId, subscriptionId) before charging (MIT, billing). */
+  subscriptions: SubscriptionsService;
+  /** CIT sessions; billing plugs its agreement hook in with sessions.useBillingAgreements. */
+  sessions: SessionsService;
+  /** Subscription billing: plans, agreements, charges and the charge scheduler. */
+  billing: BillingModule<Repositories>;
+  /** Payment links: a CIT session behind a shareable URL. */
+  paymentLinks: PaymentLinksService;
+  routes: RouteDef[];
+  jobs: JobDefinition<never>[];
+}
+
+function operatorMatcher(operatorKey: string): (secret: string) => boolean {
+  const expected = Buffer.from(hashSecret(operatorKey), 'hex');
+  return (secret) => timingSafeEqual(Buffer.from(hashSecret(secret), 'hex'), expected);
+}
+
+export function buildServices(deps: ServiceDeps): Services {
+  const { store, clock, sealer } = deps;
+  const accounts = new AccountsService({
+    accounts: store.accounts,
+    transaction: (fn) => store.transaction((repos) => fn(repos)),
+    clock,
+    hashSecret,
+    isOperatorKey: operatorMatcher(deps.operatorKey),
+  });
+  const pointsOfSale = new PointsOfSaleService({ pointsOfSale: store.pointsOfSale, clock, sealer });
+  const terminals = new TerminalsService({
+    terminals: store.terminals,
+    transaction: (fn) => store.transaction((repos) => fn(repos)),
+    pointsOfSale,
+    clock,
+  });
+  const transactions = new TransactionsService({ transactions: store.transactions });
+  const acquirer = deps.acquirer ?? new SimulatorAcquirer(deps.config.sandboxLatencyMs, deps.config.sandboxAcquirerLog ?? null);
+  // Deleting runs in one commit with its listeners (subscriptions on the method become INVALID).
+  const paymentMethods = new PaymentMethodsService({ paymentMethods: store.paymentMethods, sealer, clock, transaction: (fn) => store.transaction(fn) });
+  const operations = new OperationsService({
+    transactions: store.transactions,
+    lifecycle: store.lifecycle,
+    events: store.events,
+    jobs: store.jobs,
+    transaction: (fn) => store.transaction((repos) => fn(repos)),
+    acquirer,
+    clock,
+    // The payment method of the transaction (deleted ones too: running transactions keep working).
+    async instrumentOf(tx) {
+      const method = tx.paymentMethodId ? await paymentMethods.find(tx.accountId, tx.paymentMethodId, true) : null;
+      if (method) return paymentMethods.instrumentFor(method);
+      return { kind: 'wallet', paymentMethodType: tx.paymentMethodType ?? 'CARD' };
+    },
+  });
+
+  // Callbacks and webhooks: private addresses only in the sandbox or when allowed (INTERFACE §8).
+  const allowPrivate = deps.config.sandbox || deps.config.allowPrivateUrls;
+  // One pooled outbound HTTP agent for callbacks and webhook deliveries.
+  const httpSender = new UndiciSender({ allowPrivate, now: () => clock.now() });
+
+  // Online payments: the pipeline, the NotificationWebhook, callbacks, MOTO and payouts.
+  const findPointOfSale = async (accountId: string, id: string) => {
+    try {
+      return await pointsOfSale.get(accountId, id);
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'NOT_FOUND') return null;
+      throw err;
+    }
+  };
+  const payments = new AuthorizationService<Repositories>({
+    transactions: store.transactions,
+    transaction: (fn) => store.transaction(fn),
+    jobs: store.jobs,
+    acquirer,
+    clock,
+    async instrumentFor(accountId, paymentMethodId) {
+      const method = await paymentMethods.find(accountId, paymentMethodId, true);
+      if (!method) throw new Error(`payment method ${paymentMethodId} not found`);
+      return paymentMethods.instrumentFor(method);
+    },
+  });
+  const notificationBuilder = new NotificationBuilder(transactions);
+  notificationBuilder.useCards(async (tx) => cardObject(tx.paymentMethodId ? await paymentMethods.find(tx.accountId, tx.paymentMethodId, true) : null));
+  const callbackUrlPolicy = new CallbackUrlPolicy({ allowPrivate });
+  const callbacks = new CallbackDelivery({
+    notifications: store.notifications,
+    transaction: (fn) => store.transaction(fn),
+    findTransaction: (accountId, id) => store.transactions.findById(accountId, id),
+    pointsOfSale,
+    builder: notificationBuilder,
+    sender: httpSender,
+    clock,
+  });
+  const moto = new MotoService({ pointsOfSale: { find: findPointOfSale }, paymentMethods, payments, notifications: notificationBuilder, urlPolicy: callbackUrlPolicy });
+  const payouts = new PayoutsService({ pointsOfSale: { find: findPointOfSale }, paymentMethods, payments, notifications: notificationBuilder, urlPolicy: callbackUrlPolicy });
+
+  // Webhooks reuse the callbacks' sender, URL policy and retry schedule (INTERFACE §8).
+  const webhookSchedule: RetrySchedule = {
+    maxAttempts: CALLBACK_MAX_ATTEMPTS,
+    timeoutMs: CALLBACK_TIMEOUT_MS,
+    delayBeforeAttemptMs: (attempt) => callbackBackoff(attempt - 1),
+  };
+  const webhooks = new WebhooksService({
+    webhooks: store.webhooks,
+    transaction: (fn) => store.transaction((repos) => fn(repos)),
+    pointsOfSale,
+    checkUrl: (field, url, domain) => callbackUrlPolicy.check(field, url, domain),
+    async sender({ url, headers, body }) {
+      const result = await httpSender.post(url, headers, body);
+      return { ...result, ok: result.status !== null && result.status >= 200 && result.status < 300 };
+    },
+    schedule: webhookSchedule,
+    clock,
+    sealer,
+  });
+
+  // In-person sales on card terminals: the pipeline moves the money after the tap.
+  const sales = new SalesService<Repositories>({
+    transaction: (fn) => store.transaction(fn),
+    sales: store.sales,
+    transactions: store.transactions,
+    terminals: store.terminals,
+    pointsOfSale,
+    paymentMethods,
+    payments,
+    urlPolicy: callbackUrlPolicy,
+    finalized: (repos, tx) => payments.finalizedInCommit(repos, tx),
+    clock,
+  });
+  payments.onResult(({ repos, transaction, becameFinal }) => sales.onPaymentResult(repos, transaction, becameFinal));
+
+  // Subscriptions, CIT sessions (hosted payment window) and MIT on the same pipeline.
+  const subscriptions = new SubscriptionsService({
+    subscriptions: store.subscriptions,
+    transaction: (fn) => store.transaction(fn),
+    paymentMethods,
+    clock,
+  });
+  paymentMethods.onDeleted((repos, accountId, id) => subscriptions.invalidateForPaymentMethod(repos as Repositories, accountId, id, 'PAYMENT_METHOD_DELETED').then(() => undefined));
+  const sessions = new SessionsService({
+    sessions: store.sessions,
+    transaction: (fn) => store.transaction(fn),
+    pointsOfSale,
+    paymentMethods,
+    subscriptions,
+    urlPolicy: callbackUrlPolicy,
+    authorization: payments,
+    clock,
+  });
+  // Completes the session (and creates its subscription) in the commit that makes a CIT payment final.
+  payments.onResult((context) => sessions.onPaymentResult(context));
+  notificationBuilder.useSessions(async (tx) => {
+    const session = tx.sessionId ? await store.sessions.findById(tx.accountId, tx.sessionId) : null;
+    return session ? sessionWire(session) : null;
+  });
+  notificationBuilder.useSubscriptions(async (tx) => {
+    const subscription = tx.subscriptionId ? await store.subscriptions.findById(tx.accountId, tx.subscriptionId) : null;
+    return subscription ? subscriptionWire(subscription) : null;
+  });
+  // Subscription billing: plans, agreements and their charges, scheduled on the service clock;
+  // a charge's attempts are MIT payments on the same pipeline.
+  const billing = createBillingModule<Repositories>({
+    repos: store,
+    transaction: (fn) => store.transaction(fn),
+    subscriptions,
+    pointsOfSale,
+    paymentMethods,
+    payments,
+    transactionsOfCharge: (accountId, chargeId) => transactions.list(accountId, { billingAgreementChargeId: chargeId }, null, 100),
+    clock,
+  });
+  payments.onResult((context) => billing.onPaymentResult(context));
+  // transaction.success.v1 / transaction.failed.v1 for webhooks, in the commit of the final state.
+  payments.onResult(({ repos, transaction, becameFinal }) => appendTransactionOutcome(repos.events, transaction, becameFinal));
+  // Sessions commit through store.transaction, so their repositories are the store's full set.
+  const storeRepos = (repos: SessionRepos) => repos as Repositories;
+  // Payment links: the link is written, cancelled and expired in its session's commits.
+  const paymentLinks = new PaymentLinksService({
+    links: store.paymentLinks,
+    transaction: (fn) => store.transaction(fn),
+    sessions: {
+      create: (accountId, input, inCommit) => sessions.create(accountId, input, { inCommit: (repos, session) => inCommit(storeRepos(repos), session) }),
+      get: (accountId, id) => sessions.get(accountId, id),
+      cancelInCommit: (repos, accountId, sessionId) => sessions.cancelInCommit(repos, accountId, sessionId),
+    },
+    clock,
+  });
+  // After the sessions listener: a link is PAID once its session completed in the same commit.
+  payments.onResult((context) => paymentLinks.onPaymentResult(context));
+  sessions.useBillingAgreements({
+    sessionCreated: (repos, session) => billing.sessionHook.sessionCreated(storeRepos(repos), session),
+    sessionCompleted: (repos, session, subscription) => billing.sessionHook.sessionCompleted(storeRepos(repos), session, subscription),
+    // The one session-expired hook also expires the session's payment link, in the same commit.
+    sessionExpired: async (repos, session) => {
+      await billing.sessionHook.sessionExpired(storeRepos(repos), session);
+      await paymentLinks.onSessionExpired(storeRepos(repos), session);
+    },
+  });
+  const mit = new MitService<Repositories>({ subscriptions, pointsOfSale, paymentMethods, urlPolicy: callbackUrlPolicy, authorization: payments });
+
+  // Settlement runs: daily on the service clock, and on demand in the sandbox.
+  const settlements = new SettlementsService({
+    settlements: store.settlements,
+    transaction: (fn) => store.transaction(fn),
+    settings: store.settings,
+    clock,
+    schedule: deps.settlementFees ?? SANDBOX_FEE_SCHEDULE,
+  });
+
+  const routes: RouteDef[] = [
+    ...paymentMethodsRoutes(paymentMethods),
+    ...motoRoutes(moto),
+    ...payoutsRoutes(payouts),
+    ...notificationsRoutes(callbacks),
+    ...accountsRoutes(accounts),
+    ...pointsOfSaleRoutes(pointsOfSale),
+    ...terminalsRoutes(terminals),
+    ...transactionsRoutes(transactions),
+    ...operationsRoutes(operations),
+    ...webhooksRoutes(webhooks),
+    ...salesRoutes(sales),
+    ...subscriptionsRoutes(subscriptions),
+    ...sessionsRoutes(sessions, { sandbox: deps.config.sandbox }),
+    ...mitRoutes(mit),
+    ...paymentLinksRoutes(paymentLinks),
+    ...billing.routes,
+    ...(deps.config.sandbox ? salesSandboxRoutes(sales) : []),
+    ...(deps.config.sandbox ? sandboxClockRoutes(clock) : []),
+    ...settlementsRoutes(settlements),
+    ...(deps.config.sandbox ? settlementsSandboxRoutes(settlements) : []),
+  ];
+  const jobs = [
+    maintenanceJob({ idempotency: store.idempotency, jobs: store.jobs }),
+    resolveOperationJob(operations),
+    payments.driveJob(),
+    sessions.expireJob(),
+    ...billing.jobs,
+    callbacks.job(),
+    ...saleJobs(sales),
+    webhookRelayJob({ service: webhooks, jobs: store.jobs }),
+    webhookDeliveryJob({ service: webhooks, schedule: webhookSchedule }),
+    settlementRunJob({ service: settlements, jobs: store.jobs }),
+    paymentMethodExpiryJob({ service: subscriptions, jobs: store.jobs }),
+  ] as JobDefinition<never>[];
+  return { accounts, pointsOfSale, terminals, transactions, acquirer, paymentMethods, payments, notificationBuilder, callbacks, operations, webhooks, settlements, subscriptions, sessions, billing, paymentLinks, routes, jobs };
+}

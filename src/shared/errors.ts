@@ -1,0 +1,82 @@
+/**
+ * The one error catalogue: every error code the API can answer with, its HTTP status and a
+ * default message. The error handler maps AppError to HTTP through this table, and the docs
+ * (docs/errors.md) publish it; test/foundation/errors-catalogue.test.ts keeps the two equal.
+ */
+export const ERROR_CATALOGUE = {
+  BAD_REQUEST: { status: 400, message: 'The request could not be understood.' },
+  UNAUTHORIZED: { status: 401, message: 'A valid bearer credential is required.' },
+  FORBIDDEN: { status: 403, message: 'This credential may not use this endpoint.' },
+  CAPABILITY_NOT_ENABLED: { status: 403, message: 'This capability is not enabled for the account.' },
+  NOT_FOUND: { status: 404, message: 'The resource does not exist.' },
+  CONFLICT: { status: 409, message: 'The request conflicts with the current state of the resource.' },
+  IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still being processed.' },
+  PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body exceeds 1 MiB.' },
+  VALIDATION_ERROR: { status: 422, message: 'The request is invalid.' },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used with a different request body.' },
+  RATE_LIMIT_REACHED: { status: 429, message: 'Too many requests; retry after the time given in Retry-After.' },
+  SERVER_ERROR: { status: 500, message: 'An unexpected error occurred.' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** Field path → list of "[rule]: text" messages. */
+export type FieldErrors = Record<string, string[]>;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly errors: FieldErrors | undefined;
+
+  constructor(code: ErrorCode, message?: string, errors?: FieldErrors) {
+    super(message ?? ERROR_CATALOGUE[code].message);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+    this.errors = errors;
+  }
+}
+
+export const notFound = (what = 'resource'): AppError => new AppError('NOT_FOUND', `The ${what} does not exist.`);
+
+/** One business-rule validation failure on one field, shaped like a schema error. */
+export function fieldError(field: string, rule: string, text: string): AppError {
+  return new AppError('VALIDATION_ERROR', `The request is invalid: ${field} ${text}.`, { [field]: [`[${rule}]: ${text}`] });
+}
+
+/** Collects several field failures, then throws them as one 422. */
+export class FieldErrorCollector {
+  private readonly errors: FieldErrors = {};
+  add(field: string, rule: string, text: string): this {
+    (this.errors[field] ??= []).push(`[${rule}]: ${text}`);
+    return this;
+  }
+  get empty(): boolean {
+    return Object.keys(this.errors).length === 0;
+  }
+  throwIfAny(): void {
+    if (!this.empty) {
+      const fields = Object.keys(this.errors).join(', ');
+      throw new AppError('VALIDATION_ERROR', `The request is invalid: ${fields}.`, this.errors);
+    }
+  }
+}
+
+/**
+ * Codes a transaction can carry in `errorCode` (INTERFACE §3), and the codes of a failed
+ * operation result (capture, refund, void, renew). Kept here so that docs and tests read one list.
+ */
+export const TRANSACTION_ERROR_CODES = [
+  'DECLINED_BY_ISSUER_OR_SCHEME', 'INSUFFICIENT_FUNDS', 'DO_NOT_HONOR', 'CARD_EXPIRED', 'CARD_LOST_OR_STOLEN',
+  'CARD_RESTRICTED', 'CARD_BLOCKED', 'SUSPECTED_FRAUD', 'INVALID_CARD_NUMBER', 'INVALID_CVC', 'AMOUNT_LIMIT_EXCEEDED',
+  'ACQUIRER_DECLINED', 'ACQUIRER_DOWN', 'ACQUIRER_TIMEOUT', 'ISSUER_DOWN', 'SCA_REQUIRED', 'REJECTED_BY_SCA',
+  'SCA_EXPIRED', 'SCA_CANCELLED_BY_USER', 'CANCELLED_BY_USER', 'EXPIRED', 'MANUAL_ABORTED', 'TERMINAL_BUSY',
+  'TERMINAL_NOT_CONFIGURED', 'SUBSCRIPTION_NOT_ACTIVE', 'SYSTEM_ERROR',
+] as const;
+export type TransactionErrorCode = (typeof TRANSACTION_ERROR_CODES)[number];
+
+export const OPERATION_ERROR_CODES = [
+  'DECLINED_BY_ISSUER_OR_SCHEME', 'AMOUNT_EXCEEDS_REMAINING', 'INVALID_STATE', 'NOT_SUPPORTED_FOR_PAYMENT_METHOD',
+  'ACQUIRER_TIMEOUT',
+] as const;
+export type OperationErrorCode = (typeof OPERATION_ERROR_CODES)[number];

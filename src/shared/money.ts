@@ -1,0 +1,33 @@
+/** Minor-unit exponents of the currencies the service knows (ISO 4217). Unknown codes default to 2. */
+const EXPONENTS: Record<string, number> = { JPY: 0, ISK: 0, KRW: 0, CLP: 0, VND: 0, BHD: 3, KWD: 3, JOD: 3, OMR: 3, TND: 3 };
+
+export const MAX_AMOUNT = 999_999_999;
+
+export function currencyExponent(currency: string): number {
+  return EXPONENTS[currency] ?? 2;
+}
+
+/**
+ * Minor units → exact decimal string in the currency's exponent, e.g. (-125, 'DKK') → "-1.25".
+ * Works on bigint so that sums of many amounts never pass through a float.
+ */
+export function toDecimalString(minor: bigint | number, currency: string): string {
+  const value = BigInt(minor);
+  const exponent = currencyExponent(currency);
+  const negative = value < 0n;
+  const digits = (negative ? -value : value).toString().padStart(exponent + 1, '0');
+  const whole = exponent === 0 ? digits : digits.slice(0, -exponent);
+  const fraction = exponent === 0 ? '' : `.${digits.slice(-exponent)}`;
+  return `${negative ? '-' : ''}${whole}${fraction}`;
+}
+
+/** Exact decimal string → minor units; throws on more fraction digits than the currency allows. */
+export function fromDecimalString(text: string, currency: string): bigint {
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
+  if (!match) throw new Error(`not a decimal amount: ${text}`);
+  const exponent = currencyExponent(currency);
+  const fraction = match[3] ?? '';
+  if (fraction.length > exponent) throw new Error(`${text} has more than ${exponent} decimals for ${currency}`);
+  const minor = BigInt(match[2]! + fraction.padEnd(exponent, '0'));
+  return match[1] === '-' ? -minor : minor;
+}

@@ -1,0 +1,73 @@
+/**
+ * A framework-free route object: modules describe their HTTP surface with this type and
+ * src/http/app.ts turns it into a Fastify route. One object gives validation (TypeBox schemas),
+ * static types for the handler, response serialization and the OpenAPI entry.
+ */
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { Principal } from '../modules/accounts/account.js';
+
+export type AuthTier = 'public' | 'merchant' | 'operator' | 'sandbox';
+export type RateLimitCategory = 'mit' | 'mitBatch' | 'list' | 'operation';
+export type Capability = 'moto' | 'syncPayout';
+
+export interface RouteSchemas {
+  body?: TSchema;
+  querystring?: TSchema;
+  params?: TSchema;
+  response?: Record<number, TSchema>;
+}
+
+type StaticOr<S, Fallback> = S extends TSchema ? Static<S> : Fallback;
+
+export interface RequestContext<S extends RouteSchemas> {
+  body: StaticOr<S['body'], undefined>;
+  query: StaticOr<S['querystring'], Record<string, never>>;
+  params: StaticOr<S['params'], Record<string, never>>;
+  principal: Principal | null;
+  /** Account id of a merchant principal; throws for other tiers (routes with auth 'merchant' always have one). */
+  accountId: string;
+  headers: Record<string, string | string[] | undefined>;
+  clientIp: string;
+  /** Public base URL of the service (PAYMENTS_PUBLIC_URL). */
+  baseUrl: string;
+  /** Request path without the query string. */
+  path: string;
+  /** Raw query string parameters, for building page URLs. */
+  rawQuery: URLSearchParams;
+}
+
+/** Returned by a handler that answers 200 with an empty body. */
+export const EMPTY_BODY = Symbol('empty body');
+
+export interface HtmlResult {
+  html: string;
+  status?: number;
+  /** Default text/html; e.g. the payment window's script is served as JavaScript. */
+  contentType?: string;
+  /** Extra response headers (Location of a redirect, Content-Security-Policy of a page). */
+  headers?: Record<string, string>;
+}
+
+export interface RouteDef<S extends RouteSchemas = RouteSchemas> {
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  url: string;
+  auth: AuthTier;
+  summary: string;
+  tags: string[];
+  schema: S;
+  /** Honours Idempotency-Key (INTERFACE §4). */
+  idempotent?: boolean;
+  rateLimit?: RateLimitCategory;
+  capability?: Capability;
+  /** Served outside /public/api/v1 (pages, sandbox, health). */
+  root?: boolean;
+  /** Hide from the OpenAPI document. */
+  hidden?: boolean;
+  /** Also accepts an HTML form post (application/x-www-form-urlencoded); every other route takes JSON only. */
+  acceptsForm?: boolean;
+  handler(ctx: RequestContext<S>): Promise<unknown>;
+}
+
+export function defineRoute<S extends RouteSchemas>(def: RouteDef<S>): RouteDef {
+  return def as unknown as RouteDef;
+}

@@ -1,0 +1,29 @@
+/** Shared TypeBox building blocks for wire schemas. */
+import { type TSchema, Type } from '@sinclair/typebox';
+import { TRANSACTION_ID_PATTERN } from './ids.js';
+import { MAX_AMOUNT } from './money.js';
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const Uuid = Type.String({ format: 'uuid' });
+export const DateTime = Type.String({ format: 'date-time' });
+export const DateOnly = Type.String({ format: 'date' });
+export const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, upper case.' });
+export const Amount = Type.Integer({ minimum: 0, maximum: MAX_AMOUNT, description: 'Minor units.' });
+export const PositiveAmount = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: 'Minor units, at least 1.' });
+export const TransactionId = Type.String({ pattern: TRANSACTION_ID_PATTERN, description: '11 characters of Crockford base32.' });
+export const Url = Type.String({ format: 'uri', maxLength: 2048 });
+export const Attributes = Type.Record(Type.String(), Type.String(), { description: 'Free-form key/value map.', maxProperties: 50 });
+export const StringEnum = <T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+export const ErrorResponse = Type.Object({
+  success: Type.Literal(false),
+  errorCode: Type.String(),
+  message: Type.String(),
+});
+export const ValidationErrorResponse = Type.Object({
+  success: Type.Literal(false),
+  errorCode: Type.Literal('VALIDATION_ERROR'),
+  message: Type.String(),
+  errors: Type.Record(Type.String(), Type.Array(Type.String())),
+});

@@ -1,0 +1,97 @@
+/**
+ * Opens the database named by the config on one of the two adapters and returns a Kysely
+ * instance plus what differs between them. Everything above this file is dialect-agnostic
+ * except the few places that ask `dialect` (row locks, SKIP LOCKED).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+import type { Database } from './schema.js';
+import { StatementCache } from './write-batcher.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Connection {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** PostgreSQL: the schema every connection works in (created by migrate when missing). */
+  schema?: string;
+  /** SQLite: the one connection's prepared-statement cache and raw handle (group commit, see store.ts). */
+  statements?: StatementCache;
+  /** Checks that the database answers (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// PostgreSQL: int8 (money, counts) → number (amounts stay far below 2^53), timestamptz → ISO string
+// with milliseconds, so that rows look the same as on SQLite.
+const INT8_OID = 20;
+const TIMESTAMPTZ_OID = 1184;
+const toIso = (value: string): string => new Date(value).toISOString();
+pg.types.setTypeParser(INT8_OID, (value: string) => Number.parseInt(value, 10));
+pg.types.setTypeParser(TIMESTAMPTZ_OID, toIso);
+
+export interface ConnectOptions {
+  /** PostgreSQL only: a schema to create and put first on the search_path (test isolation). */
+  schema?: string;
+  poolSize?: number;
+}
+
+export function connect(config: DatabaseConfig, options: ConnectOptions = {}): Connection {
+  return config.kind === 'sqlite' ? connectSqlite(config.path) : connectPostgres(config.url, options);
+}
+
+function connectSqlite(file: string): Connection {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new SqliteDatabase(file);
+  // WAL + synchronous=FULL: a committed change survives kill -9 and power loss.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('busy_timeout = 10000');
+  sqlite.pragma('foreign_keys = ON');
+  // LIKE is case-sensitive on PostgreSQL; the same here, so that a prefix filter matches the same rows on both.
+  sqlite.pragma('case_sensitive_like = ON');
+  const statements = new StatementCache(sqlite);
+  // Kysely prepares every query anew; the cache hands it the statement prepared last time.
+  const database = { prepare: (sql: string) => statements.prepare(sql), close: () => sqlite.close() };
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), plugins: [new CamelCasePlugin()] });
+  return {
+    db,
+    dialect: 'sqlite',
+    statements,
+    async ping() {
+      sqlite.prepare('select 1').get();
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function connectPostgres(url: string, options: ConnectOptions): Connection {
+  const schema = options.schema;
+  if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
+  // The search_path is a startup parameter, so every pooled connection is in the schema from its first query.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 20,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // A dropped idle connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
+  return {
+    db,
+    dialect: 'postgres',
+    ...(schema ? { schema } : {}),
+    async ping() {
+      await pool.query('select 1');
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * Runs the SQL migrations of the connection's dialect (migrations/<dialect>/NNN_name.sql) in name
+ * order, all pending ones in one transaction that first takes a lock, so that several processes
+ * starting at once apply each migration exactly once.
+ *
+ * Why not Kysely's Migrator: it checks for its tables by introspecting every schema of the
+ * database, which fails when another schema is dropped at the same moment (other deployments or
+ * test schemas on one server). This runner only looks at its own schema. It keeps the Migrator's
+ * bookkeeping tables (`kysely_migration`, `kysely_migration_lock`), so existing databases carry on.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Kysely, sql } from 'kysely';
+import type { Connection } from './connect.js';
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+/** Any fixed int4: with the schema's hash, the key of the PostgreSQL advisory lock held while migrating. */
+const ADVISORY_LOCK_KEY = 7_243_019;
+
+interface MigrationFile {
+  name: string;
+  statements: string[];
+}
+
+function readMigrations(dir: string): MigrationFile[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((file) => ({ name: file.replace(/\.sql$/, ''), statements: splitStatements(fs.readFileSync(path.join(dir, file), 'utf8')) }));
+}
+
+/** Splits a migration file on semicolons that end a line (the files contain no procedures). */
+function splitStatements(text: string): string[] {
+  return text
+    .split('\n')
+    .filter((line) => !line.trim().startsWith('--'))
+    .join('\n')
+    .split(/;\s*$/m)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+export interface MigrationReport {
+  applied: string[];
+}
+
+type AnyDb = Kysely<any>;
+
+export async function migrate(connection: Connection): Promise<MigrationReport> {
+  if (connection.schema) await sql.raw(`create schema if not exists ${connection.schema}`).execute(connection.db);
+  const migrations = readMigrations(path.join(MIGRATIONS_DIR, connection.dialect));
+  const db = connection.db as unknown as AnyDb;
+  let current: string | undefined;
+  try {
+    return await db.transaction().execute(async (trx) => {
+      if (connection.dialect === 'postgres') {
+        // Per schema: deployments (or test schemas) sharing a server do not wait for each other.
+        await sql`select pg_advisory_xact_lock(${ADVISORY_LOCK_KEY}::int4, hashtext(current_schema()))`.execute(trx);
+      }
+      await sql`create table if not exists kysely_migration (name varchar(255) not null primary key, timestamp varchar(255) not null)`.execute(trx);
+      await sql`create table if not exists kysely_migration_lock (id varchar(255) not null primary key, is_locked integer not null default 0)`.execute(trx);
+      if (connection.dialect === 'sqlite') {
+        // A write first: it takes SQLite's write lock before anything is read, so a second process waits here.
+        await sql`insert or replace into kysely_migration_lock (id, is_locked) values ('migration_lock', 0)`.execute(trx);
+      }
+      const done = new Set((await sql<{ name: string }>`select name from kysely_migration`.execute(trx)).rows.map((r) => r.name));
+      const applied: string[] = [];
+      for (const migration of migrations) {
+        if (done.has(migration.name)) continue;
+        current = migration.name;
+        for (const statement of migration.statements) await sql.raw(statement).execute(trx);
+        await sql`insert into kysely_migration (name, timestamp) values (${migration.name}, ${new Date().toISOString()})`.execute(trx);
+        applied.push(migration.name);
+      }
+      return { applied };
+    });
+  } catch (err) {
+    throw new Error(`migration ${current ?? '(setup)'} failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

@@ -1,0 +1,61 @@
+-- Subscription billing (PostgreSQL): plans, agreements and their charges.
+-- Timestamps timestamptz, money BIGINT minor units, desired_date a YYYY-MM-DD text.
+
+CREATE TABLE billing_plans (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts (id),
+  name TEXT NOT NULL,
+  amount BIGINT NOT NULL,
+  currency TEXT NOT NULL,
+  max_attempts INTEGER NOT NULL,
+  interval_period TEXT NOT NULL,
+  interval_frequency INTEGER NOT NULL,
+  instant_capture TEXT NOT NULL,
+  color TEXT,
+  emoji TEXT,
+  created_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX billing_plans_page ON billing_plans (account_id, created_at, id);
+
+CREATE TABLE billing_agreements (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts (id),
+  billing_plan_id TEXT NOT NULL REFERENCES billing_plans (id),
+  -- NULL while the agreement is PENDING on a CIT session that has not completed.
+  subscription_id TEXT,
+  session_id TEXT,
+  customer_id TEXT,
+  state TEXT NOT NULL,
+  next_charge_at TIMESTAMPTZ,
+  last_charge_at TIMESTAMPTZ,
+  desired_date TEXT,
+  reference TEXT,
+  state_changed_at TIMESTAMPTZ NOT NULL,
+  created_at TIMESTAMPTZ NOT NULL,
+  updated_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX billing_agreements_page ON billing_agreements (account_id, created_at, id);
+CREATE INDEX billing_agreements_session ON billing_agreements (session_id) WHERE session_id IS NOT NULL;
+
+CREATE TABLE billing_agreement_charges (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES accounts (id),
+  billing_agreement_id TEXT NOT NULL REFERENCES billing_agreements (id),
+  billing_plan_id TEXT NOT NULL,
+  period_start TIMESTAMPTZ NOT NULL,
+  state TEXT NOT NULL,
+  amount BIGINT NOT NULL,
+  currency TEXT NOT NULL,
+  max_attempts INTEGER NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  transaction_id TEXT,
+  deadline_at TIMESTAMPTZ NOT NULL,
+  next_attempt_at TIMESTAMPTZ,
+  created_at TIMESTAMPTZ NOT NULL,
+  updated_at TIMESTAMPTZ NOT NULL,
+  finalized_at TIMESTAMPTZ
+);
+-- Exactly one charge per agreement period, whatever the number of workers racing for it.
+CREATE UNIQUE INDEX billing_charges_one_per_period ON billing_agreement_charges (billing_agreement_id, period_start);
+CREATE INDEX billing_charges_page ON billing_agreement_charges (account_id, created_at, id);
+CREATE INDEX billing_charges_agreement ON billing_agreement_charges (account_id, billing_agreement_id, created_at, id);

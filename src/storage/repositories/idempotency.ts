@@ -1,0 +1,90 @@
+import type { Kysely } from 'kysely';
+import type { IdempotencyRef, IdempotencyStore, StoredResponse } from '../../http/idempotency.js';
+import type { Database } from '../schema.js';
+
+export class KyselyIdempotencyStore implements IdempotencyStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  private where(ref: IdempotencyRef) {
+    return this.db
+      .selectFrom('idempotencyKeys')
+      .where('accountId', '=', ref.accountId)
+      .where('method', '=', ref.method)
+      .where('path', '=', ref.path)
+      .where('key', '=', ref.key);
+  }
+
+  async claim(
+    ref: IdempotencyRef,
+    requestHash: string,
+    times: { now: string; lockedUntil: string; expiresAt: string },
+  ): Promise<{ claimed: true } | { claimed: false; existing: StoredResponse }> {
+    const inserted = await this.db
+      .insertInto('idempotencyKeys')
+      .values({
+        ...ref,
+        requestHash,
+        state: 'in_flight',
+        lockedUntil: times.lockedUntil,
+        createdAt: times.now,
+        expiresAt: times.expiresAt,
+      })
+      .onConflict((oc) => oc.columns(['accountId', 'method', 'path', 'key']).doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimed: true };
+
+    // Take over a record that expired, or an in-flight claim abandoned by a crashed process.
+    const takeover = await this.db
+      .updateTable('idempotencyKeys')
+      .set({ requestHash, state: 'in_flight', responseStatus: null, responseBody: null, responseContentType: null, ...{ lockedUntil: times.lockedUntil, createdAt: times.now, expiresAt: times.expiresAt } })
+      .where('accountId', '=', ref.accountId)
+      .where('method', '=', ref.method)
+      .where('path', '=', ref.path)
+      .where('key', '=', ref.key)
+      .where((eb) => eb.or([eb('expiresAt', '<=', times.now), eb.and([eb('state', '=', 'in_flight'), eb('lockedUntil', '<=', times.now)])]))
+      .executeTakeFirst();
+    if (Number(takeover.numUpdatedRows) === 1) return { claimed: true };
+
+    const row = await this.where(ref).select(['requestHash', 'state', 'responseStatus', 'responseBody', 'responseContentType']).executeTakeFirst();
+    if (!row) return this.claim(ref, requestHash, times); // deleted in between (released): try again
+    return {
+      claimed: false,
+      existing: {
+        requestHash: row.requestHash,
+        state: row.state as StoredResponse['state'],
+        status: row.responseStatus,
+        body: row.responseBody,
+        contentType: row.responseContentType,
+      },
+    };
+  }
+
+  async complete(ref: IdempotencyRef, status: number, body: string, contentType: string): Promise<void> {
+    await this.db
+      .updateTable('idempotencyKeys')
+      .set({ state: 'completed', responseStatus: status, responseBody: body, responseContentType: contentType })
+      .where('accountId', '=', ref.accountId)
+      .where('method', '=', ref.method)
+      .where('path', '=', ref.path)
+      .where('key', '=', ref.key)
+      .execute();
+  }
+
+  async release(ref: IdempotencyRef): Promise<void> {
+    await this.db
+      .deleteFrom('idempotencyKeys')
+      .where('accountId', '=', ref.accountId)
+      .where('method', '=', ref.method)
+      .where('path', '=', ref.path)
+      .where('key', '=', ref.key)
+      .where('state', '=', 'in_flight')
+      .execute();
+  }
+
+  async sweep(now: string, limit: number): Promise<number> {
+    const expired = this.db.selectFrom('idempotencyKeys').select('key').where('expiresAt', '<=', now).limit(limit);
+    // Composite key: delete by expiry directly, bounded by a subquery on the same condition.
+    const result = await this.db.deleteFrom('idempotencyKeys').where('expiresAt', '<=', now).where('key', 'in', expired).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

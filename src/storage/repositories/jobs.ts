@@ -1,0 +1,174 @@
+import { sql, type Kysely } from 'kysely';
+import { newId } from '../../shared/ids.js';
+import type { Job, JobState, JobStore, NewJob } from '../../jobs/job.js';
+import type { Dialect } from '../connect.js';
+import type { Database, JobsTable } from '../schema.js';
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+const DEFAULT_MAX_ATTEMPTS = 25;
+
+function toJob(row: Pick<JobsTable, 'id' | 'kind' | 'payload' | 'state' | 'maxAttempts' | 'runAt' | 'lastError' | 'createdAt' | 'updatedAt'> & { attempts: number }): Job {
+  return {
+    id: row.id,
+    kind: row.kind,
+    payload: JSON.parse(row.payload),
+    state: row.state as JobState,
+    attempts: row.attempts,
+    maxAttempts: row.maxAttempts,
+    runAt: row.runAt,
+    lastError: row.lastError,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+export class KyselyJobStore implements JobStore {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+    private readonly now: () => number,
+    /** Called after an enqueue commits... or right away inside a transaction (the runner re-polls anyway). */
+    private readonly onEnqueue: () => void = () => undefined,
+  ) {}
+
+  async enqueue(job: NewJob): Promise<void> {
+    await this.enqueueMany([job]);
+  }
+
+  async enqueueMany(jobs: NewJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const now = this.now();
+    const rows = jobs.map((job) => ({
+      id: newId(),
+      kind: job.kind,
+      payload: JSON.stringify(job.payload ?? null),
+      state: 'queued',
+      dedupeKey: job.dedupeKey ?? null,
+      runAt: iso(job.runAt ?? now),
+      maxAttempts: job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      createdAt: iso(now),
+      updatedAt: iso(now),
+    }));
+    // Chunks keep each statement under the SQLite parameter limit.
+    for (let i = 0; i < rows.length; i += 500) {
+      await this.db.insertInto('jobs').values(rows.slice(i, i + 500)).onConflict((oc) => oc.column('dedupeKey').doNothing()).execute();
+    }
+    this.onEnqueue();
+  }
+
+  async claim(workerId: string, nowMs: number, leaseMs: number | Readonly<Record<string, number>>, limit: number, kinds: string[]): Promise<Job[]> {
+    if (kinds.length === 0 || limit <= 0) return [];
+    const now = iso(nowMs);
+    const leaseOf = (kind: string) => iso(nowMs + (typeof leaseMs === 'number' ? leaseMs : leaseMs[kind] ?? 30_000));
+    // Parameters inside CASE have no type of their own on PostgreSQL.
+    const at = (kind: string) => (this.dialect === 'postgres' ? sql`cast(${leaseOf(kind)} as timestamptz)` : sql`${leaseOf(kind)}`);
+    const due = this.db
+      .selectFrom('jobs')
+      .select('id')
+      .where('kind', 'in', kinds)
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('state', '=', 'queued'), eb('runAt', '<=', now)]),
+          eb.and([eb('state', '=', 'running'), eb('leaseUntil', '<', now)]),
+        ]),
+      )
+      .orderBy('runAt')
+      .limit(limit);
+    const rows = await this.db
+      .updateTable('jobs')
+      .set((eb) => ({
+        state: 'running',
+        leasedBy: workerId,
+        // Each kind's own lease: a crashed worker's short jobs (callbacks) come back soon, long ones (settlement) stay safe.
+        leaseUntil: typeof leaseMs === 'number'
+          ? leaseOf('')
+          : sql<string>`case ${sql.join(kinds.map((kind) => sql`when ${sql.ref('kind')} = ${kind} then ${at(kind)}`), sql` `)} else ${at('')} end`,
+        attempts: eb('attempts', '+', 1),
+        updatedAt: now,
+      }))
+      .where('id', 'in', this.dialect === 'postgres' ? due.forUpdate().skipLocked() : due)
+      .returningAll()
+      .execute();
+    return rows.map(toJob);
+  }
+
+  async complete(id: string, workerId: string, nowMs: number): Promise<void> {
+    await this.db
+      .updateTable('jobs')
+      .set({ state: 'done', leaseUntil: null, leasedBy: null, finishedAt: iso(nowMs), updatedAt: iso(nowMs) })
+      .where('id', '=', id)
+      .where('leasedBy', '=', workerId)
+      .execute();
+  }
+
+  async fail(id: string, workerId: string, nowMs: number, error: string, retryAt: number | null): Promise<void> {
+    await this.db
+      .updateTable('jobs')
+      .set({
+        state: retryAt === null ? 'dead' : 'queued',
+        runAt: retryAt === null ? iso(nowMs) : iso(retryAt),
+        lastError: error,
+        leaseUntil: null,
+        leasedBy: null,
+        updatedAt: iso(nowMs),
+        finishedAt: retryAt === null ? iso(nowMs) : null,
+      })
+      .where('id', '=', id)
+      .where('leasedBy', '=', workerId)
+      .execute();
+  }
+
+  async releaseLeases(workerId: string, nowMs: number): Promise<number> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set((eb) => ({ state: 'queued', leaseUntil: null, leasedBy: null, attempts: eb('attempts', '-', 1), updatedAt: iso(nowMs) }))
+      .where('leasedBy', '=', workerId)
+      .where('state', '=', 'running')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  async nextDueAt(kinds: string[]): Promise<number | null> {
+    if (kinds.length === 0) return null;
+    const row = await this.db
+      .selectFrom('jobs')
+      .select('runAt')
+      .where('state', '=', 'queued')
+      .where('kind', 'in', kinds)
+      .orderBy('runAt')
+      .limit(1)
+      .executeTakeFirst();
+    return row ? Date.parse(row.runAt) : null;
+  }
+
+  async countsByState(): Promise<Array<{ kind: string; state: string; count: number }>> {
+    const rows = await this.db
+      .selectFrom('jobs')
+      .select(['kind', 'state', sql<number>`count(*)`.as('count')])
+      .where('state', '!=', 'done')
+      .groupBy(['kind', 'state'])
+      .execute();
+    return rows.map((r) => ({ kind: r.kind, state: r.state, count: Number(r.count) }));
+  }
+
+  async listDead(limit: number): Promise<Job[]> {
+    const rows = await this.db.selectFrom('jobs').selectAll().where('state', '=', 'dead').orderBy('updatedAt', 'desc').limit(limit).execute();
+    return rows.map(toJob);
+  }
+
+  async retryDead(id: string, nowMs: number): Promise<boolean> {
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ state: 'queued', attempts: 0, runAt: iso(nowMs), finishedAt: null, updatedAt: iso(nowMs) })
+      .where('id', '=', id)
+      .where('state', '=', 'dead')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async purgeFinished(beforeMs: number, limit: number): Promise<number> {
+    const ids = this.db.selectFrom('jobs').select('id').where('state', '=', 'done').where('finishedAt', '<', iso(beforeMs)).limit(limit);
+    const result = await this.db.deleteFrom('jobs').where('id', 'in', ids).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+}

@@ -1,0 +1,27 @@
+import type { Kysely } from 'kysely';
+import type { ClockStore } from '../../clock.js';
+import type { Database } from '../schema.js';
+
+const CLOCK_OFFSET = 'clock.offset_ms';
+
+/** Key/value settings; holds the sandbox clock offset shared by every process. */
+export class KyselySettings implements ClockStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async get(key: string): Promise<string | null> {
+    const row = await this.db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+    return row?.value ?? null;
+  }
+
+  async set(key: string, value: string): Promise<void> {
+    await this.db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
+  }
+
+  async loadOffsetMs(): Promise<number> {
+    return Number((await this.get(CLOCK_OFFSET)) ?? 0);
+  }
+
+  async saveOffsetMs(offsetMs: number): Promise<void> {
+    await this.set(CLOCK_OFFSET, String(Math.round(offsetMs)));
+  }
+}

@@ -1,0 +1,251 @@
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type {
+  DeliveryAttempt, DeliveryState, PauseReason, Webhook, WebhookDelivery, WebhookEvent,
+} from '../../modules/webhooks/webhook.js';
+import type { DeliveryWithAttempts, OutboxEventRow, StoredWebhook, WebhooksRepository } from '../../modules/webhooks/webhooks.repository.js';
+import type { Dialect } from '../connect.js';
+import type { Database, WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhooksTable } from '../schema.js';
+
+/**
+ * How far behind the newest fanned-out event the relay looks again for events not handled yet.
+ * An event is written with its change, so it commits within moments of its created_at; this
+ * margin covers slow commits and keeps each scan small however large the outbox grows.
+ */
+const RELAY_LOOKBACK_MS = 2 * 60_000;
+
+function toWebhook(row: Selectable<WebhooksTable>): StoredWebhook {
+  return {
+    id: row.id,
+    accountId: row.accountId,
+    url: row.url,
+    events: JSON.parse(row.events) as WebhookEvent[],
+    pausedAt: row.pausedAt,
+    pauseReason: row.pauseReason as PauseReason | null,
+    resumedAt: row.resumedAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    secretSealed: row.secretSealed,
+    deletedAt: row.deletedAt,
+  };
+}
+
+const publicWebhook = ({ secretSealed: _s, deletedAt: _d, ...webhook }: StoredWebhook): Webhook => webhook;
+
+function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
+  return {
+    id: row.id,
+    webhookId: row.webhookId,
+    accountId: row.accountId,
+    eventId: row.eventId,
+    event: row.event,
+    body: row.body,
+    state: row.state as DeliveryState,
+    attempts: row.attempts,
+    nextAttemptAt: row.nextAttemptAt,
+    lastAttemptAt: row.lastAttemptAt,
+    createdAt: row.createdAt,
+    finishedAt: row.finishedAt,
+  };
+}
+
+function toAttempt(row: Selectable<WebhookDeliveryAttemptsTable>): DeliveryAttempt {
+  return {
+    id: row.id,
+    deliveryId: row.deliveryId,
+    webhookId: row.webhookId,
+    attempt: row.attempt,
+    success: row.success === 1,
+    httpStatus: row.httpStatus,
+    error: row.error,
+    durationMs: row.durationMs,
+    attemptedAt: row.attemptedAt,
+  };
+}
+
+export class KyselyWebhooksRepository implements WebhooksRepository {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  async lockAccount(accountId: string): Promise<void> {
+    // SQLite runs one write transaction at a time; PostgreSQL takes a per-merchant lock held to commit
+    // (an advisory lock, so that nothing else touching the account row waits on it).
+    if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtextextended(${`webhooks:${accountId}`}, 0))`.execute(this.db);
+  }
+
+  async lockWebhook(id: string): Promise<void> {
+    // NO KEY UPDATE: does not block deliveries being inserted for the webhook (they take KEY SHARE).
+    if (this.dialect === 'postgres') await this.db.selectFrom('webhooks').select('id').where('id', '=', id).forNoKeyUpdate().execute();
+  }
+
+  async countLive(accountId: string): Promise<number> {
+    const row = await this.db.selectFrom('webhooks').select(sql<number>`count(*)`.as('n')).where('accountId', '=', accountId).where('deletedAt', 'is', null).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async insert(webhook: Webhook, secretSealed: string): Promise<void> {
+    await this.db.insertInto('webhooks').values({ ...webhook, events: JSON.stringify(webhook.events), secretSealed, deletedAt: null }).execute();
+  }
+
+  async findById(accountId: string, id: string): Promise<StoredWebhook | null> {
+    const row = await this.db.selectFrom('webhooks').selectAll().where('id', '=', id).where('accountId', '=', accountId).where('deletedAt', 'is', null).executeTakeFirst();
+    return row ? toWebhook(row) : null;
+  }
+
+  async findForDelivery(id: string): Promise<StoredWebhook | null> {
+    const row = await this.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toWebhook(row) : null;
+  }
+
+  async list(accountId: string, offset: number, limit: number) {
+    const live = this.db.selectFrom('webhooks').where('accountId', '=', accountId).where('deletedAt', 'is', null);
+    const [rows, count] = await Promise.all([
+      live.selectAll().orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute(),
+      live.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { items: rows.map((r) => publicWebhook(toWebhook(r))), total: Number(count.n) };
+  }
+
+  async markDeleted(accountId: string, id: string, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('webhooks')
+      .set({ deletedAt: now, updatedAt: now })
+      .where('id', '=', id)
+      .where('accountId', '=', accountId)
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async pause(id: string, reason: PauseReason, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('webhooks')
+      .set({ pausedAt: now, pauseReason: reason, updatedAt: now })
+      .where('id', '=', id)
+      .where('pausedAt', 'is', null)
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async resume(accountId: string, id: string, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('webhooks')
+      .set({ pausedAt: null, pauseReason: null, resumedAt: now, updatedAt: now })
+      .where('id', '=', id)
+      .where('accountId', '=', accountId)
+      .where('pausedAt', 'is not', null)
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async activeWebhooks(accountId: string): Promise<Webhook[]> {
+    const rows = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('accountId', '=', accountId)
+      .where('deletedAt', 'is', null)
+      .where('pausedAt', 'is', null)
+      .orderBy('createdAt')
+      .execute();
+    return rows.map((r) => publicWebhook(toWebhook(r)));
+  }
+
+  async unfannedEvents(limit: number): Promise<OutboxEventRow[]> {
+    const newest = await this.db.selectFrom('webhookEventFanouts').select((eb) => eb.fn.max('eventCreatedAt').as('at')).executeTakeFirst();
+    const since = newest?.at ? new Date(Date.parse(newest.at) - RELAY_LOOKBACK_MS).toISOString() : null;
+    let query = this.db
+      .selectFrom('events as e')
+      .select(['e.id', 'e.accountId', 'e.event', 'e.data', 'e.createdAt'])
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('webhookEventFanouts as f').select('f.eventId').whereRef('f.eventId', '=', 'e.id'))))
+      .orderBy('e.createdAt')
+      .orderBy('e.id')
+      .limit(limit);
+    if (since) query = query.where('e.createdAt', '>=', since);
+    const rows = await query.execute();
+    return rows.map((r) => ({ id: r.id, accountId: r.accountId, event: r.event, data: JSON.parse(r.data) as unknown, createdAt: r.createdAt }));
+  }
+
+  async claimFanout(event: Pick<OutboxEventRow, 'id' | 'createdAt'>, deliveries: number, now: string): Promise<boolean> {
+    const rows = await this.db
+      .insertInto('webhookEventFanouts')
+      .values({ eventId: event.id, eventCreatedAt: event.createdAt, deliveries, createdAt: now })
+      .onConflict((oc) => oc.column('eventId').doNothing())
+      .returning('eventId')
+      .execute();
+    return rows.length === 1;
+  }
+
+  async insertDeliveries(deliveries: WebhookDelivery[]): Promise<void> {
+    // Chunks keep each statement under the SQLite parameter limit.
+    for (let i = 0; i < deliveries.length; i += 500) await this.db.insertInto('webhookDeliveries').values(deliveries.slice(i, i + 500)).execute();
+  }
+
+  async findDelivery(id: string): Promise<WebhookDelivery | null> {
+    const row = await this.db.selectFrom('webhookDeliveries').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? toDelivery(row) : null;
+  }
+
+  async recordAttempt(attempt: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>): Promise<DeliveryState | null> {
+    // The attempt count is the guard: only one worker records attempt n.
+    const guarded = await this.db
+      .updateTable('webhookDeliveries')
+      .set({ attempts: attempt.attempt, lastAttemptAt: attempt.attemptedAt })
+      .where('id', '=', attempt.deliveryId)
+      .where('attempts', '=', attempt.attempt - 1)
+      .executeTakeFirst();
+    if (Number(guarded.numUpdatedRows) !== 1) return null;
+    await this.db.insertInto('webhookDeliveryAttempts').values({ ...attempt, success: attempt.success ? 1 : 0 }).execute();
+    // The outcome applies only while PENDING: a delete or pause during the send has already cancelled it.
+    const updated = await this.db
+      .updateTable('webhookDeliveries')
+      .set(update)
+      .where('id', '=', attempt.deliveryId)
+      .where('state', '=', 'PENDING')
+      .returning('state')
+      .execute();
+    if (updated[0]) return updated[0].state as DeliveryState;
+    const current = await this.db.selectFrom('webhookDeliveries').select('state').where('id', '=', attempt.deliveryId).executeTakeFirstOrThrow();
+    return current.state as DeliveryState;
+  }
+
+  async cancelPending(webhookId: string, now: string): Promise<number> {
+    const result = await this.db
+      .updateTable('webhookDeliveries')
+      .set({ state: 'CANCELLED', nextAttemptAt: null, finishedAt: now })
+      .where('webhookId', '=', webhookId)
+      .where('state', '=', 'PENDING')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  }
+
+  async attemptStats(webhookId: string, since: string): Promise<{ total: number; failed: number }> {
+    const row = await this.db
+      .selectFrom('webhookDeliveryAttempts')
+      .select([sql<number>`count(*)`.as('total'), sql<number>`coalesce(sum(case when success = 0 then 1 else 0 end), 0)`.as('failed')])
+      .where('webhookId', '=', webhookId)
+      .where('attemptedAt', '>=', since)
+      .executeTakeFirstOrThrow();
+    return { total: Number(row.total), failed: Number(row.failed) };
+  }
+
+  async listDeliveries(webhookId: string, offset: number, limit: number): Promise<{ items: DeliveryWithAttempts[]; total: number }> {
+    const [rows, count] = await Promise.all([
+      this.db.selectFrom('webhookDeliveries').selectAll().where('webhookId', '=', webhookId).orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute(),
+      this.db.selectFrom('webhookDeliveries').select(sql<number>`count(*)`.as('n')).where('webhookId', '=', webhookId).executeTakeFirstOrThrow(),
+    ]);
+    const ids = rows.map((r) => r.id);
+    const attempts = ids.length
+      ? await this.db.selectFrom('webhookDeliveryAttempts').selectAll().where('deliveryId', 'in', ids).orderBy('attempt').execute()
+      : [];
+    const byDelivery = new Map<string, DeliveryAttempt[]>();
+    for (const a of attempts) {
+      const list = byDelivery.get(a.deliveryId) ?? [];
+      list.push(toAttempt(a));
+      byDelivery.set(a.deliveryId, list);
+    }
+    return { items: rows.map((r) => ({ ...toDelivery(r), attemptLog: byDelivery.get(r.id) ?? [] })), total: Number(count.n) };
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * The storage adapter: every repository bound to either the pool or one database transaction.
+ * `store.transaction(fn)` gives `fn` the same repositories running inside one commit, so that a
+ * state change and the jobs it causes are written together or not at all.
+ */
+import { CamelCasePlugin, Kysely } from 'kysely';
+import type { JobStore } from '../jobs/job.js';
+import type { AccountsRepository } from '../modules/accounts/accounts.repository.js';
+import type { PointsOfSaleRepository } from '../modules/points-of-sale/points-of-sale.repository.js';
+import type { TerminalsRepository } from '../modules/terminals/terminals.repository.js';
+import type { TransactionsRepository } from '../modules/transactions/transactions.repository.js';
+import type { PaymentMethodsRepository } from '../modules/payment-methods/payment-methods.repository.js';
+import type { NotificationsRepository } from '../delivery/notification.js';
+import type { SalesRepository } from '../modules/sales/sales.repository.js';
+import type { EventOutbox } from '../modules/events/event-outbox.js';
+import type { LifecycleRepository } from '../modules/operations/operations.repository.js';
+import type { SubscriptionsRepository } from '../modules/subscriptions/subscriptions.repository.js';
+import type { SessionsRepository } from '../modules/sessions/sessions.repository.js';
+import type { WebhooksRepository } from '../modules/webhooks/webhooks.repository.js';
+import type { BillingPlansRepository } from '../modules/billing/plans.repository.js';
+import type { BillingAgreementsRepository } from '../modules/billing/agreements.repository.js';
+import type { BillingChargesRepository } from '../modules/billing/charges.repository.js';
+import type { Connection, Dialect } from './connect.js';
+import { KyselyAccountsRepository } from './repositories/accounts.js';
+import { KyselyIdempotencyStore } from './repositories/idempotency.js';
+import { KyselyJobStore } from './repositories/jobs.js';
+import { KyselyPointsOfSaleRepository } from './repositories/points-of-sale.js';
+import { KyselySettings } from './repositories/settings.js';
+import { KyselyTerminalsRepository } from './repositories/terminals.js';
+import { KyselyTransactionsRepository } from './repositories/transactions.js';
+import { KyselyPaymentMethodsRepository } from './repositories/payment-methods.js';
+import { KyselyNotificationsRepository } from './repositories/notifications.js';
+import { KyselySalesRepository } from './repositories/sales.js';
+import { KyselyEventOutbox } from './repositories/events.js';
+import { KyselyLifecycleRepository } from './repositories/lifecycle.js';
+import { KyselySubscriptionsRepository } from './repositories/subscriptions.js';
+import { KyselySessionsRepository } from './repositories/sessions.js';
+import { KyselyWebhooksRepository } from './repositories/webhooks.js';
+import { KyselyBillingPlansRepository } from './repositories/billing-plans.js';
+import { KyselyBillingAgreementsRepository } from './repositories/billing-agreements.js';
+import { KyselyBillingChargesRepository } from './repositories/billing-charges.js';
+import { KyselySettlementsRepository } from './repositories/settlements.js';
+import type { SettlementsRepository } from '../modules/settlements/settlements.repository.js';
+import type { PaymentLinksRepository } from '../modules/payment-links/payment-links.repository.js';
+import { KyselyPaymentLinksRepository } from './repositories/payment-links.js';
+import type { Database } from './schema.js';
+import { groupCommitDialect, WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
+
+export interface Repositories {
+  billingPlans: BillingPlansRepository;
+  billingAgreements: BillingAgreementsRepository;
+  billingCharges: BillingChargesRepository;
+  settlements: SettlementsRepository;
+  webhooks: WebhooksRepository;
+  accounts: AccountsRepository;
+  pointsOfSale: PointsOfSaleRepository;
+  terminals: TerminalsRepository;
+  transactions: TransactionsRepository;
+  paymentMethods: PaymentMethodsRepository;
+  notifications: NotificationsRepository;
+  sales: SalesRepository;
+  jobs: JobStore;
+  lifecycle: LifecycleRepository;
+  events: EventOutbox;
+  settings: KyselySettings;
+  subscriptions: SubscriptionsRepository;
+  sessions: SessionsRepository;
+  paymentLinks: PaymentLinksRepository;
+}
+
+export interface Store extends Repositories {
+  readonly dialect: Dialect;
+  readonly db: Kysely<Database>;
+  readonly idempotency: KyselyIdempotencyStore;
+  /** SQLite: the group commit every write goes through (null on PostgreSQL, whose pool commits concurrently). */
+  readonly batcher: WriteBatcher | null;
+  /** One unit of work: on SQLite group-committed with others (see write-batcher.ts), on PostgreSQL one pool transaction. */
+  transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  now(): number;
+  /** Called when jobs were enqueued (the runner wakes up). */
+  onEnqueue?: () => void;
+  /** SQLite group commit settings (tests). */
+  batcher?: WriteBatcherOptions;
+}
+
+function repositories(db: Kysely<Database>, dialect: Dialect, options: StoreOptions, onEnqueue: () => void): Repositories {
+  return {
+    billingPlans: new KyselyBillingPlansRepository(db),
+    billingAgreements: new KyselyBillingAgreementsRepository(db),
+    billingCharges: new KyselyBillingChargesRepository(db),
+    settlements: new KyselySettlementsRepository(db),
+    webhooks: new KyselyWebhooksRepository(db, dialect),
+    accounts: new KyselyAccountsRepository(db),
+    pointsOfSale: new KyselyPointsOfSaleRepository(db),
+    terminals: new KyselyTerminalsRepository(db),
+    transactions: new KyselyTransactionsRepository(db),
+    paymentMethods: new KyselyPaymentMethodsRepository(db),
+    notifications: new KyselyNotificationsRepository(db),
+    sales: new KyselySalesRepository(db),
+    jobs: new KyselyJobStore(db, dialect, options.now, onEnqueue),
+    lifecycle: new KyselyLifecycleRepository(db),
+    events: new KyselyEventOutbox(db, options.now),
+    settings: new KyselySettings(db),
+    subscriptions: new KyselySubscriptionsRepository(db),
+    sessions: new KyselySessionsRepository(db),
+    paymentLinks: new KyselyPaymentLinksRepository(db),
+  };
+}
+
+export function createStore(connection: Connection, options: StoreOptions): Store {
+  const notify = () => options.onEnqueue?.();
+  if (connection.statements) return createSqliteStore(connection, connection.statements, options, notify);
+  const base = repositories(connection.db, connection.dialect, options, notify);
+  return {
+    ...base,
+    dialect: connection.dialect,
+    db: connection.db,
+    idempotency: new KyselyIdempotencyStore(connection.db),
+    batcher: null,
+    async transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {
+      let enqueued = false;
+      const result = await connection.db.transaction().execute((trx) => fn(repositories(trx, connection.dialect, options, () => { enqueued = true; })));
+      // Wake the runner only after the commit, so that it can see the new jobs.
+      if (enqueued) notify();
+      return result;
+    },
+    ping: () => connection.ping(),
+    close: () => connection.close(),
+  };
+}
+
+/**
+ * SQLite: every write is group-committed. Transactions are closures of the batcher; the
+ * repositories outside a transaction sit on a Kysely whose write statements each become a unit
+ * of work of the next group commit (idempotency claims, job claims and completions, ...).
+ */
+function createSqliteStore(connection: Connection, statements: NonNullable<Connection['statements']>, options: StoreOptions, notify: () => void): Store {
+  const batcher = new WriteBatcher(connection.db, statements, options.batcher);
+  const batched = new Kysely<Database>({ dialect: groupCommitDialect(batcher), plugins: [new CamelCasePlugin()] });
+  const base = repositories(batched, connection.dialect, options, notify);
+  return {
+    ...base,
+    dialect: connection.dialect,
+    db: connection.db,
+    idempotency: new KyselyIdempotencyStore(batched),
+    batcher,
+    async transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {
+      let enqueued = false;
+      const result = await batcher.run((conn) => fn(repositories(conn, connection.dialect, options, () => { enqueued = true; })));
+      // Resolved after the group commit: the runner can see the new jobs.
+      if (enqueued) notify();
+      return result;
+    },
+    ping: () => connection.ping(),
+    async close() {
+      await batcher.drain();
+      await connection.close();
+    },
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * Configuration (INTERFACE §10): defaults, every variable validated, a bad value → ConfigError
+ * naming it, and the real entry point printing exactly one clear line for it (no stack trace).
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+function expectConfigError(env: Record<string, string>, variable: string): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, `expected ConfigError for ${JSON.stringify(env)}, got ${String(err)}`);
+    assert.equal(err.variable, variable);
+    assert.ok(err.message.startsWith(`${variable}: `), err.message);
+    return err;
+  }
+  assert.fail(`${JSON.stringify(env)} should be refused`);
+}
+
+describe('loadConfig', () => {
+  test('defaults', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '127.0.0.1');
+    assert.deepEqual(config.database, { kind: 'sqlite', path: path.resolve('data/payments.db') });
+    assert.equal(config.dataDir, path.resolve('data'));
+    assert.equal(config.operatorKey, null);
+    assert.equal(config.sandbox, true);
+    assert.equal(config.sandboxLatencyMs, 50);
+    assert.equal(config.rateLimits, 'default');
+    assert.equal(config.allowPrivateUrls, false);
+    assert.equal(config.vaultKey, null);
+    assert.equal(config.publicUrl, 'http://127.0.0.1:8080');
+  });
+
+  test('valid values of every variable', () => {
+    const key = 'ab'.repeat(32);
+    const config = loadConfig({
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://u:p@db.internal:5432/payments',
+      PAYMENTS_OPERATOR_KEY: 'op_0123456789abcdef',
+      PAYMENTS_SANDBOX: '0',
+      PAYMENTS_SANDBOX_LATENCY_MS: '0',
+      PAYMENTS_RATE_LIMITS: 'off',
+      PAYMENTS_ALLOW_PRIVATE_URLS: 'true',
+      PAYMENTS_VAULT_KEY: key,
+      PAYMENTS_PUBLIC_URL: 'https://pay.example.com/',
+    });
+    assert.equal(config.port, 9000);
+    assert.equal(config.host, '0.0.0.0');
+    assert.deepEqual(config.database, { kind: 'postgres', url: 'postgres://u:p@db.internal:5432/payments' });
+    assert.equal(config.operatorKey, 'op_0123456789abcdef');
+    assert.equal(config.sandbox, false);
+    assert.equal(config.sandboxLatencyMs, 0);
+    assert.equal(config.rateLimits, 'off');
+    assert.equal(config.allowPrivateUrls, true);
+    assert.deepEqual(config.vaultKey, Buffer.from(key, 'hex'));
+    assert.equal(config.publicUrl, 'https://pay.example.com', 'trailing slash dropped');
+    assert.equal(loadConfig({ PAYMENTS_VAULT_KEY: Buffer.alloc(32, 7).toString('base64') }).vaultKey?.length, 32, 'base64 key');
+    assert.equal(loadConfig({ HOST: '::1', PORT: '81' }).publicUrl, 'http://[::1]:81');
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:/var/lib/payments/p.db' }).database, { kind: 'sqlite', path: '/var/lib/payments/p.db' });
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'sqlite:///var/lib/p.db' }).database, { kind: 'sqlite', path: '/var/lib/p.db' });
+    assert.deepEqual(loadConfig({ DATABASE_URL: 'postgresql://localhost/x' }).database.kind, 'postgres');
+    assert.equal(loadConfig({ DATABASE_URL: './x/y.db' }).dataDir, path.resolve('x'));
+  });
+
+  const bad: Array<[string, string]> = [
+    ['PORT', 'abc'],
+    ['PORT', '-1'],
+    ['PORT', '65536'],
+    ['PORT', '80.5'],
+    ['PORT', '1e3'],
+    ['HOST', 'http://localhost'],
+    ['HOST', 'localhost:8080'],
+    ['HOST', 'two words'],
+    ['DATABASE_URL', 'mysql://localhost/x'],
+    ['DATABASE_URL', 'sqlite:'],
+    ['DATABASE_URL', 'postgres://exa mple/x'],
+    ['PAYMENTS_OPERATOR_KEY', 'short'],
+    ['PAYMENTS_OPERATOR_KEY', 'has a space in it, sadly'],
+    ['PAYMENTS_SANDBOX', 'maybe'],
+    ['PAYMENTS_SANDBOX_LATENCY_MS', 'fast'],
+    ['PAYMENTS_SANDBOX_LATENCY_MS', '-5'],
+    ['PAYMENTS_RATE_LIMITS', 'strict'],
+    ['PAYMENTS_ALLOW_PRIVATE_URLS', '2'],
+    ['PAYMENTS_VAULT_KEY', 'too-short'],
+    ['PAYMENTS_VAULT_KEY', 'ab'.repeat(31)],
+    ['PAYMENTS_PUBLIC_URL', 'not a url'],
+    ['PAYMENTS_PUBLIC_URL', 'ftp://example.com'],
+    ['LOG_LEVEL', 'loud'],
+    ['PAYMENTS_WORKERS', 'sometimes'],
+    ['PAYMENTS_SHUTDOWN_TIMEOUT_MS', 'soon'],
+  ];
+  for (const [variable, value] of bad) {
+    test(`${variable}=${JSON.stringify(value)} → ConfigError naming ${variable}`, () => {
+      const err = expectConfigError({ [variable]: value }, variable);
+      assert.ok(!err.message.includes('\n'), 'one line');
+    });
+  }
+
+  test('an empty value means the default', () => {
+    assert.equal(loadConfig({ PORT: '', PAYMENTS_SANDBOX: '', PAYMENTS_RATE_LIMITS: '' }).port, 8080);
+  });
+});
+
+function run(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('the entry point with a bad value', () => {
+  test('PORT=banana: exit non-zero with exactly one clear stderr line and no stack trace', async () => {
+    const { code, stdout, stderr } = await run({ PORT: 'banana', DATABASE_URL: '/nonexistent-never-opened/p.db' });
+    assert.notEqual(code, 0);
+    const lines = stderr.split('\n').filter((l) => l.trim() !== '');
+    assert.equal(lines.length, 1, `stderr: ${stderr}`);
+    assert.match(lines[0]!, /PORT/);
+    assert.match(lines[0]!, /banana/);
+    assert.doesNotMatch(stderr, /\bat .+:\d+:\d+/, 'no stack trace');
+    assert.equal(stdout, '');
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * Fixtures for the foundation suites: a migrated store on either database with a settable clock,
+ * and factories for rows that no public foundation route creates (transactions, operations).
+ */
+import { connect } from '../../src/storage/connect.js';
+import { migrate } from '../../src/storage/migrate.js';
+import { createStore, type Store } from '../../src/storage/store.js';
+import { newId, newTransactionId } from '../../src/shared/ids.js';
+import type { Operation } from '../../src/modules/transactions/transaction.js';
+import type { NewTransaction } from '../../src/modules/transactions/transactions.repository.js';
+import { createTestDatabase, type StoreKind, type TestDatabase } from '../support/stores.js';
+
+export interface TestStore {
+  store: Store;
+  database: TestDatabase;
+  /** The store's notion of now (ms); tests move it by assigning. */
+  clock: { ms: number };
+  close(): Promise<void>;
+}
+
+export const T0 = Date.parse('2030-01-01T00:00:00.000Z');
+export const iso = (ms: number): string => new Date(ms).toISOString();
+
+export async function openTestStore(kind: StoreKind): Promise<TestStore> {
+  const database = await createTestDatabase(kind);
+  const connection = connect(database.config, database.schema ? { schema: database.schema } : {});
+  await migrate(connection);
+  const clock = { ms: T0 };
+  const store = createStore(connection, { now: () => clock.ms });
+  return {
+    store,
+    database,
+    clock,
+    async close() {
+      await store.close();
+      await database.drop();
+    },
+  };
+}
+
+/** An account row, created straight through the repository (ACTIVE unless told otherwise). */
+export async function seedAccount(store: Store, createdAt = iso(T0), name = `acct-${newId().slice(0, 6)}`) {
+  const account = await store.accounts.insert({
+    id: newId(),
+    name,
+    email: `${name}@example.com`,
+    currencyCode: 'DKK',
+    timezone: 'UTC',
+    language: null,
+    domain: 'example.com',
+    createdAt,
+  });
+  await store.accounts.setStatus(account.id, 'ACTIVE', createdAt);
+  return account;
+}
+
+export function newTransaction(accountId: string, pointOfSaleId: string, overrides: Partial<NewTransaction> = {}): NewTransaction {
+  const createdAt = overrides.createdAt ?? iso(T0);
+  return {
+    id: newTransactionId(),
+    accountId,
+    pointOfSaleId,
+    terminalId: null,
+    sessionId: null,
+    subscriptionId: null,
+    billingAgreementChargeId: null,
+    paymentMethodId: null,
+    paymentMethodType: 'CARD',
+    paymentMethodSubType: 'VISA',
+    paymentMethodExpiry: null,
+    paymentMethodDisplayText: null,
+    paymentMethodHolderName: null,
+    customerId: null,
+    type: 'PAYMENT',
+    flow: 'MIT',
+    state: 'SUCCESS',
+    errorCode: null,
+    externalStatusCodes: null,
+    scaMode: null,
+    amount: 1000,
+    fee: 0,
+    currency: 'DKK',
+    instantCapture: null,
+    notificationUrl: null,
+    reference: null,
+    textOnStatement: null,
+    descriptor: null,
+    exemptions: null,
+    attributes: null,
+    clientIp: null,
+    clientCountry: null,
+    acquirer: null,
+    acquirerReference: null,
+    updatedAt: createdAt,
+    finalizedAt: null,
+    ...overrides,
+    createdAt,
+  } as NewTransaction;
+}
+
+export function newOperation(tx: { id: string; accountId: string; pointOfSaleId: string }, overrides: Partial<Operation> = {}): Operation {
+  return {
+    id: newId(),
+    accountId: tx.accountId,
+    transactionId: tx.id,
+    pointOfSaleId: tx.pointOfSaleId,
+    type: 'CAPTURE',
+    state: 'SUCCESS',
+    amount: 500,
+    referenceOperationId: null,
+    errorCode: null,
+    externalStatusCodes: null,
+    acquirerReference: null,
+    createdAt: iso(T0),
+    finalizedAt: iso(T0),
+    ...overrides,
+  };
+}

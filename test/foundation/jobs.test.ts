@@ -1,0 +1,231 @@
+/**
+ * The job runner on both stores: retries with backoff, dead letter after the definition's
+ * maxAttempts, a crashed worker's lease picked up again, clock jumps and graceful stop.
+ */
+import assert from 'node:assert/strict';
+import { after, afterEach, before, describe, test } from 'node:test';
+import { ServiceClock } from '../../src/clock.js';
+import { exponentialBackoff, type JobDefinition, RetryLater } from '../../src/jobs/job.js';
+import { JobRunner } from '../../src/jobs/runner.js';
+import { createLogger } from '../../src/logger.js';
+import { newId } from '../../src/shared/ids.js';
+import { availableStores } from '../support/stores.js';
+import { openTestStore, type TestStore } from './fixtures.js';
+
+const logger = createLogger('silent');
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+test('exponential backoff doubles from the base and stops at the cap', () => {
+  const backoff = exponentialBackoff(1000, 10_000);
+  assert.deepEqual([1, 2, 3, 4, 5, 9].map(backoff), [1000, 2000, 4000, 8000, 10_000, 10_000]);
+});
+
+for (const kind of await availableStores()) {
+  describe(`job runner (${kind})`, () => {
+    let t: TestStore;
+    const runners: JobRunner[] = [];
+    const fakeClock = () => ({ now: () => t.clock.ms, nowIso: () => new Date(t.clock.ms).toISOString() });
+    const runner = (definitions: JobDefinition<never>[], options: Partial<ConstructorParameters<typeof JobRunner>[0]> = {}) => {
+      const r = new JobRunner({ store: t.store.jobs, clock: fakeClock(), logger, definitions, ...options });
+      runners.push(r);
+      return r;
+    };
+    const stateOf = async (id: string) =>
+      await t.store.db.selectFrom('jobs').select(['state', 'attempts', 'runAt', 'lastError']).where('id', '=', id).executeTakeFirstOrThrow();
+    const jobIdOf = async (kind: string) => (await t.store.db.selectFrom('jobs').select('id').where('kind', '=', kind).executeTakeFirstOrThrow()).id;
+
+    before(async () => {
+      t = await openTestStore(kind);
+    });
+    afterEach(async () => {
+      for (const r of runners.splice(0)) await r.stop(100);
+    });
+    after(() => t.close());
+
+    test('a failing job is retried after its backoff and completes; the handler sees the attempt number', async () => {
+      const kind = `retry.${newId()}`;
+      const attempts: number[] = [];
+      const r = runner([
+        {
+          kind,
+          maxAttempts: 5,
+          leaseMs: 30_000,
+          backoff: (n) => n * 10_000,
+          async handle(_payload, ctx) {
+            attempts.push(ctx.attempt);
+            if (ctx.attempt < 3) throw new Error(`failure ${ctx.attempt}`);
+          },
+        } as JobDefinition<never>,
+      ]);
+      await t.store.jobs.enqueue({ kind, payload: { x: 1 } });
+      const id = await jobIdOf(kind);
+      const start = t.clock.ms;
+      assert.equal(await r.drain(), 1);
+      let row = await stateOf(id);
+      assert.deepEqual([row.state, row.attempts, row.lastError], ['queued', 1, 'failure 1']);
+      assert.equal(Date.parse(row.runAt), start + 10_000, 'first backoff');
+      assert.equal(await r.drain(), 0, 'not due before the backoff');
+      t.clock.ms = start + 10_000;
+      await r.drain();
+      row = await stateOf(id);
+      assert.equal(Date.parse(row.runAt), start + 10_000 + 20_000, 'second backoff is longer');
+      t.clock.ms = start + 30_000;
+      await r.drain();
+      assert.equal((await stateOf(id)).state, 'done');
+      assert.deepEqual(attempts, [1, 2, 3]);
+    });
+
+    test("dead-letters after the definition's maxAttempts (not the store's default of 25)", async () => {
+      const kind = `dead.${newId()}`;
+      let calls = 0;
+      const r = runner([
+        {
+          kind,
+          maxAttempts: 3,
+          leaseMs: 30_000,
+          backoff: () => 1,
+          async handle() {
+            calls++;
+            throw new Error('always');
+          },
+        } as JobDefinition<never>,
+      ]);
+      await t.store.jobs.enqueue({ kind, payload: null });
+      const id = await jobIdOf(kind);
+      for (let i = 0; i < 6; i++) {
+        await r.drain();
+        t.clock.ms += 10;
+      }
+      assert.equal(calls, 3);
+      const row = await stateOf(id);
+      assert.deepEqual([row.state, row.attempts, row.lastError], ['dead', 3, 'always']);
+      assert.ok((await t.store.jobs.listDead(1000)).some((j) => j.id === id));
+      assert.equal(await t.store.jobs.retryDead(id, t.clock.ms), true);
+      await r.drain();
+      assert.equal(calls, 4, 'an operator retry runs it again');
+    });
+
+    test('RetryLater sets its own delay; a job with no handler is retried, then dead', async () => {
+      const kind = `later.${newId()}`;
+      let calls = 0;
+      const r = runner([
+        {
+          kind,
+          maxAttempts: 5,
+          leaseMs: 30_000,
+          backoff: () => 999_999,
+          async handle() {
+            calls++;
+            if (calls === 1) throw new RetryLater('acquirer timeout', 1234);
+          },
+        } as JobDefinition<never>,
+      ]);
+      await t.store.jobs.enqueue({ kind, payload: null });
+      const id = await jobIdOf(kind);
+      const start = t.clock.ms;
+      await r.drain();
+      assert.equal(Date.parse((await stateOf(id)).runAt), start + 1234);
+      t.clock.ms = start + 1234;
+      await r.drain();
+      assert.equal((await stateOf(id)).state, 'done');
+    });
+
+    test("a crashed worker's lease runs out and another worker picks the job up", async () => {
+      const kind = `crash.${newId()}`;
+      const seen: number[] = [];
+      const def = {
+        kind,
+        maxAttempts: 5,
+        leaseMs: 30_000,
+        backoff: () => 1000,
+        async handle(_p: never, ctx: { attempt: number }) {
+          seen.push(ctx.attempt);
+        },
+      } as JobDefinition<never>;
+      await t.store.jobs.enqueue({ kind, payload: null });
+      // The crashed worker claimed it and vanished without completing or failing it.
+      const [claimed] = await t.store.jobs.claim('crashed-worker', t.clock.ms, 30_000, 1, [kind]);
+      assert.ok(claimed);
+      const survivor = runner([def]);
+      assert.equal(await survivor.drain(), 0, 'the lease still holds');
+      t.clock.ms += 30_001;
+      assert.equal(await survivor.drain(), 1);
+      assert.deepEqual(seen, [2], 'the crashed attempt counts');
+      assert.equal((await stateOf(claimed.id)).state, 'done');
+    });
+
+    test('a sandbox clock jump wakes a sleeping runner at once', async () => {
+      const clock = new ServiceClock(t.store.settings, true);
+      await clock.init();
+      const kind = `wake.${newId()}`;
+      let ran = false;
+      // A poll interval far beyond the test: only the wake-up can make the job run in time.
+      const r = new JobRunner({
+        store: t.store.jobs,
+        clock,
+        logger,
+        idlePollMs: 600_000,
+        definitions: [
+          {
+            kind,
+            maxAttempts: 1,
+            leaseMs: 30_000,
+            backoff: () => 0,
+            async handle() {
+              ran = true;
+            },
+          } as JobDefinition<never>,
+        ],
+      });
+      runners.push(r);
+      clock.onJump(() => r.notify());
+      await t.store.jobs.enqueue({ kind, payload: null, runAt: clock.now() + 3_600_000 });
+      r.start();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(ran, false, 'not due yet');
+      await clock.advance(3601);
+      await waitFor('the job to run after the jump', () => ran, 3000);
+    });
+
+    test('stop waits for running handlers, then gives back leases it still holds without counting the attempt', async () => {
+      const clock = new ServiceClock(null, false);
+      const kind = `stop.${newId()}`;
+      let release: () => void = () => undefined;
+      let started = false;
+      const blocker = new Promise<void>((resolve) => (release = resolve));
+      const r = new JobRunner({
+        store: t.store.jobs,
+        clock,
+        logger,
+        definitions: [
+          {
+            kind,
+            maxAttempts: 5,
+            leaseMs: 30_000,
+            backoff: () => 0,
+            async handle() {
+              started = true;
+              await blocker;
+            },
+          } as JobDefinition<never>,
+        ],
+      });
+      await t.store.jobs.enqueue({ kind, payload: null, runAt: 0 });
+      r.start();
+      await waitFor('the handler to start', () => started);
+      const id = await jobIdOf(kind);
+      await r.stop(50);
+      const row = await stateOf(id);
+      assert.deepEqual([row.state, row.attempts], ['queued', 0], 'lease released, attempt not counted');
+      release();
+    });
+  });
+}
