@@ -61,6 +61,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
     idempotencyRef: IdempotencyRef | null;
+    /** The claim's effect key, handed to the use case (RequestContext.idempotencyKey). */
+    idempotencyEffectKey: string | null;
   }
   interface FastifyContextConfig {
     def?: RouteDef;
@@ -106,6 +108,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.decorateRequest('principal', null);
   app.decorateRequest('idempotencyRef', null);
+  app.decorateRequest('idempotencyEffectKey', null);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -317,6 +320,7 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
         },
         headers: request.headers,
         clientIp: request.ip,
+        idempotencyKey: request.idempotencyEffectKey,
         baseUrl: options.publicUrl,
         path: request.url.split('?')[0]!,
         rawQuery: new URLSearchParams(request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : ''),
@@ -352,6 +356,7 @@ async function claimIdempotency(request: FastifyRequest, reply: FastifyReply, ke
   });
   if (outcome.claimed) {
     request.idempotencyRef = ref;
+    request.idempotencyEffectKey = outcome.effectKey;
     return false;
   }
   const existing = outcome.existing;

@@ -25,12 +25,16 @@ export interface StoredResponse {
 
 /** Storage port (implemented in src/storage). */
 export interface IdempotencyStore {
-  /** Inserts the claim, or takes over an expired / abandoned one; else returns the existing record. */
+  /**
+   * Inserts the claim, or takes over an expired one (new effect key) or one abandoned in flight by a
+   * crashed process with the same request (same effect key, so the retry finds what the crashed
+   * execution committed); else returns the existing record.
+   */
   claim(
     ref: IdempotencyRef,
     requestHash: string,
     times: { now: string; lockedUntil: string; expiresAt: string },
-  ): Promise<{ claimed: true } | { claimed: false; existing: StoredResponse }>;
+  ): Promise<{ claimed: true; effectKey: string } | { claimed: false; existing: StoredResponse }>;
   complete(ref: IdempotencyRef, status: number, body: string, contentType: string): Promise<void>;
   release(ref: IdempotencyRef): Promise<void>;
   /** Deletes records that expired before `now`; returns how many. */

@@ -28,6 +28,12 @@ export interface RequestContext<S extends RouteSchemas> {
   accountId: string;
   headers: Record<string, string | string[] | undefined>;
   clientIp: string;
+  /**
+   * Set when the request claimed an Idempotency-Key: use cases tag the records they create with it,
+   * in the same commit, and return those records instead of creating them again when a retry
+   * resumes an execution cut off by a crash.
+   */
+  idempotencyKey: string | null;
   /** Public base URL of the service (PAYMENTS_PUBLIC_URL). */
   baseUrl: string;
   /** Request path without the query string. */

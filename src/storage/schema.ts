@@ -116,6 +116,8 @@ export interface TransactionsTable {
   pendingRefundAmount: Generated<number>;
   /** SCA result as JSON {rejected, type, verification} (002_online). */
   sca: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Effect key of the idempotent request that created it (010_idempotency_effects). */
+  idempotencyKey: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: string;
   updatedAt: string;
   finalizedAt: string | null;
@@ -133,6 +135,8 @@ export interface OperationsTable {
   errorCode: string | null;
   externalStatusCodes: string | null;
   acquirerReference: string | null;
+  /** Effect key of the idempotent request that created it (010_idempotency_effects). */
+  idempotencyKey: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: string;
   finalizedAt: string | null;
 }
@@ -150,6 +154,8 @@ export interface IdempotencyKeysTable {
   lockedUntil: string;
   createdAt: string;
   expiresAt: string;
+  /** Tags the effect of this claim's execution; kept when a crashed execution is taken over (010). */
+  effectKey: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface JobsTable {

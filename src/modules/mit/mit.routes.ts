@@ -9,13 +9,13 @@ export function mitRoutes(service: Pick<MitService, 'create' | 'batch'>): RouteD
     defineRoute({
       ...common, method: 'POST', url: '/mit', summary: 'Merchant-initiated authorization on an ACTIVE subscription (asynchronous)', rateLimit: 'mit',
       schema: { body: MitBody, response: { 200: MitResponse } },
-      handler: async ({ body, accountId, clientIp }) => ({ transaction: transactionWire(await service.create(accountId, body, clientIp)) }),
+      handler: async ({ body, accountId, clientIp, idempotencyKey }) => ({ transaction: transactionWire(await service.create(accountId, body, clientIp, idempotencyKey)) }),
     }),
     defineRoute({
       ...common, method: 'POST', url: '/mit/batch', summary: 'Up to 500 MIT authorizations; one result per entry, in order', rateLimit: 'mitBatch',
       schema: { body: MitBatchBody, response: { 200: MitBatchResponse } },
-      handler: async ({ body, accountId, clientIp }) => {
-        const results = await service.batch(accountId, body.transactions, clientIp);
+      handler: async ({ body, accountId, clientIp, idempotencyKey }) => {
+        const results = await service.batch(accountId, body.transactions, clientIp, idempotencyKey);
         return {
           transactions: results.map((r) => ({ transaction: r.transaction ? transactionWire(r.transaction) : null, error: r.error, reference: r.reference })),
         };

@@ -44,16 +44,16 @@ export class MitService<R extends PipelineRepos = PipelineRepos> {
   constructor(private readonly deps: MitDeps<R>) {}
 
   /** POST /mit: validated, committed PENDING with its job; the answer follows by callback. */
-  async create(accountId: string, body: MitRequest, clientIp: string | null): Promise<Transaction> {
+  async create(accountId: string, body: MitRequest, clientIp: string | null, idempotencyKey: string | null = null): Promise<Transaction> {
     const request = await this.prepare(accountId, body, clientIp, new Map());
-    return this.deps.authorization.submit(request);
+    return this.deps.authorization.submit({ ...request, idempotencyKey });
   }
 
   /**
    * POST /mit/batch: each entry is validated on its own (schema, then business rules); the
    * accepted ones are written and enqueued in one commit. Results keep the request order.
    */
-  async batch(accountId: string, entries: unknown[], clientIp: string | null): Promise<BatchResult[]> {
+  async batch(accountId: string, entries: unknown[], clientIp: string | null, idempotencyKey: string | null = null): Promise<BatchResult[]> {
     const results: BatchResult[] = new Array(entries.length);
     const accepted: Array<{ index: number; request: PaymentRequest<R> }> = [];
     const cache = new Map<string, Promise<Charged>>();
@@ -66,7 +66,9 @@ export class MitService<R extends PipelineRepos = PipelineRepos> {
         continue;
       }
       try {
-        accepted.push({ index, request: await this.prepare(accountId, entry as MitRequest, clientIp, cache) });
+        const request = await this.prepare(accountId, entry as MitRequest, clientIp, cache);
+        // One effect key per entry position: a retried batch maps each entry to what it created before.
+        accepted.push({ index, request: { ...request, idempotencyKey: idempotencyKey && `${idempotencyKey}#${index}` } });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         results[index] = { transaction: null, error: { errorCode: err.code, message: err.message, ...(err.errors ? { errors: err.errors } : {}) }, reference };

@@ -20,7 +20,10 @@ export interface CallbackUrlChecker {
 export interface MotoDeps {
   pointsOfSale: { find(accountId: string, id: string): Promise<PointOfSale | null> };
   paymentMethods: PaymentMethodsService;
-  payments: { authorize(request: PaymentRequest): Promise<Transaction> };
+  payments: {
+    authorize(request: PaymentRequest): Promise<Transaction>;
+    recover(accountId: string, idempotencyKey: string | null): Promise<Transaction | null>;
+  };
   notifications: NotificationBuilder;
   urlPolicy: CallbackUrlChecker;
 }
@@ -28,7 +31,10 @@ export interface MotoDeps {
 export class MotoService {
   constructor(private readonly deps: MotoDeps) {}
 
-  async authorize(accountId: string, body: Static<typeof MotoBody>): Promise<NotificationWebhook> {
+  async authorize(accountId: string, body: Static<typeof MotoBody>, idempotencyKey: string | null = null): Promise<NotificationWebhook> {
+    // A retry after a crash: the card was stored and the payment created already.
+    const recovered = await this.deps.payments.recover(accountId, idempotencyKey);
+    if (recovered) return this.deps.notifications.build(recovered);
     const { transaction: t, card } = body;
     const errors = new FieldErrorCollector();
     this.deps.paymentMethods.validateCard(card, 'card', errors);
@@ -56,6 +62,7 @@ export class MotoService {
       attributes: t.attributes,
       instantCapture: t.instantCapture ?? 'OFF',
       descriptor: pointOfSale!.descriptor,
+      idempotencyKey,
     });
     return this.deps.notifications.build(transaction);
   }

@@ -76,12 +76,14 @@ function eventOf(result: AcquirerResult): OperationEvent | null {
 export class OperationsService {
   constructor(private readonly deps: OperationsDeps) {}
 
-  async capture(accountId: string, transactionId: string, input: { amount: number; voidRemaining?: boolean | undefined }): Promise<OperationResult> {
+  async capture(accountId: string, transactionId: string, input: { amount: number; voidRemaining?: boolean | undefined }, idempotencyKey: string | null = null): Promise<OperationResult> {
     const tx = await this.load(accountId, transactionId);
+    const recovered = await this.recover(tx, idempotencyKey);
+    if (recovered) return recovered[0]!;
     const refusal = refusalOf(tx, 'CAPTURE');
     if (refusal) return refused(refusal);
     const instrument = await this.deps.instrumentOf(tx);
-    const reserved = await this.reserve(tx, 'CAPTURE', (repos, now) => repos.lifecycle.reserveUncaptured(tx.id, input.amount, now), () => input.amount);
+    const reserved = await this.reserve(tx, 'CAPTURE', idempotencyKey, (repos, now) => repos.lifecycle.reserveUncaptured(tx.id, input.amount, now), () => input.amount);
     if ('refusal' in reserved) return refused(reserved.refusal);
     const { result, followUp } = await this.execute(tx, reserved.operation, instrument, 1, { voidRemaining: input.voidRemaining === true });
     // voidRemaining: the uncaptured rest was reserved (VOID operation recorded) in the capture's finalizing commit; void it now.
@@ -89,8 +91,10 @@ export class OperationsService {
     return result;
   }
 
-  async void(accountId: string, transactionId: string, input: { amount: number }): Promise<OperationResult> {
+  async void(accountId: string, transactionId: string, input: { amount: number }, idempotencyKey: string | null = null): Promise<OperationResult> {
     const tx = await this.load(accountId, transactionId);
+    const recovered = await this.recover(tx, idempotencyKey);
+    if (recovered) return recovered[0]!;
     const refusal = refusalOf(tx, 'VOID');
     if (refusal) return refused(refusal);
     const instrument = await this.deps.instrumentOf(tx);
@@ -99,6 +103,7 @@ export class OperationsService {
     const reserved = await this.reserve(
       tx,
       'VOID',
+      idempotencyKey,
       async (repos, now) => {
         if (!whole) return repos.lifecycle.reserveUncaptured(tx.id, amount, now);
         amount = await repos.lifecycle.reserveAllUncaptured(tx.id, now);
@@ -110,8 +115,10 @@ export class OperationsService {
     return (await this.execute(tx, reserved.operation, instrument, 1)).result;
   }
 
-  async renew(accountId: string, transactionId: string): Promise<OperationResult> {
+  async renew(accountId: string, transactionId: string, idempotencyKey: string | null = null): Promise<OperationResult> {
     const tx = await this.load(accountId, transactionId);
+    const recovered = await this.recover(tx, idempotencyKey);
+    if (recovered) return recovered[0]!;
     const refusal = refusalOf(tx, 'RENEW');
     if (refusal) return refused(refusal);
     const instrument = await this.deps.instrumentOf(tx);
@@ -121,6 +128,7 @@ export class OperationsService {
     const reserved = await this.reserve(
       tx,
       'RENEW',
+      idempotencyKey,
       async (repos, now) => {
         if (!(await repos.lifecycle.lockIfUncaptured(tx.id, now))) return false;
         const a = await repos.lifecycle.amounts(tx.id);
@@ -137,8 +145,10 @@ export class OperationsService {
    * Refunds `amount` across the SUCCESS captures, newest first, each capture in isolation: one
    * REFUND operation (and one acquirer call) per capture touched.
    */
-  async refund(accountId: string, transactionId: string, input: { amount: number }): Promise<RefundResult> {
+  async refund(accountId: string, transactionId: string, input: { amount: number }, idempotencyKey: string | null = null): Promise<RefundResult> {
     const tx = await this.load(accountId, transactionId);
+    const recovered = await this.recover(tx, idempotencyKey);
+    if (recovered) return { success: recovered.every((r) => r.success), operations: recovered };
     const refusal = refusalOf(tx, 'REFUND');
     if (refusal) return { success: false, operations: [refused(refusal)] };
     const instrument = await this.deps.instrumentOf(tx);
@@ -155,11 +165,11 @@ export class OperationsService {
         if (left === 0) break;
         const part = Math.min(left, refundable);
         if (part === 0) continue;
-        operations.push(this.newOperation(tx, 'REFUND', part, capture.id, now));
+        operations.push(this.newOperation(tx, 'REFUND', part, capture.id, now, idempotencyKey && `${idempotencyKey}#${operations.length}`));
         left -= part;
       }
       // Captured funds recorded without a capture operation (defensive): refunded without a reference.
-      if (left > 0) operations.push(this.newOperation(tx, 'REFUND', left, null, now));
+      if (left > 0) operations.push(this.newOperation(tx, 'REFUND', left, null, now, idempotencyKey && `${idempotencyKey}#${operations.length}`));
       await repos.transactions.insertOperations(operations);
       await this.enqueueResolvers(repos, operations);
       return { operations };
@@ -186,14 +196,31 @@ export class OperationsService {
     return result.state !== 'PROCESSING';
   }
 
+  /**
+   * A retry after a crash: the operations this request recorded before its process died (refunds:
+   * one per capture, in order), each finished now if its acquirer call is still open; null when none.
+   */
+  private async recover(tx: Transaction, idempotencyKey: string | null): Promise<OperationResult[] | null> {
+    if (!idempotencyKey) return null;
+    const mine = (await this.deps.transactions.operationsOf(tx.id))
+      .filter((op) => op.idempotencyKey === idempotencyKey || op.idempotencyKey?.startsWith(`${idempotencyKey}#`))
+      .sort((a, b) => partOf(a) - partOf(b));
+    if (mine.length === 0) return null;
+    const instrument = await this.deps.instrumentOf(tx);
+    const results: OperationResult[] = [];
+    for (const op of mine) results.push(op.state === 'PROCESSING' ? (await this.execute(tx, op, instrument, 1)).result : resultOf(op));
+    return results;
+  }
+
   private async load(accountId: string, transactionId: string): Promise<Transaction> {
     const tx = await this.deps.transactions.findById(accountId, transactionId);
     if (!tx) throw notFound('transaction');
     return tx;
   }
 
-  private newOperation(tx: Transaction, type: OperationType, amount: number, referenceOperationId: string | null, now: string): Operation {
+  private newOperation(tx: Transaction, type: OperationType, amount: number, referenceOperationId: string | null, now: string, idempotencyKey: string | null = null): Operation {
     return {
+      idempotencyKey,
       id: newId(),
       accountId: tx.accountId,
       transactionId: tx.id,
@@ -214,13 +241,14 @@ export class OperationsService {
   private async reserve(
     tx: Transaction,
     action: LifecycleAction,
+    idempotencyKey: string | null,
     tryReserve: (repos: LifecycleRepos, now: string) => Promise<boolean>,
     amountOf: () => number,
   ): Promise<{ refusal: Refusal } | { operation: Operation }> {
     const now = this.deps.clock.nowIso();
     return this.deps.transaction(async (repos) => {
       if (!(await tryReserve(repos, now))) return { refusal: await this.refusalAfterMiss(repos, tx, action) };
-      const operation = this.newOperation(tx, action, amountOf(), await this.authorizationOf(repos, tx.id), now);
+      const operation = this.newOperation(tx, action, amountOf(), await this.authorizationOf(repos, tx.id), now, idempotencyKey);
       await repos.transactions.insertOperations([operation]);
       await this.enqueueResolvers(repos, [operation]);
       return { operation };
@@ -303,18 +331,7 @@ export class OperationsService {
       return { final: null, followUp };
     });
 
-    if (outcome.final) {
-      const f = outcome.final;
-      return {
-        result: {
-          operationId: f.id,
-          success: f.state === 'SUCCESS',
-          state: f.state,
-          errorCode: f.state === 'FAILED' ? { code: f.errorCode ?? 'DECLINED_BY_ISSUER_OR_SCHEME', message: 'Declined by the acquirer.' } : null,
-        },
-        followUp: null,
-      };
-    }
+    if (outcome.final) return { result: resultOf(outcome.final), followUp: null };
     return {
       result: declined
         ? { operationId: op.id, success: false, state: next, errorCode: { code: declined.errorCode, message: declined.message } }
@@ -335,6 +352,19 @@ export class OperationsService {
     }
   }
 }
+
+/** The result of an operation another execution finalized. */
+function resultOf(op: Operation): OperationResult {
+  return {
+    operationId: op.id,
+    success: op.state === 'SUCCESS',
+    state: op.state,
+    errorCode: op.state === 'FAILED' ? { code: op.errorCode ?? 'DECLINED_BY_ISSUER_OR_SCHEME', message: 'Declined by the acquirer.' } : null,
+  };
+}
+
+/** Position of a refund part (`key#n`) among the operations of one request. */
+const partOf = (op: Operation): number => Number(op.idempotencyKey?.split('#').pop() ?? 0) || 0;
 
 /** What an action could still take, for the AMOUNT_EXCEEDS_REMAINING message. */
 function available(action: LifecycleAction, a: ReservationAmounts): number {

@@ -27,14 +27,14 @@ export class PayoutsService {
   constructor(private readonly deps: PayoutsDeps) {}
 
   /** Accepted: the PENDING transaction; the outcome is sent to notificationUrl. */
-  async payout(accountId: string, body: Static<typeof PayoutBody>): Promise<Transaction> {
+  async payout(accountId: string, body: Static<typeof PayoutBody>, idempotencyKey: string | null = null): Promise<Transaction> {
     const request = await this.request(accountId, body, body.notificationUrl);
-    return this.deps.payments.submit(request);
+    return this.deps.payments.submit({ ...request, idempotencyKey });
   }
 
-  async payoutSync(accountId: string, body: SyncInput): Promise<NotificationWebhook> {
+  async payoutSync(accountId: string, body: SyncInput, idempotencyKey: string | null = null): Promise<NotificationWebhook> {
     const request = await this.request(accountId, body, null);
-    return this.deps.notifications.build(await this.deps.payments.authorize(request));
+    return this.deps.notifications.build(await this.deps.payments.authorize({ ...request, idempotencyKey }));
   }
 
   private async request(accountId: string, body: SyncInput, notificationUrl: string | null): Promise<PaymentRequest> {

@@ -114,10 +114,13 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
   }
 
   /** POST /sale: 422 for a bad request; otherwise the new transaction (FAILED at once on early rejection, with no callback). */
-  async create(accountId: string, input: SaleInput): Promise<Transaction> {
+  async create(accountId: string, input: SaleInput, idempotencyKey: string | null = null): Promise<Transaction> {
     const { pointOfSale, terminal } = await this.validate(accountId, input);
+    // A retry after a crash: the sale was created already (and may be waiting on its terminal).
+    const [existing] = idempotencyKey ? await this.deps.transactions.findByIdempotencyKeys(accountId, [idempotencyKey]) : [];
+    if (existing) return existing;
     const now = this.deps.clock.nowIso();
-    const tx = this.newTransaction(accountId, input, pointOfSale, terminal, now);
+    const tx = { ...this.newTransaction(accountId, input, pointOfSale, terminal, now), idempotencyKey };
 
     if (!terminal) {
       await this.deps.sales.insertRejected(this.rejected(tx, 'TERMINAL_NOT_CONFIGURED', now));

@@ -100,6 +100,8 @@ export interface PaymentRequest<R extends PipelineRepos = PipelineRepos> {
   subscriptionId?: string | null | undefined;
   billingAgreementChargeId?: string | null | undefined;
   terminalId?: string | null | undefined;
+  /** Effect key of the idempotent request (one per entry of a batch): stored with the transaction in its create commit. */
+  idempotencyKey?: string | null | undefined;
   /** Extra writes of the calling flow, in the create commit (e.g. link a session, a charge). */
   inCommit?: ((repos: R, transaction: NewTransaction) => Promise<void>) | undefined;
 }
@@ -161,6 +163,8 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
 
   /** Synchronous flows: create, call, apply (and any instant capture); returns the transaction now. */
   async authorize(request: PaymentRequest<R>): Promise<Transaction> {
+    const recovered = await this.recover(request.accountId, request.idempotencyKey);
+    if (recovered) return recovered;
     const { transaction, operation } = await this.create(request, 'PROCESSING', this.deps.clock.now() + SYNC_SAFETY_NET_MS, 2);
     await this.driveChain(transaction.accountId, transaction.id, operation.id, 1, request.instrument);
     return this.reload(transaction.accountId, transaction.id);
@@ -172,17 +176,42 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
     return created!;
   }
 
+  /** One commit for all; requests whose idempotency key already has a transaction (a retry after a crash) get that one. */
   async submitMany(requests: PaymentRequest<R>[]): Promise<Transaction[]> {
     if (requests.length === 0) return [];
     const now = this.deps.clock.now();
-    const built = requests.map((r) => this.build(r, 'PENDING'));
-    await this.deps.transaction(async (repos) => {
-      await repos.transactions.insert(built.map((b) => b.transaction));
-      await repos.transactions.insertOperations(built.map((b) => b.operation));
-      await repos.jobs.enqueueMany(built.map((b) => driveJob(b.transaction, b.operation, 1, now)));
-      for (const [i, b] of built.entries()) await requests[i]!.inCommit?.(repos, b.transaction);
-    });
-    return Promise.all(built.map((b) => this.reload(b.transaction.accountId, b.transaction.id)));
+    const existing = await this.existingFor(requests);
+    const built = requests.map((r) => (existing.has(r.idempotencyKey ?? '') ? null : this.build(r, 'PENDING')));
+    const fresh = built.flatMap((b, i) => (b ? [{ ...b, request: requests[i]! }] : []));
+    if (fresh.length > 0) {
+      await this.deps.transaction(async (repos) => {
+        await repos.transactions.insert(fresh.map((b) => b.transaction));
+        await repos.transactions.insertOperations(fresh.map((b) => b.operation));
+        await repos.jobs.enqueueMany(fresh.map((b) => driveJob(b.transaction, b.operation, 1, now)));
+        for (const b of fresh) await b.request.inCommit?.(repos, b.transaction);
+      });
+    }
+    return Promise.all(requests.map((r, i) => existing.get(r.idempotencyKey ?? '') ?? this.reload(r.accountId, built[i]!.transaction.id)));
+  }
+
+  /**
+   * The transaction an idempotent request created before its process died, driven on if its
+   * acquirer call is still open (the drive job would do the same later); null when there is none.
+   */
+  async recover(accountId: string, idempotencyKey: string | null | undefined): Promise<Transaction | null> {
+    if (!idempotencyKey) return null;
+    const [found] = await this.deps.transactions.findByIdempotencyKeys(accountId, [idempotencyKey]);
+    if (!found) return null;
+    const open = (await this.deps.transactions.operationsOf(found.id)).find((op) => op.state === 'PROCESSING');
+    if (open) await this.driveChain(accountId, found.id, open.id, 1);
+    return this.reload(accountId, found.id);
+  }
+
+  private async existingFor(requests: PaymentRequest<R>[]): Promise<Map<string, Transaction>> {
+    const keys = requests.flatMap((r) => (r.idempotencyKey ? [r.idempotencyKey] : []));
+    if (keys.length === 0) return new Map();
+    const found = await this.deps.transactions.findByIdempotencyKeys(requests[0]!.accountId, keys);
+    return new Map(found.map((tx) => [tx.idempotencyKey!, tx]));
   }
 
   /**
@@ -290,6 +319,7 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
       acquirer: this.deps.acquirer.name,
       acquirerReference: null,
       sca: null,
+      idempotencyKey: r.idempotencyKey ?? null,
       createdAt: now,
       updatedAt: now,
       finalizedAt: null,

@@ -73,6 +73,8 @@ export interface Transaction {
   pendingAmount: number;
   /** The authentication result of the payment (NotificationWebhook `sca`); null when none ran. */
   sca?: ScaResult | null;
+  /** Effect key of the idempotent request that created it: a retry after a crash finds it instead of paying twice. */
+  idempotencyKey?: string | null;
   createdAt: string;
   updatedAt: string;
   finalizedAt: string | null;
@@ -90,6 +92,8 @@ export interface Operation {
   errorCode: string | null;
   externalStatusCodes: ExternalStatusCodes | null;
   acquirerReference: string | null;
+  /** Effect key of the idempotent request that created it (refunds: one per refunded capture, suffixed #n). */
+  idempotencyKey?: string | null;
   createdAt: string;
   finalizedAt: string | null;
 }

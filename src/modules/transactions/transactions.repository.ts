@@ -77,6 +77,8 @@ export interface TransactionsRepository {
   insert(transactions: NewTransaction[]): Promise<void>;
   insertOperations(operations: Operation[]): Promise<void>;
   findById(accountId: string, id: string): Promise<Transaction | null>;
+  /** Transactions created by idempotent requests with these effect keys (see RequestContext.idempotencyKey). */
+  findByIdempotencyKeys(accountId: string, keys: string[]): Promise<Transaction[]>;
   /** Newest first (createdAt desc, id desc), strictly after `after`; `limit` rows at most. */
   list(accountId: string, filter: TransactionFilter, after: Keyset | null, limit: number): Promise<Transaction[]>;
   operationsOf(transactionId: string): Promise<Operation[]>;

@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
 import type { IdempotencyRef, IdempotencyStore, StoredResponse } from '../../http/idempotency.js';
 import type { Database } from '../schema.js';
 
@@ -18,7 +19,8 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
     ref: IdempotencyRef,
     requestHash: string,
     times: { now: string; lockedUntil: string; expiresAt: string },
-  ): Promise<{ claimed: true } | { claimed: false; existing: StoredResponse }> {
+  ): Promise<{ claimed: true; effectKey: string } | { claimed: false; existing: StoredResponse }> {
+    const effectKey = randomUUID();
     const inserted = await this.db
       .insertInto('idempotencyKeys')
       .values({
@@ -28,25 +30,28 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
         lockedUntil: times.lockedUntil,
         createdAt: times.now,
         expiresAt: times.expiresAt,
+        effectKey,
       })
       .onConflict((oc) => oc.columns(['accountId', 'method', 'path', 'key']).doNothing())
       .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimed: true };
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimed: true, effectKey };
 
-    // Take over a record that expired, or an in-flight claim abandoned by a crashed process.
-    const takeover = await this.db
-      .updateTable('idempotencyKeys')
-      .set({ requestHash, state: 'in_flight', responseStatus: null, responseBody: null, responseContentType: null, ...{ lockedUntil: times.lockedUntil, createdAt: times.now, expiresAt: times.expiresAt } })
-      .where('accountId', '=', ref.accountId)
-      .where('method', '=', ref.method)
-      .where('path', '=', ref.path)
-      .where('key', '=', ref.key)
-      .where((eb) => eb.or([eb('expiresAt', '<=', times.now), eb.and([eb('state', '=', 'in_flight'), eb('lockedUntil', '<=', times.now)])]))
+    // An expired record starts afresh: a new request with a new effect.
+    const fresh = { requestHash, state: 'in_flight', responseStatus: null, responseBody: null, responseContentType: null, lockedUntil: times.lockedUntil, createdAt: times.now, expiresAt: times.expiresAt, effectKey };
+    const expired = await this.keyed(this.db.updateTable('idempotencyKeys').set(fresh), ref).where('expiresAt', '<=', times.now).executeTakeFirst();
+    if (Number(expired.numUpdatedRows) === 1) return { claimed: true, effectKey };
+
+    // An in-flight claim abandoned by a crashed process, retried with the same request: the retry
+    // continues the same execution, so it keeps the effect key and finds what was committed.
+    const resumed = await this.keyed(this.db.updateTable('idempotencyKeys').set({ lockedUntil: times.lockedUntil, effectKey: sql<string>`coalesce(${sql.ref('effect_key')}, ${effectKey})` }), ref)
+      .where('state', '=', 'in_flight')
+      .where('lockedUntil', '<=', times.now)
+      .where('requestHash', '=', requestHash)
       .executeTakeFirst();
-    if (Number(takeover.numUpdatedRows) === 1) return { claimed: true };
 
-    const row = await this.where(ref).select(['requestHash', 'state', 'responseStatus', 'responseBody', 'responseContentType']).executeTakeFirst();
+    const row = await this.where(ref).select(['requestHash', 'state', 'responseStatus', 'responseBody', 'responseContentType', 'effectKey']).executeTakeFirst();
     if (!row) return this.claim(ref, requestHash, times); // deleted in between (released): try again
+    if (Number(resumed.numUpdatedRows) === 1) return { claimed: true, effectKey: row.effectKey ?? effectKey };
     return {
       claimed: false,
       existing: {
@@ -57,6 +62,14 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
         contentType: row.responseContentType,
       },
     };
+  }
+
+  private keyed<Q extends { where: (...args: any[]) => any }>(query: Q, ref: IdempotencyRef): Q {
+    return query
+      .where('accountId', '=', ref.accountId)
+      .where('method', '=', ref.method)
+      .where('path', '=', ref.path)
+      .where('key', '=', ref.key) as Q;
   }
 
   async complete(ref: IdempotencyRef, status: number, body: string, contentType: string): Promise<void> {

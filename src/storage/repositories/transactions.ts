@@ -64,6 +64,15 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     return row ? toTransaction(row) : null;
   }
 
+  async findByIdempotencyKeys(accountId: string, keys: string[]): Promise<Transaction[]> {
+    const found: Transaction[] = [];
+    for (let i = 0; i < keys.length; i += 500) {
+      const rows = await this.db.selectFrom('transactions').selectAll().where('accountId', '=', accountId).where('idempotencyKey', 'in', keys.slice(i, i + 500)).execute();
+      found.push(...rows.map(toTransaction));
+    }
+    return found;
+  }
+
   async list(accountId: string, f: TransactionFilter, after: Keyset | null, limit: number): Promise<Transaction[]> {
     let q = this.db.selectFrom('transactions').selectAll().where('accountId', '=', accountId);
     const equal = ['sessionId', 'terminalId', 'pointOfSaleId', 'subscriptionId', 'billingAgreementChargeId', 'customerId', 'currency', 'state', 'type', 'errorCode', 'paymentMethodType', 'paymentMethodSubType'] as const;
