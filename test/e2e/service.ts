@@ -176,7 +176,8 @@ export async function startService(o: ServiceOptions): Promise<ServiceProcess> {
     },
     async stop() {
       if (!exited) child.kill('SIGTERM');
-      await Promise.race([exit, sleep(15_000)]);
+      // An unref'd grace timer: it must not keep the test process alive once the service is gone.
+      await Promise.race([exit, new Promise((r) => setTimeout(r, 15_000).unref())]);
       if (!exited) child.kill('SIGKILL');
       await exit;
     },
