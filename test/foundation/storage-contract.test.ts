@@ -437,7 +437,9 @@ for (const kind of await availableStores()) {
 
       test('claim, complete, then the stored response is returned to the next claim', async () => {
         const r = ref();
-        assert.deepEqual(await t.store.idempotency.claim(r, 'h1', times(T0)), { claimed: true });
+        const first = await t.store.idempotency.claim(r, 'h1', times(T0));
+        assert.equal(first.claimed, true);
+        assert.match(first.claimed ? first.effectKey : '', /^[0-9a-f-]{36}$/, 'a claim carries the effect key its use case tags records with');
         const busy = await t.store.idempotency.claim(r, 'h1', times(T0 + 1000));
         assert.equal(busy.claimed, false);
         assert.equal(!busy.claimed && busy.existing.state, 'in_flight');
@@ -478,6 +480,18 @@ for (const kind of await availableStores()) {
         assert.equal((await t.store.idempotency.claim(r, 'other', times(T0 + 25 * HOUR))).claimed, true, 'expired after 24 h');
         const now = await t.store.idempotency.claim(r, 'other', times(T0 + 25 * HOUR + 1));
         assert.equal(!now.claimed && now.existing.status, null, 'the old response is gone');
+      });
+
+      test('effect key: kept when a crashed claim is resumed with the same body, new after expiry; another body may not resume', async () => {
+        const r = ref();
+        const key = (c: Awaited<ReturnType<typeof t.store.idempotency.claim>>) => (c.claimed ? c.effectKey : null);
+        const first = key(await t.store.idempotency.claim(r, 'h', times(T0)));
+        assert.ok(first);
+        assert.equal((await t.store.idempotency.claim(r, 'other body', times(T0 + 6 * 60_000))).claimed, false, 'another body cannot resume it');
+        assert.equal(key(await t.store.idempotency.claim(r, 'h', times(T0 + 6 * 60_000))), first, 'the resumed execution finds the same effects');
+        await t.store.idempotency.complete(r, 200, '{}', 'application/json');
+        const afterExpiry = key(await t.store.idempotency.claim(r, 'h', times(T0 + 25 * HOUR)));
+        assert.ok(afterExpiry && afterExpiry !== first, 'a request after expiry is a new request');
       });
 
       test('concurrent claims of one key: exactly one wins', async () => {

@@ -132,9 +132,12 @@ for (const kind of await availableStores()) {
       assert.equal(new Set(hits.map((h) => h.headers['x-delivery-id'])).size, 1, 'stable X-Delivery-Id');
       assert.equal(new Set(hits.map((h) => h.text)).size, 1, 'the same body on every attempt');
       const txId = res.body.transaction.id;
-      const { notifications } = (await m.api.get(`${API}/transactions/${txId}/notifications`)).body;
+      // The receiver sees attempt 3 before the service has recorded its answer: wait for that commit.
+      const notifications = await waitFor(async () => {
+        const list = (await m.api.get(`${API}/transactions/${txId}/notifications`)).body.notifications;
+        return list?.[0]?.state === 'DELIVERED' ? list : null;
+      }, 'the delivery recorded as DELIVERED');
       assert.equal(notifications.length, 1);
-      assert.equal(notifications[0].state, 'DELIVERED');
       assert.deepEqual(notifications[0].attempts.map((a: any) => a.statusCode), [500, 500, 200]);
       await advanceClock(t, 3600);
       await sleep(300);
