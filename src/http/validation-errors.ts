@@ -2,7 +2,7 @@
  * Ajv (schema) errors → the `errors` map of a 422: dot paths and "[rule]: text" messages
  * (INTERFACE §3). One entry per failing keyword; anyOf/union noise is folded into one message.
  */
-import type { FieldErrors } from '../shared/errors.js';
+import type { FieldErrors, FieldRule } from '../shared/errors.js';
 
 export interface SchemaError {
   keyword: string;
@@ -11,22 +11,22 @@ export interface SchemaError {
   message?: string;
 }
 
-const TYPE_RULES: Record<string, string> = {
+/** JSON types → contract rules; an object is an `array` in the contract's (associative) sense. */
+const TYPE_RULES: Record<string, FieldRule> = {
   integer: 'int',
   number: 'int',
   string: 'string',
   boolean: 'boolean',
   array: 'array',
-  object: 'object',
-  null: 'nullable',
+  object: 'array',
 };
 
-const FORMAT_RULES: Record<string, [string, string]> = {
+const FORMAT_RULES: Record<string, [FieldRule, string]> = {
   uuid: ['uuid', 'must be a valid UUID'],
   date: ['date', 'must be a date (YYYY-MM-DD)'],
   'date-time': ['date', 'must be an RFC 3339 date-time'],
   uri: ['url', 'must be a valid URL'],
-  email: ['email', 'must be a valid e-mail address'],
+  email: ['regex', 'must be a valid e-mail address'],
 };
 
 function fieldPath(error: SchemaError, root: string): string {
@@ -35,34 +35,36 @@ function fieldPath(error: SchemaError, root: string): string {
   return parts.length ? parts.join('.') : root;
 }
 
-function rule(error: SchemaError): [string, string] | null {
+function rule(error: SchemaError): [FieldRule, string] | null {
   const p = error.params;
   switch (error.keyword) {
     case 'required':
       return ['required', 'the field is required'];
     case 'type': {
       const type = String(p.type).split(',')[0]!;
-      const name = TYPE_RULES[type] ?? type;
+      // The null member of a nullable union says nothing the other member does not.
+      if (type === 'null') return null;
+      const name = TYPE_RULES[type] ?? 'string';
       return [name, name === 'int' ? 'must be an integer' : `must be of type ${type}`];
     }
     case 'minimum':
     case 'exclusiveMinimum':
-      return [`min:${String(p.limit)}`, `must be at least ${String(p.limit)}`];
+      return [`min:${Number(p.limit)}`, `must be at least ${String(p.limit)}`];
     case 'maximum':
     case 'exclusiveMaximum':
-      return [`max:${String(p.limit)}`, `must be at most ${String(p.limit)}`];
+      return [`max:${Number(p.limit)}`, `must be at most ${String(p.limit)}`];
     case 'minLength':
-      return [`min:${String(p.limit)}`, `must be at least ${String(p.limit)} characters`];
+      return [`min:${Number(p.limit)}`, `must be at least ${String(p.limit)} characters`];
     case 'maxLength':
-      return [`max:${String(p.limit)}`, `must be at most ${String(p.limit)} characters`];
+      return [`max:${Number(p.limit)}`, `must be at most ${String(p.limit)} characters`];
     case 'minItems':
-      return [`min:${String(p.limit)}`, `must have at least ${String(p.limit)} items`];
+      return [`min:${Number(p.limit)}`, `must have at least ${String(p.limit)} items`];
     case 'maxItems':
-      return [`max:${String(p.limit)}`, `must have at most ${String(p.limit)} items`];
+      return [`max:${Number(p.limit)}`, `must have at most ${String(p.limit)} items`];
     case 'minProperties':
-      return [`min:${String(p.limit)}`, `must have at least ${String(p.limit)} entries`];
+      return [`min:${Number(p.limit)}`, `must have at least ${String(p.limit)} entries`];
     case 'maxProperties':
-      return [`max:${String(p.limit)}`, `must have at most ${String(p.limit)} entries`];
+      return [`max:${Number(p.limit)}`, `must have at most ${String(p.limit)} entries`];
     case 'pattern':
       return ['regex', `must match ${String(p.pattern)}`];
     case 'format':
@@ -79,7 +81,7 @@ function rule(error: SchemaError): [string, string] | null {
     case 'oneOf':
       return null;
     default:
-      return [error.keyword.toLowerCase().replace(/[^a-z]/g, '') || 'invalid', error.message ?? 'is invalid'];
+      return ['regex', error.message ?? 'is invalid'];
   }
 }
 
@@ -88,7 +90,7 @@ function rule(error: SchemaError): [string, string] | null {
  * any member got that far (e.g. [min:1] for a nullable integer), else the first type error.
  */
 export function toFieldErrors(errors: SchemaError[], root = 'body'): FieldErrors {
-  const byField = new Map<string, Array<[string, string]>>();
+  const byField = new Map<string, Array<[FieldRule, string]>>();
   for (const error of errors) {
     const r = rule(error);
     if (!r) continue;

@@ -23,6 +23,20 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 /** Field path → list of "[rule]: text" messages. */
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * The rules a field error may name (INTERFACE §3), as a type: a business rule that has no name of
+ * its own uses the closest one (a Luhn failure is `regex`, an unknown reference is `in:...`).
+ */
+export type FieldRule =
+  | 'required' | 'int' | 'string' | 'boolean' | 'uuid' | 'date' | 'url' | 'regex' | 'array'
+  | `in:${string}` | `min:${number}` | `max:${number}`;
+
+/** An id that must name an existing resource of the account (a point of sale, a stored card, a terminal). */
+export const EXISTING: FieldRule = 'in:existing';
+
+/** The contract's rule names, for tests that check every emitted message. */
+export const FIELD_RULE_PATTERN = /^\[(required|int|string|boolean|uuid|date|url|regex|array|in:[^\]]+|min:-?\d+|max:-?\d+)\]: ./;
+
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
@@ -40,14 +54,14 @@ export class AppError extends Error {
 export const notFound = (what = 'resource'): AppError => new AppError('NOT_FOUND', `The ${what} does not exist.`);
 
 /** One business-rule validation failure on one field, shaped like a schema error. */
-export function fieldError(field: string, rule: string, text: string): AppError {
+export function fieldError(field: string, rule: FieldRule, text: string): AppError {
   return new AppError('VALIDATION_ERROR', `The request is invalid: ${field} ${text}.`, { [field]: [`[${rule}]: ${text}`] });
 }
 
 /** Collects several field failures, then throws them as one 422. */
 export class FieldErrorCollector {
   private readonly errors: FieldErrors = {};
-  add(field: string, rule: string, text: string): this {
+  add(field: string, rule: FieldRule, text: string): this {
     (this.errors[field] ??= []).push(`[${rule}]: ${text}`);
     return this;
   }

@@ -292,7 +292,7 @@ describe('schema errors → field errors (unit)', () => {
       flag: ['[boolean]: must be of type boolean'],
       state: ['[in:A,B]: must be one of A,B'],
       amount: ['[required]: the field is required'],
-      body: ['[object]: must be of type object'],
+      body: ['[array]: must be of type object'],
     });
   });
 });

@@ -5,6 +5,7 @@
  * Deterministic: the seed is printed with any failure so that it can be replayed.
  */
 import assert from 'node:assert/strict';
+import { FIELD_RULE_PATTERN } from '../../src/shared/errors.js';
 import { after, before, describe, test } from 'node:test';
 import type { RouteDef } from '../../src/shared/route.js';
 import { API_PREFIX } from '../../src/http/app.js';
@@ -194,7 +195,7 @@ for (const kind of await availableStores()) {
             );
           } else if (res.statusCode >= 400 && !String(res.headers['content-type']).startsWith('text/html')) {
             // Pages answer in HTML; everything else refuses with the JSON error body.
-            let body: { success?: unknown; errorCode?: unknown } = {};
+            let body: { success?: unknown; errorCode?: unknown; errors?: Record<string, unknown> } = {};
             try {
               body = res.json();
             } catch {
@@ -202,6 +203,12 @@ for (const kind of await availableStores()) {
             }
             if (body.success !== false || typeof body.errorCode !== 'string')
               failures.push(`${def.method} ${url} → ${res.statusCode} without the error body: ${res.body.slice(0, 200)}`);
+            // Every field error names one of the contract's rules (INTERFACE §3).
+            for (const [field, messages] of Object.entries(body.errors ?? {})) {
+              for (const message of Array.isArray(messages) ? messages : [messages]) {
+                if (typeof message !== 'string' || !FIELD_RULE_PATTERN.test(message)) failures.push(`${def.method} ${url} → errors.${field}: ${JSON.stringify(message)} is not "[rule]: text" with a contract rule`);
+              }
+            }
           }
         }
       }

@@ -220,7 +220,7 @@ for (const kind of await availableStores()) {
         ['amount=-1&amountMode=EQUAL', { amount: ['[min:0]: must be at least 0'] }],
         ['state=DONE', { state: ['[in:PENDING,PROCESSING,SUCCESS,FAILED]: must be one of PENDING,PROCESSING,SUCCESS,FAILED'] }],
         ['offset=not-a-cursor', { offset: ['[regex]: must be a nextOffset value returned by this list'] }],
-        ['createdAfter=2029-02-01T00:00:00Z&createdBefore=2029-01-01T00:00:00Z', { createdAfter: ['[before]: must not be after createdBefore'] }],
+        ['createdAfter=2029-02-01T00:00:00Z&createdBefore=2029-01-01T00:00:00Z', { createdAfter: ['[date]: must not be after createdBefore'] }],
         ['createdAfter=yesterday', { createdAfter: ['[date]: must be an RFC 3339 date-time'] }],
         ['createdAfter=2016-12-31T23:59:60Z', { createdAfter: ['[date]: must be an RFC 3339 date-time'] }],
       ];

@@ -183,7 +183,7 @@ export class BillingAgreementsService<R extends BillingRepos> {
   private parseChargeInstant(value: string, field: string): number {
     const at = parseInstant(value);
     const today = startOfUtcDay(this.deps.clock.now());
-    if (at < today) throw fieldError(field, 'after', `must not be before today (${utcDateOf(today)})`);
+    if (at < today) throw fieldError(field, 'date', `must not be before today (${utcDateOf(today)})`);
     return at;
   }
 

@@ -4,7 +4,7 @@
  * through the payment pipeline, and the NotificationWebhook is the answer.
  */
 import type { Static } from '@sinclair/typebox';
-import { FieldErrorCollector } from '../../shared/errors.js';
+import { EXISTING, FieldErrorCollector } from '../../shared/errors.js';
 import type { PaymentMethodsService } from '../payment-methods/payment-methods.service.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { PaymentRequest } from '../transactions/authorization.service.js';
@@ -39,7 +39,7 @@ export class MotoService {
     const errors = new FieldErrorCollector();
     this.deps.paymentMethods.validateCard(card, 'card', errors);
     const pointOfSale = await this.deps.pointsOfSale.find(accountId, t.pointOfSaleId);
-    if (!pointOfSale) errors.add('transaction.pointOfSaleId', 'exists', 'is not a point of sale of this account');
+    if (!pointOfSale) errors.add('transaction.pointOfSaleId', EXISTING, 'is not a point of sale of this account');
     errors.throwIfAny();
     if (t.notificationUrl) await this.deps.urlPolicy.check('transaction.notificationUrl', t.notificationUrl, pointOfSale!.domain);
 

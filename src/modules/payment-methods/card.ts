@@ -2,7 +2,7 @@
  * Pure card rules: Luhn, brand detection, masking, expiry. No I/O; the full card number only
  * passes through these functions and the vault (sealed), never into a record or a log.
  */
-import type { FieldErrorCollector } from '../../shared/errors.js';
+import type { FieldErrorCollector, FieldRule } from '../../shared/errors.js';
 
 /** A card as it arrives on the wire (INTERFACE §7). */
 export interface CardInput {
@@ -68,20 +68,26 @@ export function validateCard(card: CardInput, prefix: string, nowMs: number, err
   if (typeof card.number !== 'string' || !/^\d{12,19}$/.test(card.number)) {
     errors.add(field('number'), 'regex', 'must be 12 to 19 digits');
   } else if (!luhnValid(card.number)) {
-    errors.add(field('number'), 'luhn', 'is not a valid card number (Luhn check failed)');
+    errors.add(field('number'), 'regex', 'is not a valid card number (Luhn check failed)');
   }
   const monthOk = Number.isInteger(card.expiryMonth) && card.expiryMonth >= 1 && card.expiryMonth <= 12;
   const yearOk = Number.isInteger(card.expiryYear) && card.expiryYear >= 1000 && card.expiryYear <= 9999;
-  if (!monthOk) errors.add(field('expiryMonth'), 'between:1,12', 'must be an integer from 1 to 12');
-  if (!yearOk) errors.add(field('expiryYear'), 'digits:4', 'must be an integer with four digits');
+  if (!monthOk) errors.add(field('expiryMonth'), boundRule(card.expiryMonth, 1, 12), 'must be an integer from 1 to 12');
+  if (!yearOk) errors.add(field('expiryYear'), boundRule(card.expiryYear, 1000, 9999), 'must be an integer with four digits');
   if (monthOk && yearOk) {
     const now = new Date(nowMs);
     const year = now.getUTCFullYear();
     const month = now.getUTCMonth() + 1;
-    if (card.expiryYear < year) errors.add(field('expiryYear'), 'expired', 'the card has expired');
-    else if (card.expiryYear === year && card.expiryMonth < month) errors.add(field('expiryMonth'), 'expired', 'the card has expired');
+    if (card.expiryYear < year) errors.add(field('expiryYear'), `min:${year}`, 'the card has expired');
+    else if (card.expiryYear === year && card.expiryMonth < month) errors.add(field('expiryMonth'), `min:${month}`, 'the card has expired');
   }
   if (typeof card.cvc !== 'string' || !/^\d{3,4}$/.test(card.cvc)) errors.add(field('cvc'), 'regex', 'must be 3 or 4 digits');
+}
+
+/** The contract rule an out-of-range integer breaks: `int`, `min:<low>` or `max:<high>`. */
+function boundRule(value: unknown, low: number, high: number): FieldRule {
+  if (!Number.isInteger(value)) return 'int';
+  return (value as number) < low ? `min:${low}` : `max:${high}`;
 }
 
 /** The NotificationWebhook `card` object (INTERFACE §8); never the full number. */

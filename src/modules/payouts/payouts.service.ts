@@ -4,7 +4,7 @@
  * syncPayout approval, checked by the route).
  */
 import type { Static } from '@sinclair/typebox';
-import { FieldErrorCollector } from '../../shared/errors.js';
+import { EXISTING, FieldErrorCollector } from '../../shared/errors.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { CallbackUrlChecker } from '../moto/moto.service.js';
@@ -43,8 +43,8 @@ export class PayoutsService {
       this.deps.pointsOfSale.find(accountId, body.pointOfSaleId),
       this.deps.paymentMethods.find(accountId, body.paymentMethodId),
     ]);
-    if (!pointOfSale) errors.add('pointOfSaleId', 'exists', 'is not a point of sale of this account');
-    if (!paymentMethod) errors.add('paymentMethodId', 'exists', 'is not a stored payment method of this account');
+    if (!pointOfSale) errors.add('pointOfSaleId', EXISTING, 'is not a point of sale of this account');
+    if (!paymentMethod) errors.add('paymentMethodId', EXISTING, 'is not a stored payment method of this account');
     else if (paymentMethod.type !== 'CARD') errors.add('paymentMethodId', 'in:CARD', 'payouts go to cards only');
     errors.throwIfAny();
     if (notificationUrl) await this.deps.urlPolicy.check('notificationUrl', notificationUrl, pointOfSale!.domain);

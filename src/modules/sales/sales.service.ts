@@ -11,7 +11,7 @@
 import type { Clock } from '../../clock.js';
 import type { Instrument } from '../../connectors/acquirer.js';
 import type { JobQueue } from '../../jobs/job.js';
-import { AppError, FieldErrorCollector, notFound } from '../../shared/errors.js';
+import { AppError, EXISTING, FieldErrorCollector, notFound } from '../../shared/errors.js';
 import { newTransactionId } from '../../shared/ids.js';
 import { iso } from '../../shared/time.js';
 import type { CardInput } from '../payment-methods/card.js';
@@ -258,7 +258,7 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
       throw err;
     });
     if (!pointOfSale) {
-      errors.add('transaction.pointOfSaleId', 'exists', 'must be a point of sale of this account');
+      errors.add('transaction.pointOfSaleId', EXISTING, 'must be a point of sale of this account');
       errors.throwIfAny();
     }
     const pos = pointOfSale!;
@@ -272,7 +272,7 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
     if (terminalId != null) {
       terminal = await this.deps.terminals.findById(accountId, terminalId);
       if (!terminal || terminal.pointOfSaleId !== pos.id) {
-        errors.add('terminal.id', 'exists', 'must be a terminal of the point of sale transaction.pointOfSaleId');
+        errors.add('terminal.id', EXISTING, 'must be a terminal of the point of sale transaction.pointOfSaleId');
       }
     }
     errors.throwIfAny();

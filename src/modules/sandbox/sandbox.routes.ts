@@ -26,7 +26,7 @@ export function sandboxClockRoutes(clock: ServiceClock): RouteDef[] {
           await clock.advance(body.advanceSeconds);
         } else {
           const target = Date.parse(body.now);
-          if (target < clock.now() - 1000) throw fieldError('now', 'after', 'the service clock never moves backwards');
+          if (target < clock.now() - 1000) throw fieldError('now', 'date', 'the service clock never moves backwards');
           await clock.moveTo(target);
         }
         return { now: clock.nowIso() };

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Instrument } from '../../connectors/acquirer.js';
 import type { JobDefinition, JobQueue } from '../../jobs/job.js';
-import { AppError, fieldError, FieldErrorCollector } from '../../shared/errors.js';
+import { AppError, EXISTING, fieldError, FieldErrorCollector, type FieldRule } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { parseInstant } from '../../shared/time.js';
 import type { CardInput } from '../payment-methods/card.js';
@@ -118,7 +118,7 @@ export class SessionsService {
       if (err instanceof AppError && err.code === 'NOT_FOUND') return null;
       throw err;
     });
-    if (!pointOfSale) errors.add('pointOfSaleId', 'in', 'no point of sale with this id exists');
+    if (!pointOfSale) errors.add('pointOfSaleId', EXISTING, 'no point of sale with this id exists');
     else if (pointOfSale.type !== 'ONLINE') errors.add('pointOfSaleId', 'in:ONLINE', 'must be an ONLINE point of sale');
     errors.throwIfAny();
     const pos = pointOfSale!;
@@ -137,7 +137,7 @@ export class SessionsService {
     if (urls.notificationUrl) {
       await this.deps.urlPolicy.check('notificationUrl', urls.notificationUrl, pos.domain).catch((err: unknown) => {
         if (!(err instanceof AppError) || !err.errors) throw err;
-        for (const [field, messages] of Object.entries(err.errors)) for (const m of messages) errors.add(field, m.slice(1, m.indexOf(']')), m.slice(m.indexOf(']') + 3));
+        for (const [field, messages] of Object.entries(err.errors)) for (const m of messages) errors.add(field, m.slice(1, m.indexOf(']')) as FieldRule, m.slice(m.indexOf(']') + 3));
       });
     }
     const customerId = input.customerId ?? null;
@@ -186,7 +186,7 @@ export class SessionsService {
       // Expiry follows the service clock: the job becomes due when the (sandbox) clock passes expiresAt.
       await repos.jobs.enqueue({ kind: SESSION_EXPIRE_JOB, payload: { sessionId: session.id }, runAt: Date.parse(session.expiresAt), dedupeKey: `${SESSION_EXPIRE_JOB}:${session.id}` });
       if (subscription?.billingAgreement) {
-        if (!this.billing) throw fieldError('subscription.billingAgreement', 'in', 'subscription billing is not available on this service');
+        if (!this.billing) throw fieldError('subscription.billingAgreement', 'in:none', 'subscription billing is not available on this service');
         await this.billing.sessionCreated(repos, session);
       }
       await options.inCommit?.(repos, session);

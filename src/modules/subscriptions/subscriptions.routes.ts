@@ -11,7 +11,7 @@ import type { SubscriptionsService } from './subscriptions.service.js';
 function toFilter(q: Static<typeof SubscriptionListQuery>): SubscriptionFilter {
   const errors = new FieldErrorCollector();
   if (q.createdAfter && q.createdBefore && Date.parse(q.createdAfter) > Date.parse(q.createdBefore)) {
-    errors.add('createdAfter', 'before', 'must not be after createdBefore');
+    errors.add('createdAfter', 'date', 'must not be after createdBefore');
   }
   errors.throwIfAny();
   const iso = (v: string | undefined) => (v === undefined ? undefined : new Date(v).toISOString());

@@ -22,7 +22,7 @@ function toFilter(q: ListQuery): TransactionFilter {
   }
   if (q.referenceMode !== undefined && q.reference === undefined) errors.add('reference', 'required', 'is required when referenceMode is given');
   if (q.createdAfter && q.createdBefore && Date.parse(q.createdAfter) > Date.parse(q.createdBefore)) {
-    errors.add('createdAfter', 'before', 'must not be after createdBefore');
+    errors.add('createdAfter', 'date', 'must not be after createdBefore');
   }
   errors.throwIfAny();
   const iso = (v: string | undefined) => (v === undefined ? undefined : new Date(v).toISOString());

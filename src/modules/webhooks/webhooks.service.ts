@@ -5,7 +5,7 @@ import { FieldErrorCollector, fieldError, notFound } from '../../shared/errors.j
 import { newId } from '../../shared/ids.js';
 import { isOnApprovedDomain } from '../points-of-sale/point-of-sale.js';
 import {
-  type DeliveryAttempt, errorRateWindowStart, exceedsErrorRate, isPaused, isWebhookEvent, MAX_WEBHOOKS_PER_MERCHANT, type Webhook,
+  type DeliveryAttempt, errorRateWindowStart, exceedsErrorRate, isPaused, isWebhookEvent, MAX_WEBHOOKS_PER_MERCHANT, type Webhook, WEBHOOK_EVENTS,
   type WebhookDelivery, type WebhookEvent,
 } from './webhook.js';
 import type { DeliveryWithAttempts, WebhooksRepository, WebhooksUnitOfWork } from './webhooks.repository.js';
@@ -65,7 +65,7 @@ export class WebhooksService {
     const errors = new FieldErrorCollector();
     // The schema already limits names to the catalogue; this keeps the service safe on its own.
     input.events.forEach((name, i) => {
-      if (!isWebhookEvent(name)) errors.add(`events.${i}`, 'in', `unknown event ${name}`);
+      if (!isWebhookEvent(name)) errors.add(`events.${i}`, `in:${WEBHOOK_EVENTS.join(',')}`, `unknown event ${name}`);
     });
     const domains = await this.approvedDomains(accountId);
     const domain = domains.find((d) => isOnApprovedDomain(input.url, d));
