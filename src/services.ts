@@ -264,8 +264,8 @@ export function buildServices(deps: ServiceDeps): Services {
     clock,
   });
   payments.onResult((context) => billing.onPaymentResult(context));
-  // transaction.success.v1 / transaction.failed.v1 for webhooks, in the commit of the final state.
-  payments.onResult(({ repos, transaction, becameFinal }) => appendTransactionOutcome(repos.events, transaction, becameFinal));
+  // transaction.success.v1 / failed.v1 in the commit of the final state; captured / voided for instant captures.
+  payments.onResult(({ repos, transaction, becameFinal, operation }) => appendTransactionOutcome(repos.events, transaction, becameFinal, operation));
   // Sessions commit through store.transaction, so their repositories are the store's full set.
   const storeRepos = (repos: SessionRepos) => repos as Repositories;
   // Payment links: the link is written, cancelled and expired in its session's commits.

@@ -50,6 +50,13 @@ for (const kind of await availableStores()) {
       assert.equal(res.body.card.pan, '555555******4444');
     });
 
+    /** Outbox events naming a transaction, by name (two commits can share a millisecond, so not by time). */
+    const eventsOf = async (transactionId: string) =>
+      (await t.runtime.store.db.selectFrom('events').select(['event', 'data']).where('accountId', '=', m.accountId).execute())
+        .filter((e) => JSON.parse(e.data).transaction?.id === transactionId)
+        .map((e) => e.event)
+        .sort();
+
     test('instantCapture NO_VOID captures at once; with 4000…0259 the failed capture keeps the authorization', async () => {
       const ok = (await m.api.post(`${API}/moto`, motoBody(m, { amount: 700, instantCapture: 'NO_VOID' }))).body;
       assert.deepEqual([ok.aggregates.authorized, ok.aggregates.captured, ok.aggregates.remaining], [700, 700, 0]);
@@ -64,6 +71,16 @@ for (const kind of await availableStores()) {
       const body = (await m.api.post(`${API}/moto`, motoBody(m, { amount: 800, number: CARDS.CAPTURE_DECLINED, instantCapture: 'VOID' }))).body;
       assert.deepEqual(body.operations.map((o: any) => [o.type, o.state]), [['AUTHORIZATION', 'SUCCESS'], ['CAPTURE', 'FAILED'], ['VOID', 'SUCCESS']]);
       assert.deepEqual([body.aggregates.authorized, body.aggregates.captured, body.aggregates.voided, body.aggregates.remaining], [800, 0, 800, 0]);
+      assert.deepEqual(await eventsOf(body.transaction.id), ['transaction.success.v1', 'transaction.voided.v1'].sort());
+    });
+
+    test('an instant capture writes transaction.captured.v1 besides transaction.success.v1, with the captured aggregate', async () => {
+      const body = (await m.api.post(`${API}/moto`, motoBody(m, { amount: 900, instantCapture: 'NO_VOID' }))).body;
+      assert.deepEqual(await eventsOf(body.transaction.id), ['transaction.captured.v1', 'transaction.success.v1']);
+      const [captured] = await t.runtime.store.db.selectFrom('events').select('data').where('event', '=', 'transaction.captured.v1').where('data', 'like', `%${body.transaction.id}%`).execute();
+      const data = JSON.parse(captured!.data);
+      assert.equal(data.aggregates.captured, 900);
+      assert.equal(data.operation.type, 'CAPTURE');
     });
 
     test('4000…0119 times out first: the MOTO answer is PROCESSING, the retry approves it and one callback follows', async () => {
