@@ -265,13 +265,8 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
         throw new AppError('CAPABILITY_NOT_ENABLED', `The ${def.capability === 'moto' ? 'MOTO' : 'synchronous payout'} capability is not enabled for this account.`);
       }
     },
-    preValidation: async (request) => {
-      const type = request.headers['content-type'];
-      if (!def.acceptsForm && typeof type === 'string' && type.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
-        throw new AppError('BAD_REQUEST', 'The body must be JSON sent with Content-Type: application/json.');
-      }
-    },
-    preHandler: async (request, reply) => {
+    preValidation: async (request, reply) => {
+      // Before schema validation, so that every response of a limited category (a 422 too) counts and carries the headers.
       if (def.rateLimit && options.rateLimiter && request.principal?.tier === 'merchant') {
         const params = request.params as Record<string, string>;
         const key = def.rateLimit === 'operation' ? `${request.principal.accountId}:${params.transactionId ?? ''}` : request.principal.accountId;
@@ -284,6 +279,12 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
           throw new AppError('RATE_LIMIT_REACHED', `Rate limit reached; retry in ${decision.retryAfter} s.`);
         }
       }
+      const type = request.headers['content-type'];
+      if (!def.acceptsForm && typeof type === 'string' && type.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
+        throw new AppError('BAD_REQUEST', 'The body must be JSON sent with Content-Type: application/json.');
+      }
+    },
+    preHandler: async (request, reply) => {
       if (def.idempotent && request.principal) {
         const key = request.headers['idempotency-key'];
         if (typeof key === 'string' && (await claimIdempotency(request, reply, key, options))) return reply;

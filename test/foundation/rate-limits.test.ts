@@ -79,9 +79,20 @@ describe('rate limits over HTTP (PAYMENTS_RATE_LIMITS=default)', () => {
     assert.equal(limited.headers['x-ratelimit-remaining'], '0');
     assert.ok(limited.headers['x-ratelimit-reset']);
     assert.equal((await b.api.get(`${API}/transactions`)).status, 200, 'another merchant has its own bucket');
-    const unlimited = await a.api.get(`${API}/management/point-of-sales`);
+    const pointsOfSale = await a.api.get(`${API}/management/point-of-sales`);
+    assert.equal(pointsOfSale.status, 429, 'the points of sale list is a list too');
+    const unlimited = await a.api.get(`${API}/management/point-of-sales/${a.onlinePointOfSaleId}`);
     assert.equal(unlimited.status, 200, 'routes outside a category are not limited');
     assert.equal(unlimited.headers['x-ratelimit-limit'], undefined);
+  });
+
+  test('a request refused by validation counts and carries the headers', async () => {
+    const c = await t.createMerchant({ physical: false });
+    const invalid = await c.api.get(`${API}/transactions?amountMode=GREATER_THAN`);
+    assert.equal(invalid.status, 422);
+    assert.equal(invalid.headers['x-ratelimit-limit'], '30');
+    assert.equal(invalid.headers['x-ratelimit-remaining'], '29');
+    assert.equal((await c.api.get(`${API}/terminals`)).headers['x-ratelimit-remaining'], '28', 'terminals share the list bucket');
   });
 
   test('authentication is checked before the bucket: a 401 spends nothing', async () => {

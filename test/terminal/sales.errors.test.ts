@@ -72,8 +72,8 @@ for (const kind of await availableStores()) {
 
       test('terminal.id of another point of sale, unknown, or not a uuid → 422 on terminal.id', async () => {
         const kiosk = await physicalPointOfSale(1);
-        expectValidation(await sale(m, { terminalId: kiosk.terminalIds[0] }), 'terminal.id', 'exists');
-        expectValidation(await sale(m, { terminalId: '00000000-0000-4000-8000-000000000000' }), 'terminal.id', 'exists');
+        expectValidation(await sale(m, { terminalId: kiosk.terminalIds[0] }), 'terminal.id', 'in:existing');
+        expectValidation(await sale(m, { terminalId: '00000000-0000-4000-8000-000000000000' }), 'terminal.id', 'in:existing');
         expectValidation(await sale(m, { terminalId: 'till-1' }), 'terminal.id');
       });
 

@@ -15,7 +15,7 @@ export function pointsOfSaleRoutes(service: PointsOfSaleService): RouteDef[] {
       handler: async ({ body, accountId }) => pointOfSaleWire(await service.create(accountId, body)),
     }),
     defineRoute({
-      ...common, method: 'GET', url: '/management/point-of-sales', summary: 'List points of sale',
+      ...common, method: 'GET', url: '/management/point-of-sales', summary: 'List points of sale', rateLimit: 'list',
       schema: { querystring: PageQuery, response: { 200: PageEnvelope(PointOfSaleResponse) } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
         const page = await service.list(accountId, pageOffset(query.page, query.perPage), query.perPage);

@@ -20,7 +20,7 @@ export function terminalsRoutes(service: TerminalsService): RouteDef[] {
       handler: async ({ params, body, accountId }) => wire(await service.create(accountId, params.pointOfSaleId, body ?? {})),
     }),
     defineRoute({
-      auth: 'merchant', tags: ['Terminals'], method: 'GET', url: '/terminals', summary: 'List terminals',
+      auth: 'merchant', tags: ['Terminals'], method: 'GET', url: '/terminals', summary: 'List terminals', rateLimit: 'list',
       schema: { querystring: TerminalListQuery, response: { 200: PageEnvelope(TerminalResponse) } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
         const page = await service.list(accountId, query.pointOfSaleId ?? null, pageOffset(query.page, query.perPage), query.perPage);
