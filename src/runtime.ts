@@ -88,6 +88,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     routes: services.routes,
     authenticate: (secret) => services.accounts.authenticate(secret),
     idempotency: store.idempotency,
+    sealer,
     rateLimiter,
     now: () => clock.now(),
     publicUrl: config.publicUrl,

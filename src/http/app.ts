@@ -18,6 +18,7 @@ import {
 } from './idempotency.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { Sealer } from '../security/secret-box.js';
 
 export const API_PREFIX = '/public/api/v1';
 
@@ -49,6 +50,8 @@ export interface AppOptions {
   routes: RouteDef[];
   authenticate(secret: string): Promise<Principal | null>;
   idempotency: IdempotencyStore;
+  /** Encrypts the stored responses of routes that answer with a credential (RouteDef.secretResponse). */
+  sealer: Sealer;
   rateLimiter: RateLimiter | null;
   now(): number;
   publicUrl: string;
@@ -287,7 +290,7 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
     preHandler: async (request, reply) => {
       if (def.idempotent && request.principal) {
         const key = request.headers['idempotency-key'];
-        if (typeof key === 'string' && (await claimIdempotency(request, reply, key, options))) return reply;
+        if (typeof key === 'string' && (await claimIdempotency(request, reply, key, options, def.secretResponse === true))) return reply;
       }
     },
     onSend: async (request, reply, payload) => {
@@ -305,7 +308,10 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
         }
       }
       if (text === null || isPreExecutionRefusal(status, errorCode)) await options.idempotency.release(ref);
-      else await options.idempotency.complete(ref, status, text, String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'));
+      else {
+        const stored = def.secretResponse ? options.sealer.seal(text) : text;
+        await options.idempotency.complete(ref, status, stored, String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'));
+      }
       return payload;
     },
     handler: async (request, reply) => {
@@ -341,7 +347,7 @@ function isHtml(value: unknown): value is HtmlResult {
 }
 
 /** Claims the key; returns true when the stored response was replayed instead. */
-async function claimIdempotency(request: FastifyRequest, reply: FastifyReply, key: string, options: AppOptions): Promise<boolean> {
+async function claimIdempotency(request: FastifyRequest, reply: FastifyReply, key: string, options: AppOptions, sealed: boolean): Promise<boolean> {
   validateKey(key);
   const principal = request.principal;
   if (!principal) return false;
@@ -366,6 +372,6 @@ async function claimIdempotency(request: FastifyRequest, reply: FastifyReply, ke
   reply.header('idempotent-replayed', 'true');
   reply.code(existing.status).type(existing.contentType ?? 'application/json; charset=utf-8');
   // The stored text is sent as is (a string payload is not serialized again).
-  await reply.send(existing.body ?? '');
+  await reply.send(existing.body && sealed ? options.sealer.open(existing.body) : existing.body ?? '');
   return true;
 }

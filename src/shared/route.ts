@@ -63,6 +63,8 @@ export interface RouteDef<S extends RouteSchemas = RouteSchemas> {
   schema: S;
   /** Honours Idempotency-Key (INTERFACE §4). */
   idempotent?: boolean;
+  /** The response holds a credential: its stored copy for idempotent replay is encrypted. */
+  secretResponse?: boolean;
   rateLimit?: RateLimitCategory;
   capability?: Capability;
   /** Served outside /public/api/v1 (pages, sandbox, health). */

@@ -151,6 +151,24 @@ for (const kind of await availableStores()) {
       assert.equal(second.body.account.id, first.body.account.id);
     });
 
+    test('a replayed credential (API key, access token) comes back whole, but is stored encrypted', async () => {
+      const key = randomUUID();
+      const first = await post('/management/api-keys', { name: `k-${key}` }, key);
+      const replay = await post('/management/api-keys', { name: `k-${key}` }, key);
+      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+      const created = (await first.json()) as { key: string };
+      assert.equal(((await replay.json()) as { key: string }).key, created.key);
+      const tokenKey = randomUUID();
+      const token = (await (await post(`/partner/accounts/${m.accountId}/access-token`, { environment: 'test' }, tokenKey, t.operatorKey)).json()) as { accessToken: string };
+      const tokenReplay = await post(`/partner/accounts/${m.accountId}/access-token`, { environment: 'test' }, tokenKey, t.operatorKey);
+      assert.equal(((await tokenReplay.json()) as { accessToken: string }).accessToken, token.accessToken);
+      const stored = await t.runtime.store.db.selectFrom('idempotencyKeys').select('responseBody').where('key', 'in', [key, tokenKey]).execute();
+      assert.equal(stored.length, 2);
+      for (const row of stored) {
+        assert.ok(row.responseBody && !row.responseBody.includes(created.key) && !row.responseBody.includes(token.accessToken), 'no credential in clear');
+      }
+    });
+
     test('an invalid Idempotency-Key → 422 on the header, nothing executed', async () => {
       for (const key of ['x'.repeat(256), 'with space', 'tab\tkey', 'ünïcode']) {
         const res = await m.api

@@ -34,12 +34,12 @@ export function accountsRoutes(accounts: AccountsService): RouteDef[] {
       handler: async ({ params }) => wire(await accounts.get(params.accountId)),
     }),
     defineRoute({
-      ...partner, method: 'PATCH', url: '/partner/accounts/:accountId/activate', summary: 'Activate a merchant account',
+      ...partner, method: 'PATCH', url: '/partner/accounts/:accountId/activate', summary: 'Activate a merchant account', idempotent: true,
       schema: { params: AccountParams, response: { 200: AccountResponse } },
       handler: async ({ params }) => wire(await accounts.activate(params.accountId)),
     }),
     defineRoute({
-      ...partner, method: 'DELETE', url: '/partner/accounts/:accountId', summary: 'Delete a merchant account; its credentials stop working at once',
+      ...partner, method: 'DELETE', url: '/partner/accounts/:accountId', summary: 'Delete a merchant account; its credentials stop working at once', idempotent: true,
       schema: { params: AccountParams },
       handler: async ({ params }) => {
         await accounts.close(params.accountId);
@@ -47,17 +47,17 @@ export function accountsRoutes(accounts: AccountsService): RouteDef[] {
       },
     }),
     defineRoute({
-      ...partner, method: 'POST', url: '/partner/accounts/:accountId/access-token', summary: 'Mint an access token (valid 8 h)',
+      ...partner, method: 'POST', url: '/partner/accounts/:accountId/access-token', summary: 'Mint an access token (valid 8 h)', idempotent: true, secretResponse: true,
       schema: { params: AccountParams, body: AccessTokenBody, response: { 200: AccessTokenResponse } },
       handler: async ({ params, body }) => accounts.issueAccessToken(params.accountId, body.environment),
     }),
     defineRoute({
-      ...partner, method: 'PATCH', url: '/partner/accounts/:accountId/capabilities', summary: 'Grant or withdraw MOTO and synchronous payouts',
+      ...partner, method: 'PATCH', url: '/partner/accounts/:accountId/capabilities', summary: 'Grant or withdraw MOTO and synchronous payouts', idempotent: true,
       schema: { params: AccountParams, body: CapabilitiesBody, response: { 200: AccountResponse } },
       handler: async ({ params, body }) => wire(await accounts.setCapabilities(params.accountId, body)),
     }),
     defineRoute({
-      auth: 'merchant', tags: ['Management'], method: 'POST', url: '/management/api-keys', summary: 'Create an API key (shown once)', idempotent: true,
+      auth: 'merchant', tags: ['Management'], method: 'POST', url: '/management/api-keys', summary: 'Create an API key (shown once)', idempotent: true, secretResponse: true,
       schema: { body: ApiKeyBody, response: { 200: ApiKeyResponse } },
       handler: async ({ body, accountId }) => accounts.createApiKey(accountId, body.name),
     }),
