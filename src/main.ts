@@ -83,6 +83,10 @@ async function main(): Promise<void> {
       `  Try: curl -H "Authorization: Bearer ${sandbox.apiKey}" ${base}/public/api/v1/transactions`,
     );
   }
+  if (config.sandbox || config.allowPrivateUrls) {
+    const why = config.allowPrivateUrls ? 'PAYMENTS_ALLOW_PRIVATE_URLS=1' : 'the sandbox allows them; PAYMENTS_SANDBOX=0 refuses them';
+    lines.push(`  Note: callbacks and webhooks may reach loopback and private addresses (${why}).`);
+  }
   process.stdout.write(`${lines.join('\n')}\n\n`);
 }
 
