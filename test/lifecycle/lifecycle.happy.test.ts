@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { ScriptedAcquirer } from '../support/scripted-acquirer.js';
@@ -170,6 +171,52 @@ for (const kind of await availableStores()) {
       const listed = feed.body.items.find((o: { id: string }) => o.id === c.operationId);
       assert.equal(listed?.type, 'CAPTURE');
       assert.equal(listed?.transactionId, tx.id);
+    });
+
+    test('the operations feed over HTTP with a repeated pointOfSaleId: operations of both points of sale, none of a third, only final ones', async () => {
+      const newPointOfSale = async (name: string) => {
+        const res = await m.api.post(`${API}/management/point-of-sales`, { name, domain: 'localhost', webhookAuthentication: 'Bearer feed', type: 'ONLINE' });
+        assert.equal(res.status, 200, res.text);
+        return res.body.pointOfSale.id as string;
+      };
+      const [posA, posB, posC] = [await newPointOfSale('Feed A'), await newPointOfSale('Feed B'), await newPointOfSale('Feed C')];
+      const moto = async (pointOfSaleId: string, amount: number) => {
+        const res = await m.api.post(`${API}/moto`, {
+          transaction: { pointOfSaleId, amount, currency: 'DKK', reference: 'ops-feed', instantCapture: 'OFF' },
+          card: { number: '4111111111111111', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 3, cvc: '123' },
+        });
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.body.transaction.state, 'SUCCESS');
+        return res.body.transaction.id as string;
+      };
+      const [txA, txB, txC] = [await moto(posA, 100), await moto(posB, 200), await moto(posC, 300)];
+      const capturedA = ok(await capture(m, txA, 100));
+      ok(await capture(m, txC, 300));
+      // B's capture waits for the acquirer: PROCESSING, not final, so not in the feed.
+      acquirer.script(txB, 'capture', ['pending']);
+      const pendingB = ok(await capture(m, txB, 200));
+      assert.equal(pendingB.state, 'PROCESSING');
+
+      await t.runtime.app.listen({ port: 0, host: '127.0.0.1' });
+      const base = `http://127.0.0.1:${(t.runtime.app.server.address() as AddressInfo).port}${API}`;
+      const feed = async (query: string) => {
+        const res = await fetch(`${base}/transactions/operations?${query}`, { headers: { authorization: `Bearer ${m.token}` } });
+        assert.equal(res.status, 200, query);
+        return (await res.json()) as { total: number; items: Array<{ id: string; transactionId: string; type: string; state: string; finalizedAt: string | null }> };
+      };
+      const both = await feed(`pointOfSaleId=${posA}&pointOfSaleId=${posB}&perPage=500`);
+      const summary = (items: typeof both.items) =>
+        items.map((o) => `${o.transactionId === txA ? 'A' : o.transactionId === txB ? 'B' : o.transactionId === txC ? 'C' : o.transactionId}:${o.type}:${o.state}`).sort();
+      assert.deepEqual(summary(both.items), ['A:AUTHORIZATION:SUCCESS', 'A:CAPTURE:SUCCESS', 'B:AUTHORIZATION:SUCCESS']);
+      assert.equal(both.total, 3);
+      assert.ok(both.items.some((o) => o.id === capturedA.operationId));
+      assert.ok(!both.items.some((o) => o.id === pendingB.operationId), 'the PROCESSING capture is not listed');
+      assert.ok(both.items.every((o) => o.finalizedAt !== null));
+
+      assert.deepEqual(summary((await feed(`pointOfSaleId=${posC}&perPage=500`)).items), ['C:AUTHORIZATION:SUCCESS', 'C:CAPTURE:SUCCESS']);
+      const all = await feed('perPage=500');
+      assert.ok(!all.items.some((o) => o.id === pendingB.operationId), 'nor without a filter');
+      assert.ok(all.items.every((o) => o.state === 'SUCCESS' || o.state === 'FAILED'), 'every listed operation is final');
     });
   });
 }

@@ -114,5 +114,31 @@ for (const kind of await availableStores()) {
       const capture = ok(await m.api.post(`${API}/transactions/${tx.id}/capture`, { amount: 700 }), 'capture');
       assert.equal(capture.success, true);
     });
+
+    test('a disabled subscription keeps its existing MIT authorizations voidable and refundable', async () => {
+      const sub = await storedCard(t, m, 'cust-void-refund', CARDS.VISA);
+      const mit = async (amount: number) => ok(await m.api.post(`${API}/mit`, mitBody(sub.subscriptionId, rx.url(rx.newPath('mit')), { amount })), 'POST /mit').transaction;
+      const toRefund = await mit(800);
+      const toVoid = await mit(600);
+      assert.equal((await finalTransaction(m, toRefund.id)).state, 'SUCCESS');
+      assert.equal((await finalTransaction(m, toVoid.id)).state, 'SUCCESS');
+      assert.equal((await m.api.delete(`${API}/subscriptions/${sub.subscriptionId}`)).status, 200);
+      assert.equal(ok(await m.api.get(`${API}/subscriptions/${sub.subscriptionId}`), 'GET').subscription.state, 'DISABLED');
+      assert.equal((await m.api.post(`${API}/mit`, mitBody(sub.subscriptionId, rx.url(rx.newPath('mit'))))).status, 422, 'no new payment');
+
+      const voided = ok(await m.api.post(`${API}/transactions/${toVoid.id}/void`, { amount: -1 }), 'void');
+      assert.deepEqual([voided.success, voided.state, voided.errorCode], [true, 'SUCCESS', null]);
+      const afterVoid = ok(await m.api.get(`${API}/transactions/${toVoid.id}`), 'GET tx');
+      assert.deepEqual(afterVoid.aggregates, { authorized: 600, captured: 0, refunded: 0, voided: 600, remaining: 0, paidOut: 0 });
+
+      const captured = ok(await m.api.post(`${API}/transactions/${toRefund.id}/capture`, { amount: 800 }), 'capture');
+      assert.equal(captured.success, true);
+      const refunded = ok(await m.api.post(`${API}/transactions/${toRefund.id}/refund`, { amount: 300 }), 'refund');
+      assert.equal(refunded.success, true, refunded);
+      assert.deepEqual(refunded.operations.map((o: any) => [o.success, o.state]), [[true, 'SUCCESS']]);
+      const afterRefund = ok(await m.api.get(`${API}/transactions/${toRefund.id}`), 'GET tx');
+      assert.deepEqual(afterRefund.aggregates, { authorized: 800, captured: 800, refunded: 300, voided: 0, remaining: 0, paidOut: 0 });
+      assert.deepEqual(afterRefund.operations.map((o: any) => [o.type, o.state, o.amount]), [['AUTHORIZATION', 'SUCCESS', 800], ['CAPTURE', 'SUCCESS', 800], ['REFUND', 'SUCCESS', 300]]);
+    });
   });
 }
