@@ -73,6 +73,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   const services = buildServices({ config, store, clock, sealer, operatorKey: operator.value, logger, ...(options.acquirer ? { acquirer: options.acquirer } : {}) });
   runner = new JobRunner({ store: store.jobs, clock, logger, definitions: services.jobs, concurrency: options.jobConcurrency ?? 64 });
   clock.onJump(() => runner?.notify());
+  // Sandbox: a clock move made through another process reaches this one within a second.
+  const stopFollowingClock = clock.follow(1000, (err) => logger.warn({ err }, 'could not re-read the sandbox clock'));
   await scheduleMaintenance(store.jobs, clock.now());
   await scheduleWebhookRelay(store.jobs, clock.now());
   await scheduleSettlementRun(store.jobs, clock.now());
@@ -112,6 +114,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     close() {
       closing ??= (async () => {
         await app.close();
+        stopFollowingClock();
         await runner?.stop(config.shutdownTimeoutMs);
         rateLimiter?.close();
         await store.close();

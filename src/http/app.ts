@@ -116,6 +116,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Shutting down: a request still in flight is answered with `Connection: close`, so that its
+  // keep-alive connection does not hold close() open once it is done ('idle' closes only the
+  // connections idle when closing starts).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
   // Bodies nested beyond any shape this API accepts are refused before anything walks them recursively.
   app.addHook('preValidation', async (request) => {
     for (const [part, value] of [['path', request.params], ['query', request.query], ['body', request.body]] as const) {
