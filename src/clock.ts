@@ -10,6 +10,12 @@ export interface Clock {
   nowIso(): string;
 }
 
+/**
+ * Wall-clock time, for liveness only (job leases): a process's lease must not run out because the
+ * sandbox moved service time, or a job still running would be handed to a second worker.
+ */
+export const wallClock = (): number => Date.now();
+
 export interface ClockStore {
   loadOffsetMs(): Promise<number>;
   saveOffsetMs(offsetMs: number): Promise<void>;

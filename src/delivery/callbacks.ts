@@ -54,7 +54,7 @@ export class CallbackDelivery {
     return {
       kind: CALLBACK_JOB,
       maxAttempts: CALLBACK_MAX_ATTEMPTS,
-      leaseMs: 30_000,
+      leaseMs: 15_000,
       backoff: callbackBackoff,
       handle: (payload, ctx) => this.deliver(payload, ctx.attempt),
     };

@@ -34,12 +34,20 @@ export interface JobQueue {
   enqueueMany(jobs: NewJob[]): Promise<void>;
 }
 
+/** When a claim happens: `now` (service time) decides what is due, `wallNow` (real time) what a lease covers. */
+export interface ClaimTimes {
+  now: number;
+  wallNow: number;
+}
+
 export interface JobStore extends JobQueue {
   /**
-   * Leases up to `limit` due jobs (queued and due, or running with an expired lease). `leaseMs` is
-   * one lease for all, or a lease per kind (every kind in `kinds` named).
+   * Leases up to `limit` due jobs (queued and due at `now`, or running with a lease that ran out
+   * before `wallNow`). `leaseMs` is one lease for all, or a lease per kind (every kind in `kinds` named).
    */
-  claim(workerId: string, now: number, leaseMs: number | Readonly<Record<string, number>>, limit: number, kinds: string[]): Promise<Job[]>;
+  claim(workerId: string, at: ClaimTimes, leaseMs: number | Readonly<Record<string, number>>, limit: number, kinds: string[]): Promise<Job[]>;
+  /** Heartbeat: moves the leases `workerId` still holds on `ids` to `leaseUntil` (wall time); returns how many. */
+  extendLeases(workerId: string, ids: string[], leaseUntil: number): Promise<number>;
   complete(id: string, workerId: string, now: number): Promise<void>;
   /** Records a failure: back to queued at `retryAt`, or dead when attempts are exhausted. */
   fail(id: string, workerId: string, now: number, error: string, retryAt: number | null): Promise<void>;
@@ -62,6 +70,7 @@ export interface JobContext {
 export interface JobDefinition<P = unknown> {
   kind: string;
   maxAttempts: number;
+  /** Wall-clock lease, renewed by the runner's heartbeat while the handler runs; what a crashed worker holds comes back after it. */
   leaseMs: number;
   /** Delay before attempt n+1 after n failures, in ms. */
   backoff(failures: number): number;

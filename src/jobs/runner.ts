@@ -2,10 +2,14 @@
  * The generic job runner: claims due jobs with leases, runs their handlers with bounded
  * concurrency, records success, retry with backoff, or dead-letter. It owns no process signals:
  * main.ts starts and stops it. Wakes up on enqueue notifications and on clock jumps.
+ *
+ * What is due follows the service clock; leases follow the wall clock and are renewed by a
+ * heartbeat while a handler runs, so neither a sandbox clock jump nor a slow acquirer hands a
+ * running job to a second worker, and a crashed worker's jobs come back one lease later.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import { type Clock, wallClock } from '../clock.js';
 import { type Job, type JobDefinition, type JobStore, RetryLater } from './job.js';
 
 export interface RunnerOptions {
@@ -15,6 +19,8 @@ export interface RunnerOptions {
   definitions: JobDefinition<never>[];
   concurrency?: number;
   idlePollMs?: number;
+  /** Real time for leases (tests pass a fake one). */
+  wallNow?: () => number;
 }
 
 export class JobRunner {
@@ -29,11 +35,16 @@ export class JobRunner {
   private woken = false;
   private loopDone: Promise<void> = Promise.resolve();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Jobs this runner is executing, by id → kind: the heartbeat renews their leases. */
+  private readonly leased = new Map<string, string>();
+  private heartbeat: NodeJS.Timeout | null = null;
+  private readonly wallNow: () => number;
 
   constructor(private readonly options: RunnerOptions) {
     for (const definition of options.definitions) this.definitions.set(definition.kind, definition);
     this.concurrency = options.concurrency ?? 32;
     this.idlePollMs = options.idlePollMs ?? 250;
+    this.wallNow = options.wallNow ?? wallClock;
   }
 
   register(definition: JobDefinition<never>): void {
@@ -44,6 +55,10 @@ export class JobRunner {
     if (!this.stopped) return;
     this.stopped = false;
     this.loopDone = this.loop();
+    // A third of the shortest lease: two beats can be missed before a lease runs out.
+    const beatMs = Math.max(500, Math.min(...[...this.definitions.values()].map((d) => d.leaseMs), 30_000) / 3);
+    this.heartbeat = setInterval(() => void this.renewLeases(), beatMs);
+    this.heartbeat.unref();
   }
 
   /** Something was enqueued or time moved: look for due jobs now. */
@@ -62,6 +77,8 @@ export class JobRunner {
     let deadline: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => (deadline = setTimeout(r, timeoutMs)))]);
     clearTimeout(deadline);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
     await this.options.store.releaseLeases(this.workerId, this.options.clock.now());
   }
 
@@ -138,13 +155,27 @@ export class JobRunner {
 
   private claimBatch(limit: number): Promise<Job[]> {
     const leases = Object.fromEntries([...this.definitions.values()].map((d) => [d.kind, d.leaseMs]));
-    return this.options.store.claim(this.workerId, this.options.clock.now(), leases, limit, this.kinds);
+    return this.options.store.claim(this.workerId, { now: this.options.clock.now(), wallNow: this.wallNow() }, leases, limit, this.kinds);
+  }
+
+  /** The heartbeat: every running job's lease is moved one lease ahead of now (wall time). */
+  private async renewLeases(): Promise<void> {
+    const byKind = new Map<string, string[]>();
+    for (const [id, kind] of this.leased) byKind.set(kind, [...(byKind.get(kind) ?? []), id]);
+    for (const [kind, ids] of byKind) {
+      try {
+        await this.options.store.extendLeases(this.workerId, ids, this.wallNow() + (this.definitions.get(kind)?.leaseMs ?? 30_000));
+      } catch (err) {
+        this.options.logger.warn({ err, kind }, 'could not renew job leases; they run out if this persists');
+      }
+    }
   }
 
   private async execute(job: Job): Promise<void> {
     const definition = this.definitions.get(job.kind);
     const { store, clock, logger } = this.options;
     this.running++;
+    this.leased.set(job.id, job.kind);
     try {
       if (!definition) throw new Error(`no handler for job kind ${job.kind}`);
       await definition.handle(job.payload as never, { job, attempt: job.attempts, now: () => clock.now() });
@@ -163,6 +194,7 @@ export class JobRunner {
       }
     } finally {
       this.running--;
+      this.leased.delete(job.id);
     }
   }
 }

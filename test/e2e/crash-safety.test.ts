@@ -29,9 +29,9 @@ const BATCH_SIZE = 10;
 const KILL_AT_ANSWERED = 150;
 const KILL_AFTER_MS = 15_000;
 /**
- * After the restart the sandbox clock moves past the longest lease of the jobs in play
- * (payment.drive, 120 s) and past the idempotency in-flight lock (5 min), so that what the killed
- * process held is taken over at once instead of after minutes of wall time.
+ * After the restart the sandbox clock moves past the idempotency in-flight lock (5 min of service
+ * time), so that requests cut off by the kill can be retried at once. The jobs the killed process
+ * held come back when their wall-clock leases (15 s) run out.
  */
 const ADVANCE_AFTER_RESTART_S = 310;
 

@@ -60,7 +60,7 @@ for (const kind of await availableStores()) {
         { kind: 'cli.a', payload: 2 },
         { kind: 'cli.b', payload: 3, maxAttempts: 1 },
       ]);
-      const [dead] = await t.store.jobs.claim('w', t.clock.ms, 1000, 1, ['cli.b']);
+      const [dead] = await t.store.jobs.claim('w', { now: t.clock.ms, wallNow: t.clock.ms }, 1000, 1, ['cli.b']);
       await t.store.jobs.fail(dead!.id, 'w', t.clock.ms, 'acquirer said no\nsecond line', null);
       const counts = await cli(['jobs'], env);
       assert.deepEqual(

@@ -34,7 +34,7 @@ for (const kind of await availableStores()) {
     const runners: JobRunner[] = [];
     const fakeClock = () => ({ now: () => t.clock.ms, nowIso: () => new Date(t.clock.ms).toISOString() });
     const runner = (definitions: JobDefinition<never>[], options: Partial<ConstructorParameters<typeof JobRunner>[0]> = {}) => {
-      const r = new JobRunner({ store: t.store.jobs, clock: fakeClock(), logger, definitions, ...options });
+      const r = new JobRunner({ store: t.store.jobs, clock: fakeClock(), wallNow: () => t.clock.ms, logger, definitions, ...options });
       runners.push(r);
       return r;
     };
@@ -152,7 +152,7 @@ for (const kind of await availableStores()) {
       } as JobDefinition<never>;
       await t.store.jobs.enqueue({ kind, payload: null });
       // The crashed worker claimed it and vanished without completing or failing it.
-      const [claimed] = await t.store.jobs.claim('crashed-worker', t.clock.ms, 30_000, 1, [kind]);
+      const [claimed] = await t.store.jobs.claim('crashed-worker', { now: t.clock.ms, wallNow: t.clock.ms }, 30_000, 1, [kind]);
       assert.ok(claimed);
       const survivor = runner([def]);
       assert.equal(await survivor.drain(), 0, 'the lease still holds');
@@ -160,6 +160,57 @@ for (const kind of await availableStores()) {
       assert.equal(await survivor.drain(), 1);
       assert.deepEqual(seen, [2], 'the crashed attempt counts');
       assert.equal((await stateOf(claimed.id)).state, 'done');
+    });
+
+    test('a service-clock jump does not take a running job from its worker: leases are wall-clock time', async () => {
+      const kind = `jump.${newId()}`;
+      let release: () => void = () => undefined;
+      const blocker = new Promise<void>((resolve) => (release = resolve));
+      let runs = 0;
+      const def = {
+        kind, maxAttempts: 5, leaseMs: 30_000, backoff: () => 0,
+        async handle() {
+          runs++;
+          await blocker;
+        },
+      } as JobDefinition<never>;
+      const wall = t.clock.ms;
+      const busy = runner([def], { wallNow: () => wall });
+      const other = runner([def], { wallNow: () => wall + 1000 });
+      await t.store.jobs.enqueue({ kind, payload: null });
+      const running = busy.drain();
+      await waitFor('the handler to start', () => runs === 1);
+      t.clock.ms += 3_600_000; // the sandbox moves service time an hour ahead
+      assert.equal(await other.drain(), 0, 'the lease still holds one second of real time later');
+      release();
+      await running;
+      assert.equal(runs, 1);
+    });
+
+    test('the heartbeat keeps renewing the lease of a job that runs longer than its lease', async () => {
+      const kind = `beat.${newId()}`;
+      let release: () => void = () => undefined;
+      const blocker = new Promise<void>((resolve) => (release = resolve));
+      let runs = 0;
+      const def = {
+        kind, maxAttempts: 5, leaseMs: 1500, backoff: () => 0,
+        async handle() {
+          runs++;
+          await blocker;
+        },
+      } as JobDefinition<never>;
+      // Real wall time: the lease of 1.5 s is renewed every 0.5 s while the handler runs for 3.5 s.
+      const busy = runner([def], { wallNow: Date.now, idlePollMs: 20 });
+      const other = runner([def], { wallNow: Date.now });
+      await t.store.jobs.enqueue({ kind, payload: null });
+      busy.start();
+      await waitFor('the handler to start', () => runs === 1);
+      for (let i = 0; i < 7; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        assert.equal(await other.drain(), 0, `still leased after ${(i + 1) * 0.5} s`);
+      }
+      release();
+      assert.equal(runs, 1);
     });
 
     test('a sandbox clock jump wakes a sleeping runner at once', async () => {

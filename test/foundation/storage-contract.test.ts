@@ -524,20 +524,20 @@ for (const kind of await availableStores()) {
         await t.store.jobs.enqueue({ kind: k, payload: { n: 2 }, runAt: T0 + 2000 });
         await t.store.jobs.enqueue({ kind: k, payload: { n: 1 }, runAt: T0 + 1000 });
         await t.store.jobs.enqueue({ kind: k, payload: { n: 3 }, runAt: T0 + 60_000 });
-        assert.deepEqual(await t.store.jobs.claim('w1', T0, 30_000, 10, [k]), [], 'nothing due yet');
+        assert.deepEqual(await t.store.jobs.claim('w1', { now: T0, wallNow: T0 }, 30_000, 10, [k]), [], 'nothing due yet');
         assert.equal(await t.store.jobs.nextDueAt([k]), T0 + 1000);
-        const claimed = await t.store.jobs.claim('w1', T0 + 5000, 30_000, 10, [k]);
+        const claimed = await t.store.jobs.claim('w1', { now: T0 + 5000, wallNow: T0 + 5000 }, 30_000, 10, [k]);
         assert.deepEqual(claimed.map((j) => (j.payload as { n: number }).n).sort(), [1, 2]);
         assert.ok(claimed.every((j) => j.state === 'running' && j.attempts === 1 && j.maxAttempts === 25));
-        assert.deepEqual(await t.store.jobs.claim('w2', T0 + 5000, 30_000, 10, [k]), [], 'leased jobs are not claimed twice');
+        assert.deepEqual(await t.store.jobs.claim('w2', { now: T0 + 5000, wallNow: T0 + 5000 }, 30_000, 10, [k]), [], 'leased jobs are not claimed twice');
         assert.equal(await t.store.jobs.nextDueAt([k]), T0 + 60_000);
-        assert.deepEqual(await t.store.jobs.claim('w2', T0 + 5000, 30_000, 10, ['other.kind']), [], 'only the kinds asked for');
+        assert.deepEqual(await t.store.jobs.claim('w2', { now: T0 + 5000, wallNow: T0 + 5000 }, 30_000, 10, ['other.kind']), [], 'only the kinds asked for');
       });
 
       test('concurrent claims never hand one job to two workers', async () => {
         const k = kind();
         await t.store.jobs.enqueueMany(Array.from({ length: 30 }, (_, i) => ({ kind: k, payload: i, runAt: T0 })));
-        const batches = await Promise.all(Array.from({ length: 6 }, (_, i) => t.store.jobs.claim(`w${i}`, T0 + 1, 30_000, 10, [k])));
+        const batches = await Promise.all(Array.from({ length: 6 }, (_, i) => t.store.jobs.claim(`w${i}`, { now: T0 + 1, wallNow: T0 + 1 }, 30_000, 10, [k])));
         const ids = batches.flat().map((j) => j.id);
         assert.equal(ids.length, 30);
         assert.equal(new Set(ids).size, 30);
@@ -546,10 +546,10 @@ for (const kind of await availableStores()) {
       test('an expired lease is picked up by another worker; the old worker cannot complete it', async () => {
         const k = kind();
         await t.store.jobs.enqueue({ kind: k, payload: null, runAt: T0 });
-        const [job] = await t.store.jobs.claim('crashed', T0, 30_000, 1, [k]);
+        const [job] = await t.store.jobs.claim('crashed', { now: T0, wallNow: T0 }, 30_000, 1, [k]);
         assert.ok(job);
-        assert.deepEqual(await t.store.jobs.claim('w2', T0 + 29_999, 30_000, 1, [k]), []);
-        const [again] = await t.store.jobs.claim('w2', T0 + 30_001, 30_000, 1, [k]);
+        assert.deepEqual(await t.store.jobs.claim('w2', { now: T0 + 29_999, wallNow: T0 + 29_999 }, 30_000, 1, [k]), []);
+        const [again] = await t.store.jobs.claim('w2', { now: T0 + 30_001, wallNow: T0 + 30_001 }, 30_000, 1, [k]);
         assert.equal(again?.id, job.id);
         assert.equal(again?.attempts, 2);
         await t.store.jobs.complete(job.id, 'crashed', T0 + 30_002);
@@ -567,34 +567,34 @@ for (const kind of await availableStores()) {
         const long = kind();
         await t.store.jobs.enqueueMany([{ kind: short, payload: null, runAt: T0 }, { kind: long, payload: null, runAt: T0 }]);
         const leases = { [short]: 10_000, [long]: 600_000 };
-        assert.equal((await t.store.jobs.claim('crashed', T0, leases, 10, [short, long])).length, 2);
-        const back = await t.store.jobs.claim('w2', T0 + 10_001, leases, 10, [short, long]);
+        assert.equal((await t.store.jobs.claim('crashed', { now: T0, wallNow: T0 }, leases, 10, [short, long])).length, 2);
+        const back = await t.store.jobs.claim('w2', { now: T0 + 10_001, wallNow: T0 + 10_001 }, leases, 10, [short, long]);
         assert.deepEqual(back.map((j) => j.kind), [short]);
-        assert.deepEqual(await t.store.jobs.claim('w2', T0 + 599_999, leases, 10, [long]), []);
-        assert.deepEqual((await t.store.jobs.claim('w3', T0 + 600_001, leases, 10, [long])).map((j) => j.kind), [long]);
+        assert.deepEqual(await t.store.jobs.claim('w2', { now: T0 + 599_999, wallNow: T0 + 599_999 }, leases, 10, [long]), []);
+        assert.deepEqual((await t.store.jobs.claim('w3', { now: T0 + 600_001, wallNow: T0 + 600_001 }, leases, 10, [long])).map((j) => j.kind), [long]);
       });
 
       test('fail with a retry time requeues; without one the job is dead; a dead job can be retried', async () => {
         const k = kind();
         await t.store.jobs.enqueue({ kind: k, payload: 'x', runAt: T0, maxAttempts: 2 });
-        const [job] = await t.store.jobs.claim('w', T0, 30_000, 1, [k]);
+        const [job] = await t.store.jobs.claim('w', { now: T0, wallNow: T0 }, 30_000, 1, [k]);
         await t.store.jobs.fail(job!.id, 'w', T0 + 1, 'boom 1', T0 + 10_000);
-        assert.deepEqual(await t.store.jobs.claim('w', T0 + 9_999, 30_000, 1, [k]), [], 'not before the backoff');
-        const [retry] = await t.store.jobs.claim('w', T0 + 10_000, 30_000, 1, [k]);
+        assert.deepEqual(await t.store.jobs.claim('w', { now: T0 + 9_999, wallNow: T0 + 9_999 }, 30_000, 1, [k]), [], 'not before the backoff');
+        const [retry] = await t.store.jobs.claim('w', { now: T0 + 10_000, wallNow: T0 + 10_000 }, 30_000, 1, [k]);
         assert.equal(retry?.lastError, 'boom 1');
         assert.equal(retry?.attempts, 2);
         await t.store.jobs.fail(job!.id, 'w', T0 + 10_001, 'boom 2', null);
         const dead = (await t.store.jobs.listDead(100)).find((j) => j.id === job!.id);
         assert.equal(dead?.state, 'dead');
         assert.equal(dead?.lastError, 'boom 2');
-        assert.deepEqual(await t.store.jobs.claim('w', T0 + 100_000_000, 30_000, 1, [k]), [], 'dead jobs never run again by themselves');
+        assert.deepEqual(await t.store.jobs.claim('w', { now: T0 + 100_000_000, wallNow: T0 + 100_000_000 }, 30_000, 1, [k]), [], 'dead jobs never run again by themselves');
         assert.deepEqual(
           (await t.store.jobs.countsByState()).filter((x) => x.kind === k),
           [{ kind: k, state: 'dead', count: 1 }],
         );
         assert.equal(await t.store.jobs.retryDead(job!.id, T0 + 20_000), true);
         assert.equal(await t.store.jobs.retryDead(job!.id, T0 + 20_000), false, 'only a dead job');
-        const [revived] = await t.store.jobs.claim('w', T0 + 20_000, 30_000, 1, [k]);
+        const [revived] = await t.store.jobs.claim('w', { now: T0 + 20_000, wallNow: T0 + 20_000 }, 30_000, 1, [k]);
         assert.equal(revived?.attempts, 1, 'attempts start again');
       });
 
@@ -604,10 +604,10 @@ for (const kind of await availableStores()) {
           { kind: k, payload: 1, runAt: T0 },
           { kind: k, payload: 2, runAt: T0 },
         ]);
-        await t.store.jobs.claim('leaving', T0, 30_000, 10, [k]);
+        await t.store.jobs.claim('leaving', { now: T0, wallNow: T0 }, 30_000, 10, [k]);
         assert.equal(await t.store.jobs.releaseLeases('leaving', T0 + 1), 2);
         assert.equal(await t.store.jobs.releaseLeases('leaving', T0 + 1), 0);
-        const again = await t.store.jobs.claim('next', T0 + 2, 30_000, 10, [k]);
+        const again = await t.store.jobs.claim('next', { now: T0 + 2, wallNow: T0 + 2 }, 30_000, 10, [k]);
         assert.deepEqual(
           again.map((j) => j.attempts),
           [1, 1],
@@ -623,7 +623,7 @@ for (const kind of await availableStores()) {
           { kind: k, payload: 'third', dedupeKey: key, runAt: T0 },
           { kind: k, payload: 'other', runAt: T0 },
         ]);
-        const claimed = await t.store.jobs.claim('w', T0, 30_000, 10, [k]);
+        const claimed = await t.store.jobs.claim('w', { now: T0, wallNow: T0 }, 30_000, 10, [k]);
         assert.deepEqual(claimed.map((j) => j.payload).sort(), ['first', 'other']);
       });
 
@@ -640,7 +640,7 @@ for (const kind of await availableStores()) {
         assert.equal(await t.store.settings.get(`rollback-${k}`), null);
         await t.store.transaction(async (repos) => repos.jobs.enqueue({ kind: k, payload: 'committed', runAt: T0 }));
         assert.deepEqual(
-          (await t.store.jobs.claim('w', T0, 30_000, 10, [k])).map((j) => j.payload),
+          (await t.store.jobs.claim('w', { now: T0, wallNow: T0 }, 30_000, 10, [k])).map((j) => j.payload),
           ['committed'],
         );
       });
@@ -648,7 +648,7 @@ for (const kind of await availableStores()) {
       test('purgeFinished removes done jobs finished before the cut-off', async () => {
         const k = kind();
         await t.store.jobs.enqueue({ kind: k, payload: null, runAt: T0 });
-        const [job] = await t.store.jobs.claim('w', T0, 30_000, 1, [k]);
+        const [job] = await t.store.jobs.claim('w', { now: T0, wallNow: T0 }, 30_000, 1, [k]);
         await t.store.jobs.complete(job!.id, 'w', T0 + 1);
         const count = async () =>
           Number(

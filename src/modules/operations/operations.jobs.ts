@@ -10,7 +10,7 @@ export function resolveOperationJob(service: OperationsService): JobDefinition<{
   return {
     kind: RESOLVE_OPERATION_JOB,
     maxAttempts: RESOLVE_MAX_ATTEMPTS,
-    leaseMs: 120_000,
+    leaseMs: 15_000,
     backoff: exponentialBackoff(30_000, 3_600_000),
     async handle(payload, ctx) {
       // The synchronous request was attempt 1 at the acquirer; each resolver run asks again.

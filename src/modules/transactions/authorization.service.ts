@@ -257,7 +257,7 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
       kind: DRIVE_JOB,
       // Until the acquirer answers: ~7 days at the 10-minute cap.
       maxAttempts: 1000,
-      leaseMs: 120_000,
+      leaseMs: 15_000,
       backoff: (failures) => Math.min(600_000, 1000 * 2 ** Math.max(0, failures - 1)),
       handle: async (payload, ctx) => {
         const attempt = payload.attempt + ctx.attempt - 1;

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { newId } from '../../shared/ids.js';
-import type { Job, JobState, JobStore, NewJob } from '../../jobs/job.js';
+import type { ClaimTimes, Job, JobState, JobStore, NewJob } from '../../jobs/job.js';
 import type { Dialect } from '../connect.js';
 import type { Database, JobsTable } from '../schema.js';
 
@@ -56,12 +56,13 @@ export class KyselyJobStore implements JobStore {
     this.onEnqueue();
   }
 
-  async claim(workerId: string, nowMs: number, leaseMs: number | Readonly<Record<string, number>>, limit: number, kinds: string[]): Promise<Job[]> {
+  async claim(workerId: string, at: ClaimTimes, leaseMs: number | Readonly<Record<string, number>>, limit: number, kinds: string[]): Promise<Job[]> {
     if (kinds.length === 0 || limit <= 0) return [];
-    const now = iso(nowMs);
-    const leaseOf = (kind: string) => iso(nowMs + (typeof leaseMs === 'number' ? leaseMs : leaseMs[kind] ?? 30_000));
+    const now = iso(at.now);
+    const wallNow = iso(at.wallNow);
+    const leaseOf = (kind: string) => iso(at.wallNow + (typeof leaseMs === 'number' ? leaseMs : leaseMs[kind] ?? 30_000));
     // Parameters inside CASE have no type of their own on PostgreSQL.
-    const at = (kind: string) => (this.dialect === 'postgres' ? sql`cast(${leaseOf(kind)} as timestamptz)` : sql`${leaseOf(kind)}`);
+    const typed = (kind: string) => (this.dialect === 'postgres' ? sql`cast(${leaseOf(kind)} as timestamptz)` : sql`${leaseOf(kind)}`);
     const due = this.db
       .selectFrom('jobs')
       .select('id')
@@ -69,7 +70,7 @@ export class KyselyJobStore implements JobStore {
       .where((eb) =>
         eb.or([
           eb.and([eb('state', '=', 'queued'), eb('runAt', '<=', now)]),
-          eb.and([eb('state', '=', 'running'), eb('leaseUntil', '<', now)]),
+          eb.and([eb('state', '=', 'running'), eb('leaseUntil', '<', wallNow)]),
         ]),
       )
       .orderBy('runAt')
@@ -82,7 +83,7 @@ export class KyselyJobStore implements JobStore {
         // Each kind's own lease: a crashed worker's short jobs (callbacks) come back soon, long ones (settlement) stay safe.
         leaseUntil: typeof leaseMs === 'number'
           ? leaseOf('')
-          : sql<string>`case ${sql.join(kinds.map((kind) => sql`when ${sql.ref('kind')} = ${kind} then ${at(kind)}`), sql` `)} else ${at('')} end`,
+          : sql<string>`case ${sql.join(kinds.map((kind) => sql`when ${sql.ref('kind')} = ${kind} then ${typed(kind)}`), sql` `)} else ${typed('')} end`,
         attempts: eb('attempts', '+', 1),
         updatedAt: now,
       }))
@@ -90,6 +91,18 @@ export class KyselyJobStore implements JobStore {
       .returningAll()
       .execute();
     return rows.map(toJob);
+  }
+
+  async extendLeases(workerId: string, ids: string[], leaseUntil: number): Promise<number> {
+    if (ids.length === 0) return 0;
+    const result = await this.db
+      .updateTable('jobs')
+      .set({ leaseUntil: iso(leaseUntil) })
+      .where('id', 'in', ids)
+      .where('leasedBy', '=', workerId)
+      .where('state', '=', 'running')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 
   async complete(id: string, workerId: string, nowMs: number): Promise<void> {
