@@ -18,11 +18,12 @@ export interface SandboxAccount {
 
 export async function ensureSandboxAccount(runtime: Runtime): Promise<SandboxAccount> {
   const { store, services, sealer } = runtime;
-  const existing = await store.settings.get(SETTING);
-  if (existing) {
-    const saved = JSON.parse(sealer.open(existing)) as Omit<SandboxAccount, 'created'>;
-    return { ...saved, created: false };
-  }
+  const saved = async (): Promise<SandboxAccount | null> => {
+    const existing = await store.settings.get(SETTING);
+    return existing ? { ...(JSON.parse(sealer.open(existing)) as Omit<SandboxAccount, 'created'>), created: false } : null;
+  };
+  const known = await saved();
+  if (known) return known;
   const account = await services.accounts.create({
     name: 'Sandbox merchant',
     email: 'sandbox@localhost',
@@ -46,13 +47,15 @@ export async function ensureSandboxAccount(runtime: Runtime): Promise<SandboxAcc
     type: 'PHYSICAL',
   });
   const terminal = await services.terminals.create(account.id, physical.id, { name: 'Till 1' });
-  const saved = {
+  const mine = {
     accountId: account.id,
     apiKey: key,
     onlinePointOfSaleId: online.id,
     physicalPointOfSaleId: physical.id,
     terminalId: terminal.terminal.id,
   };
-  await store.settings.set(SETTING, sealer.seal(JSON.stringify(saved)));
-  return { ...saved, created: true };
+  if (await store.settings.setIfAbsent(SETTING, sealer.seal(JSON.stringify(mine)))) return { ...mine, created: true };
+  // Another process of the deployment started at the same moment and saved its merchant first: use that one.
+  await services.accounts.close(account.id);
+  return (await saved())!;
 }

@@ -75,6 +75,27 @@ for (const kind of await availableStores()) {
       }
     });
 
+    test('two processes starting at once on an empty database end up with one sandbox merchant', async () => {
+      const database = await createTestDatabase(kind);
+      const config = testConfig(database);
+      const open = () => createRuntime(config, { logger: createLogger('silent'), connectOptions: database.schema ? { schema: database.schema } : {}, startWorkers: false });
+      // Opened one after the other: two SQLite connections of one process would block each other's migration.
+      const a = await open();
+      const b = await open();
+      try {
+        const [x, y] = await Promise.all([ensureSandboxAccount(a), ensureSandboxAccount(b)]);
+        assert.equal(x.accountId, y.accountId);
+        assert.equal(x.apiKey, y.apiKey);
+        assert.equal([x.created, y.created].filter(Boolean).length <= 1, true, 'at most one says it created it');
+        const live = await a.store.db.selectFrom('accounts').select('id').where('name', '=', 'Sandbox merchant').where('status', '!=', 'CLOSED').execute();
+        assert.deepEqual(live.map((r) => r.id), [x.accountId], "the loser closed its own merchant");
+      } finally {
+        await a.close();
+        await b.close();
+        await database.drop();
+      }
+    });
+
     test('the generated operator key and vault key files are owner-only (0600) and hold the keys in use', async () => {
       const database = await createTestDatabase(kind);
       assert.deepEqual(fs.readdirSync(database.dataDir).filter((f) => f.endsWith('.key')), [], 'an empty data directory');

@@ -17,6 +17,12 @@ export class KyselySettings implements ClockStore {
     await this.db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
   }
 
+  /** Stores `value` unless the key has one already; true when this call stored it (first writer wins). */
+  async setIfAbsent(key: string, value: string): Promise<boolean> {
+    const result = await this.db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doNothing()).executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+  }
+
   async loadOffsetMs(): Promise<number> {
     return Number((await this.get(CLOCK_OFFSET)) ?? 0);
   }
