@@ -4,9 +4,40 @@
  */
 import { Worker } from 'node:worker_threads';
 
+/**
+ * What each request sends, beyond the URL and headers (see load-worker.mjs): `{item}` in the
+ * URL, a header value or the body takes the next of `items`, `{seq}` a value unique in the run.
+ */
+export interface RequestTemplate {
+  method?: 'GET' | 'POST';
+  body?: string;
+  /** One per request, in order, shared by the connections; across rounds the next round goes on where the last stopped. */
+  items?: string[];
+  /** Start again at the first item when they run out (else the extra requests are reported as failures). */
+  wrapItems?: boolean;
+  /** A 2xx answer whose body lacks this text is reported as a failure. */
+  expect?: string;
+  /** Return the time of each 2xx answer with its `{seq}` value. */
+  recordAnswers?: boolean;
+  /**
+   * Open loop: this many requests per second in all, on a fixed schedule, latencies counted from
+   * each request's scheduled start (default: closed loop, each connection sends on the answer).
+   */
+  rate?: number;
+}
+
+/** 2xx answers of a run: `{seq}` value and epoch milliseconds (performance.timeOrigin + now()). */
+export interface Answers {
+  seqs: string[];
+  times: Float64Array;
+}
+
 export interface LoadOptions {
   url: string;
   headers?: Record<string, string>;
+  request?: RequestTemplate;
+  /** First item to use (measureInterleaved carries it over the rounds). */
+  itemStart?: number;
   /** Concurrent keep-alive connections (closed loop: each sends its next request on the answer). */
   connections: number;
   warmupSeconds: number;
@@ -23,6 +54,12 @@ export interface Measurement {
   /** Responses that were not 2xx, by status; a benchmark with any is reported as broken. */
   non2xx: Record<string, number>;
   errors: number;
+  /** Items consumed, warm-up included. */
+  itemsUsed: number;
+  /** recordAnswers: the measured run's 2xx answers. */
+  answers: Answers | null;
+  /** Open loop (`rate`): the answers fell too far behind the schedule and the run stopped early. */
+  overloaded: boolean;
 }
 
 const quantile = (sorted: Float64Array, q: number): number =>
@@ -33,6 +70,9 @@ interface Run {
   seconds: number;
   errors: number;
   non2xx: Record<string, number>;
+  itemsUsed: number;
+  answers: Answers | null;
+  overloaded: boolean;
 }
 
 function summarize(runs: Run[]): Measurement {
@@ -55,6 +95,14 @@ function summarize(runs: Run[]): Measurement {
     max: total ? latencies[total - 1]! : Number.NaN,
     non2xx,
     errors: runs.reduce((n, r) => n + r.errors, 0),
+    itemsUsed: runs.reduce((n, r) => n + r.itemsUsed, 0),
+    answers: runs.some((r) => r.answers)
+      ? {
+          seqs: runs.flatMap((r) => r.answers?.seqs ?? []),
+          times: Float64Array.from(runs.flatMap((r) => [...(r.answers?.times ?? [])])),
+        }
+      : null,
+    overloaded: runs.some((r) => r.overloaded),
   };
 }
 
@@ -69,14 +117,19 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
  */
 export async function measureInterleaved(targets: Array<Omit<LoadOptions, 'durationSeconds' | 'warmupSeconds'>>, settings: { rounds: number; warmupSeconds: number; durationSeconds: number }): Promise<Measurement[]> {
   const runs: Run[][] = targets.map(() => []);
+  const itemAt = targets.map((t) => t.itemStart ?? 0);
   const perRound = settings.durationSeconds / settings.rounds;
   for (let round = 0; round < settings.rounds; round++) {
     for (const [i, target] of targets.entries()) {
-      runs[i]!.push(await run({ ...target, durationSeconds: perRound, warmupSeconds: round === 0 ? settings.warmupSeconds : 0 }));
+      const r = await run({ ...target, itemStart: itemAt[i]!, durationSeconds: perRound, warmupSeconds: round === 0 ? settings.warmupSeconds : 0 });
+      itemAt[i]! += r.itemsUsed;
+      runs[i]!.push(r);
     }
   }
   return runs.map(summarize);
 }
+
+let workerRuns = 0;
 
 function run(options: LoadOptions): Promise<Run> {
   return new Promise((resolve, reject) => {
@@ -87,11 +140,15 @@ function run(options: LoadOptions): Promise<Run> {
         connections: options.connections,
         warmupSeconds: options.warmupSeconds,
         durationSeconds: options.durationSeconds,
+        ...options.request,
+        itemStart: options.itemStart ?? 0,
+        // `{seq}` values stay unique over every run of the process.
+        tag: `w${++workerRuns}-`,
       },
     });
     worker.once('error', reject);
-    worker.once('message', (m: { latencies: Float64Array; durationSeconds: number; errors: number; non2xx: Record<string, number> }) => {
-      resolve({ latencies: m.latencies, seconds: m.durationSeconds, errors: m.errors, non2xx: m.non2xx });
+    worker.once('message', (m: { latencies: Float64Array; durationSeconds: number; errors: number; non2xx: Record<string, number>; itemsUsed: number; answers: Answers | null; overloaded: boolean }) => {
+      resolve({ latencies: m.latencies, seconds: m.durationSeconds, errors: m.errors, non2xx: m.non2xx, itemsUsed: m.itemsUsed, answers: m.answers, overloaded: m.overloaded });
       void worker.terminate();
     });
   });

@@ -3,6 +3,7 @@
  * with its ratio, and the targets checked at the end. Ratios are figure / baseline: for req/s
  * below 1 is slower, for latencies above 1 is slower.
  */
+import os from 'node:os';
 import type { Measurement } from './load.js';
 
 const ms = (v: number): string => (Number.isFinite(v) ? v.toFixed(2) : 'n/a');
@@ -83,6 +84,12 @@ export class Report {
       process.stdout.write(`   BROKEN ${text}\n`);
     }
   }
+}
+
+/** The host's load average: figures taken while other work shares the CPUs are lower. */
+export function loadNote(): string {
+  const [one, five] = os.loadavg();
+  return `host load average ${one!.toFixed(1)} (1 min), ${five!.toFixed(1)} (5 min) on ${os.cpus().length} CPUs`;
 }
 
 export const formatMs = ms;

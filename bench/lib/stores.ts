@@ -106,13 +106,15 @@ export function benchConfig(db: BenchDatabase, overrides: Partial<Config> = {}):
   };
 }
 
-export async function openRuntime(db: BenchDatabase, overrides: Partial<Config> = {}): Promise<Runtime> {
+/** `workers`: start the job runner (payment drive, callbacks); `jobConcurrency`: else the runtime's default. */
+export async function openRuntime(db: BenchDatabase, overrides: Partial<Config> = {}, options: { workers?: boolean; jobConcurrency?: number } = {}): Promise<Runtime> {
   if (db.schema) await withPgClient(db, async () => undefined);
   const config = benchConfig(db, overrides);
   const runtime = await createRuntime(config, {
     logger: createLogger(config.logLevel),
     connectOptions: db.schema ? { schema: db.schema } : {},
-    startWorkers: false,
+    startWorkers: options.workers ?? false,
+    ...(options.jobConcurrency ? { jobConcurrency: options.jobConcurrency } : {}),
   });
   await runtime.app.ready();
   return runtime;

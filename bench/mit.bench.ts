@@ -1,0 +1,327 @@
+/**
+ * Merchant-initiated payments on SQLite and PostgreSQL, durable settings (synchronous=FULL,
+ * synchronous_commit=on), rate limits off, sandbox acquirer without latency:
+ *
+ *   a) POST /mit at 50 connections — a valid body on one of a few ACTIVE subscriptions (each made
+ *      by a CIT session completed through the sandbox), with and without Idempotency-Key — beside
+ *      a bare route with the same schemas. The job runner is off: the request alone is measured.
+ *      Targets: ≥ 50 % of the baseline's req/s, p99 ≤ 25 ms.
+ *   b) POST /mit/batch with 500 entries: transactions ingested per second. Target ≥ 20 000/s.
+ *   c) With the job runner on (as in production): every accepted MIT is driven through the
+ *      acquirer and its callback POSTed to a keep-alive receiver in another thread; the time from
+ *      the 200 answer to the callback's arrival is measured per MIT. MITs are sent at a fixed
+ *      rate (open loop, 50 connections): 2 000/s first; when that is not sustained (answers fall
+ *      behind the schedule, a callback missing, or p99 over 1 s), a search below it for the
+ *      highest rate that is. Targets: ≥ 2 000 callbacks/s sustained, p99 ≤ 1 s at 2 000/s.
+ */
+import { CALLBACK_JOB, DRIVE_JOB } from '../src/modules/transactions/authorization.service.js';
+import { MitBatchBody, MitBatchResponse, MitBody, MitResponse } from '../src/modules/mit/mit.schemas.js';
+import type { Runtime } from '../src/runtime.js';
+import { startBaseline } from './lib/baseline.js';
+import type { Measurement, RequestTemplate } from './lib/load.js';
+import { API, call, createMitMerchant, type BenchMerchant } from './lib/merchant.js';
+import { startReceiver, type Receiver } from './lib/receiver.js';
+import { formatMs, loadNote } from './lib/report.js';
+import {
+  benchDatabase, BENCH_DATABASE_URL, openRuntime, postgresUnreachable, resetDatabase, safeUrl, serve, type StoreKind,
+} from './lib/stores.js';
+import { defineSuite, type BenchContext } from './lib/suite.js';
+
+const MIT = `${API}/mit`;
+const BATCH = `${API}/mit/batch`;
+const CONNECTIONS = 50;
+const BATCH_SIZE = 500;
+const BATCH_CONNECTIONS = 4;
+const SUBSCRIPTIONS = 8;
+const RATIO_TARGET = 0.5;
+const P99_TARGET_MS = 25;
+const BATCH_TARGET = 20_000;
+const CALLBACK_RATE_TARGET = 2_000;
+const CALLBACK_P99_TARGET_MS = 1_000;
+
+const json = { 'content-type': 'application/json' };
+
+/** A MIT body on one of the subscriptions (`{item}`), its callback to `notificationUrl` (with `{seq}`). */
+function mitBody(notificationUrl: string, reference = 'bench-{seq}'): string {
+  return JSON.stringify({ subscriptionId: '{item}', amount: 1000, currency: 'DKK', reference, notificationUrl });
+}
+
+function batchBody(merchant: BenchMerchant, notificationUrl: string): string {
+  const entries = Array.from({ length: BATCH_SIZE }, (_, i) => ({
+    subscriptionId: merchant.subscriptionIds[i % merchant.subscriptionIds.length]!,
+    amount: 1000 + i,
+    currency: 'DKK',
+    reference: `bench-{seq}-${i}`,
+    notificationUrl: notificationUrl.replace('{seq}', `{seq}-${i}`),
+  }));
+  return JSON.stringify({ transactions: entries });
+}
+
+/** A fresh database with a merchant and its subscriptions (made in sandbox mode), then opened as configured. */
+async function prepare(kind: StoreKind, name: string, workers: boolean): Promise<{ runtime: Runtime; merchant: BenchMerchant }> {
+  const db = benchDatabase(kind, name);
+  await resetDatabase(db);
+  const setup = await openRuntime(db, { sandbox: true });
+  let merchant: BenchMerchant;
+  try {
+    merchant = await createMitMerchant(setup, SUBSCRIPTIONS);
+  } finally {
+    await setup.close();
+  }
+  return { runtime: await openRuntime(db, {}, { workers }), merchant };
+}
+
+async function dispose(kind: StoreKind, name: string, runtime: Runtime): Promise<void> {
+  await runtime.close();
+  // Hundreds of thousands of rows nobody reads again.
+  await resetDatabase(benchDatabase(kind, name));
+}
+
+function batcherNote(ctx: BenchContext, runtime: Runtime, what: string, before: { commits: number; closures: number }): void {
+  const stats = runtime.store.batcher?.stats;
+  if (!stats) return;
+  const commits = stats.commits - before.commits;
+  const closures = stats.closures - before.closures;
+  ctx.report.note(`${what}: ${closures} units of work in ${commits} group commits (${commits ? (closures / commits).toFixed(1) : 'n/a'} per commit, largest ${stats.largestBatch})`);
+}
+
+const statsOf = (runtime: Runtime) => ({ commits: runtime.store.batcher?.stats.commits ?? 0, closures: runtime.store.batcher?.stats.closures ?? 0 });
+
+/** a) and b): the request alone (job runner off). */
+async function ingest(ctx: BenchContext, kind: StoreKind): Promise<Measurement> {
+  const { report } = ctx;
+  const name = 'mit_ingest';
+  const { runtime, merchant } = await prepare(kind, name, false);
+  const receiver = await startReceiver();
+  let baseline: Awaited<ReturnType<typeof startBaseline>> | null = null;
+  try {
+    const base = await serve(runtime);
+    const headers = { authorization: `Bearer ${merchant.apiKey}`, ...json };
+    // Real answers, to check the bodies and to serve from the baseline.
+    const notificationUrl = receiver.url('ingest');
+    const one = JSON.parse(mitBody(notificationUrl).replace('{item}', merchant.subscriptionIds[0]!).replaceAll('{seq}', 'probe'));
+    const sampleMit = await call<{ transaction: { state: string } }>(runtime, 'POST', MIT, merchant.apiKey, one);
+    if (sampleMit.transaction.state !== 'PENDING') throw new Error(`POST /mit answered ${sampleMit.transaction.state}, expected PENDING`);
+    const sampleBatch = await call<{ transactions: Array<{ error: unknown }> }>(runtime, 'POST', BATCH, merchant.apiKey, JSON.parse(batchBody(merchant, notificationUrl).replaceAll('{seq}', 'probe')));
+    const refused = sampleBatch.transactions.filter((t) => t.error !== null).length;
+    if (sampleBatch.transactions.length !== BATCH_SIZE || refused) throw new Error(`POST /mit/batch: ${refused} of ${sampleBatch.transactions.length} entries refused`);
+
+    baseline = await startBaseline({
+      authenticate: (secret) => runtime.services.accounts.authenticate(secret),
+      routes: [
+        { method: 'POST', url: MIT, schema: { body: MitBody, response: { 200: MitResponse } }, payload: sampleMit },
+        { method: 'POST', url: BATCH, schema: { body: MitBatchBody, response: { 200: MitBatchResponse } }, payload: sampleBatch },
+      ],
+    });
+
+    const single: RequestTemplate = { method: 'POST', body: mitBody(notificationUrl), items: merchant.subscriptionIds, wrapItems: true, expect: '"state":"PENDING"' };
+    report.section(`${kind} a) POST /mit, ${CONNECTIONS} connections, job runner off (baseline: same schemas, fixed answer)`);
+    report.note(loadNote());
+    let before = statsOf(runtime);
+    const [mBase, mMit, mIdem] = await ctx.compare([
+      { url: baseline.url + MIT, headers, request: single },
+      { url: base + MIT, headers, request: single },
+      { url: base + MIT, headers: { ...headers, 'idempotency-key': 'bench-{seq}' }, request: single },
+    ], { connections: CONNECTIONS }) as [Measurement, Measurement, Measurement];
+    report.header();
+    report.baseline(`${kind} POST /mit (auth + schema, fixed answer)`, mBase);
+    report.figure(`${kind} POST /mit`, mMit, mBase);
+    report.figure(`${kind} POST /mit with Idempotency-Key`, mIdem, mBase);
+    batcherNote(ctx, runtime, 'group commit', before);
+    const ratio = mMit.rps / mBase.rps;
+    report.target(`${kind} POST /mit req/s ≥ ${RATIO_TARGET * 100} % of baseline`, ratio >= RATIO_TARGET, `${mMit.rps.toFixed(0)} req/s = ${(ratio * 100).toFixed(0)} % of ${mBase.rps.toFixed(0)}`);
+    report.target(`${kind} POST /mit p99 ≤ ${P99_TARGET_MS} ms`, mMit.p99 <= P99_TARGET_MS, `${formatMs(mMit.p99)} ms (baseline ${formatMs(mBase.p99)} ms)`);
+
+    report.section(`${kind} b) POST /mit/batch, ${BATCH_SIZE} entries, ${BATCH_CONNECTIONS} connections`);
+    const batch: RequestTemplate = { method: 'POST', body: batchBody(merchant, notificationUrl), expect: '"error":null' };
+    before = statsOf(runtime);
+    const [bBase, bBatch] = await ctx.compare([
+      { url: baseline.url + BATCH, headers, request: batch },
+      { url: base + BATCH, headers, request: batch },
+    ], { connections: BATCH_CONNECTIONS }) as [Measurement, Measurement];
+    report.header();
+    report.baseline(`${kind} POST /mit/batch (auth + schema, fixed answer)`, bBase);
+    report.figure(`${kind} POST /mit/batch`, bBatch, bBase);
+    batcherNote(ctx, runtime, 'group commit', before);
+    const perSecond = bBatch.rps * BATCH_SIZE;
+    report.note(`${kind} POST /mit/batch: ${perSecond.toFixed(0)} transactions/s ingested (baseline ${(bBase.rps * BATCH_SIZE).toFixed(0)}/s)`);
+    report.target(`${kind} POST /mit/batch ≥ ${BATCH_TARGET} transactions/s`, perSecond >= BATCH_TARGET, `${perSecond.toFixed(0)}/s (${bBatch.rps.toFixed(1)} batches/s, p99 ${formatMs(bBatch.p99)} ms)`);
+    return mBase;
+  } finally {
+    await baseline?.close();
+    await receiver.close();
+    await dispose(kind, name, runtime);
+  }
+}
+
+/** Jobs of the MIT pipeline not yet done (queued or running). */
+async function backlog(runtime: Runtime): Promise<number> {
+  const counts = await runtime.store.jobs.countsByState();
+  return counts.filter((c) => (c.kind === DRIVE_JOB || c.kind === CALLBACK_JOB) && (c.state === 'queued' || c.state === 'running')).reduce((n, c) => n + c.count, 0);
+}
+
+async function drained(runtime: Runtime, limitMs: number): Promise<void> {
+  const deadline = performance.now() + limitMs;
+  while ((await backlog(runtime)) > 0) {
+    if (performance.now() > deadline) throw new Error(`MIT jobs still pending after ${limitMs / 1000} s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+interface Delivery {
+  accepted: number;
+  delivered: number;
+  /** MITs answered per second over the load. */
+  acceptedPerSecond: number;
+  /** Callbacks that arrived per second while the load ran (first to last answer). */
+  duringLoadPerSecond: number;
+  /** All callbacks over the time from the first answer to the last callback. */
+  endToEndPerSecond: number;
+  backlogAtEnd: number;
+  p50: number;
+  p99: number;
+  max: number;
+  notSuccess: number;
+}
+
+/**
+ * Collects the callbacks of `answers` (prefix `prefix`) from the receiver until each has
+ * arrived, or until no new one came for 15 s.
+ */
+async function deliveries(receiver: Receiver, prefix: string, m: Measurement): Promise<Delivery> {
+  const answers = m.answers!;
+  const answered = new Map<string, number>();
+  answers.seqs.forEach((seq, i) => answered.set(seq, answers.times[i]!));
+  const arrived = new Map<string, number>();
+  let notSuccess = 0;
+  let lastProgress = performance.now();
+  while (arrived.size < answered.size && performance.now() - lastProgress < 15_000) {
+    await new Promise((r) => setTimeout(r, 200));
+    const taken = await receiver.take();
+    const size = arrived.size;
+    taken.seqs.forEach((seq, i) => {
+      if (taken.prefixes[i] !== prefix || !answered.has(seq)) return;
+      if (!arrived.has(seq)) arrived.set(seq, taken.times[i]!);
+    });
+    notSuccess = taken.notSuccess;
+    if (arrived.size > size) lastProgress = performance.now();
+  }
+  let first = Infinity;
+  let last = -Infinity;
+  for (const t of answers.times) {
+    first = Math.min(first, t);
+    last = Math.max(last, t);
+  }
+  const latencies = Float64Array.from([...arrived].map(([seq, at]) => at - answered.get(seq)!)).sort();
+  const q = (p: number) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))]! : Number.NaN);
+  let duringLoad = 0;
+  let lastArrival = first;
+  for (const t of arrived.values()) {
+    if (t <= last) duringLoad++;
+    lastArrival = Math.max(lastArrival, t);
+  }
+  return {
+    accepted: answered.size,
+    delivered: arrived.size,
+    acceptedPerSecond: answered.size / ((last - first) / 1000),
+    duringLoadPerSecond: duringLoad / ((last - first) / 1000),
+    endToEndPerSecond: arrived.size / ((lastArrival - first) / 1000),
+    backlogAtEnd: answered.size - duringLoad,
+    p50: q(0.5),
+    p99: q(0.99),
+    max: latencies.length ? latencies[latencies.length - 1]! : Number.NaN,
+    notSuccess,
+  };
+}
+
+function deliveryNote(ctx: BenchContext, label: string, d: Delivery): void {
+  ctx.report.note(
+    `${label}: ${d.accepted} MITs accepted (${d.acceptedPerSecond.toFixed(0)}/s), ${d.delivered} callbacks; ` +
+    `${d.duringLoadPerSecond.toFixed(0)} callbacks/s during the load, ${d.endToEndPerSecond.toFixed(0)}/s first answer → last callback, ` +
+    `${d.backlogAtEnd} still to deliver when the load stopped; answer → callback p50 ${formatMs(d.p50)} ms, p99 ${formatMs(d.p99)} ms, max ${formatMs(d.max)} ms`,
+  );
+  if (d.delivered < d.accepted) ctx.report.broken.push(`${label}: ${d.accepted - d.delivered} of ${d.accepted} callbacks never arrived`);
+}
+
+/** c): accepted MIT → callback, job runner on. */
+async function callbacks(ctx: BenchContext, kind: StoreKind, mitBaseline: Measurement): Promise<void> {
+  const { report } = ctx;
+  const name = 'mit_callbacks';
+  const { runtime, merchant } = await prepare(kind, name, true);
+  const receiver = await startReceiver();
+  try {
+    const base = await serve(runtime);
+    const headers = { authorization: `Bearer ${merchant.apiKey}`, ...json };
+    const template = (prefix: string, rate: number): RequestTemplate => ({
+      method: 'POST', body: mitBody(receiver.url(prefix)), items: merchant.subscriptionIds, wrapItems: true, expect: '"state":"PENDING"', recordAnswers: true, rate,
+    });
+    const seconds = ctx.load.durationSeconds;
+    report.section(`${kind} c) POST /mit at a fixed rate (open loop) → callback at a keep-alive receiver, job runner on (ratios: the baseline of a)`);
+    report.note(loadNote());
+    // Warm-up, then an empty queue before each measurement.
+    await ctx.measure(base + MIT, headers, { connections: CONNECTIONS, warmupSeconds: 0, durationSeconds: ctx.load.warmupSeconds }, template('warm', CALLBACK_RATE_TARGET / 4));
+    await drained(runtime, 300_000);
+    await receiver.take();
+
+    // The target rate first; while it is not sustained (the answers keep up with the schedule,
+    // every callback arrives, p99 within the limit), a search below it for the highest rate
+    // that is: first under what was delivered while overloaded, then bisecting.
+    const steps: Array<{ rate: number; delivery: Delivery; ok: boolean }> = [];
+    let rate = CALLBACK_RATE_TARGET;
+    report.header();
+    for (let step = 0; step < (ctx.quick ? 3 : 5); step++) {
+      const before = statsOf(runtime);
+      const prefix = `r${rate}`;
+      const m = await ctx.measure(base + MIT, headers, { connections: CONNECTIONS, warmupSeconds: 0, durationSeconds: seconds }, template(prefix, rate));
+      const delivery = await deliveries(receiver, prefix, m);
+      await drained(runtime, 600_000);
+      const ok = !m.overloaded && sustained(delivery);
+      report.figure(`${kind} POST /mit at ${rate}/s, runner on${m.overloaded ? ' (OVERLOADED: stopped)' : ''}`, m, mitBaseline);
+      deliveryNote(ctx, `${kind} ${rate} MITs/s ${ok ? 'sustained' : 'NOT sustained'}`, delivery);
+      batcherNote(ctx, runtime, '   group commit', before);
+      steps.push({ rate, delivery, ok });
+      const lo = Math.max(0, ...steps.filter((s) => s.ok).map((s) => s.rate));
+      const hi = Math.min(...steps.filter((s) => !s.ok).map((s) => s.rate));
+      if (hi === Infinity || hi / Math.max(lo, 1) < 1.25) break;
+      const next = lo > 0 ? Math.sqrt(lo * hi) : Math.min(hi * 0.75, delivery.endToEndPerSecond * 0.8);
+      rate = Math.max(20, Math.round(next / 10) * 10);
+    }
+    const notSuccess = (await receiver.take()).notSuccess;
+    if (notSuccess) report.broken.push(`${kind}: ${notSuccess} callbacks did not report SUCCESS`);
+    const dead = (await runtime.store.jobs.countsByState()).filter((c) => c.state === 'dead').reduce((n, c) => n + c.count, 0);
+    if (dead) report.broken.push(`${kind}: ${dead} dead jobs after the callback runs`);
+
+    const atTarget = steps[0]!.delivery;
+    const best = steps.filter((s) => s.ok).sort((x, y) => y.rate - x.rate)[0];
+    report.target(`${kind} callbacks sustained ≥ ${CALLBACK_RATE_TARGET}/s`, best !== undefined && best.rate >= CALLBACK_RATE_TARGET,
+      `${best ? `${best.rate}/s sustained (p99 ${formatMs(best.delivery.p99)} ms)` : `none of ${steps.map((s) => s.rate).join(', ')}/s sustained`}; ` +
+      `at ${CALLBACK_RATE_TARGET}/s offered: ${atTarget.acceptedPerSecond.toFixed(0)} MITs/s accepted, ${atTarget.endToEndPerSecond.toFixed(0)} callbacks/s delivered`);
+    report.target(`${kind} answer → callback p99 ≤ ${CALLBACK_P99_TARGET_MS} ms at ${CALLBACK_RATE_TARGET} MITs/s`, steps[0]!.ok,
+      `p50 ${formatMs(atTarget.p50)} ms, p99 ${formatMs(atTarget.p99)} ms${steps[0]!.ok ? '' : ' (rate not sustained)'}`);
+  } finally {
+    await receiver.close();
+    await dispose(kind, name, runtime);
+  }
+}
+
+/** A rate is sustained when every callback arrived and the answer → callback p99 stayed within the limit. */
+const sustained = (d: Delivery): boolean => d.delivered === d.accepted && d.accepted > 0 && d.p99 <= CALLBACK_P99_TARGET_MS;
+
+export default defineSuite({
+  name: 'mit',
+  description: `POST ${MIT} (c=${CONNECTIONS}), POST ${BATCH} (${BATCH_SIZE} entries), MIT → callback delivery`,
+  async run(ctx) {
+    for (const kind of ['sqlite', 'postgres'] as const) {
+      if (kind === 'postgres') {
+        const why = await postgresUnreachable();
+        if (why) {
+          ctx.report.section('postgres');
+          ctx.report.skip('PostgreSQL MIT figures', `${safeUrl(BENCH_DATABASE_URL)} not reachable (${why}); set BENCH_DATABASE_URL or TEST_DATABASE_URL`);
+          continue;
+        }
+      }
+      const mitBaseline = await ingest(ctx, kind);
+      await callbacks(ctx, kind, mitBaseline);
+    }
+  },
+});
