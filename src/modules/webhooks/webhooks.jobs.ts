@@ -20,6 +20,12 @@ export function scheduleWebhookRelay(queue: JobQueue, now: number): Promise<void
 }
 
 export function webhookRelayJob(deps: { service: WebhooksService; jobs: JobQueue }): JobDefinition<Record<string, never>> {
+  // A drain can outlast the one-second period. The next slot's run then leaves the work to it
+  // instead of reading the same events: two runs would fan out the same batch, and on PostgreSQL
+  // the second would wait, holding a pooled connection, on each fan-out mark the first has not
+  // committed yet — one more blocked run every second while a large backlog drains. (Runs in
+  // different processes still may overlap; the fan-out marks keep that exactly-once.)
+  let draining = false;
   return {
     kind: WEBHOOK_RELAY_JOB,
     maxAttempts: 3,
@@ -27,8 +33,14 @@ export function webhookRelayJob(deps: { service: WebhooksService; jobs: JobQueue
     backoff: () => 1_000,
     async handle(_payload, ctx) {
       await scheduleWebhookRelay(deps.jobs, ctx.now());
-      // Drain what is there now; a full batch means more may be waiting.
-      for (let i = 0; i < 50 && (await deps.service.fanOut(RELAY_BATCH)) === RELAY_BATCH; i++);
+      if (draining) return;
+      draining = true;
+      try {
+        // Drain what is there now; a full batch means more may be waiting.
+        for (let i = 0; i < 50 && (await deps.service.fanOut(RELAY_BATCH)) === RELAY_BATCH; i++);
+      } finally {
+        draining = false;
+      }
     },
   };
 }

@@ -241,8 +241,12 @@ export class WebhooksService {
       attemptedAt: iso(attemptedAt),
     };
     const stillPending = await this.deps.transaction(async (uow) => {
-      // Concurrent attempts of one webhook may pause it and cancel each other's deliveries.
-      await uow.webhooks.lockWebhook(webhook.id);
+      // A failed attempt may pause the webhook and cancel its pending deliveries: it takes the
+      // webhook lock first (the order every such commit keeps: webhook, then deliveries). A
+      // successful one changes only its own delivery row, so it takes no webhook lock — else
+      // every delivery of a webhook would queue behind that one row lock, each holding it for a
+      // commit (PostgreSQL). A pause or delete racing it cancels the delivery or finds it done.
+      if (!result.ok) await uow.webhooks.lockWebhook(webhook.id);
       const state = await uow.webhooks.recordAttempt(attempt, {
         state: result.ok ? 'DELIVERED' : last ? 'FAILED' : 'PENDING',
         nextAttemptAt: retryInMs === null ? null : iso(finishedAt + retryInMs),
