@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { exceedsErrorRate } from '../../src/modules/webhooks/webhook.js';
 import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
@@ -8,7 +9,7 @@ import { advance, emit, newPath, type Receiver, register, sleep, startReceiver, 
 const ok = { events: ['transaction.success.v1'], secret: 's3cret' };
 
 describe('auto-pause rule (INTERFACE §8)', () => {
-  test('more than 50 % failed with at least 20 attempts; not at exactly 50 % or below 20', () => {
+  test('more than 50 % of deliveries failed with at least 20 deliveries; not at exactly 50 % or below 20', () => {
     assert.equal(exceedsErrorRate({ total: 20, failed: 11 }), true);
     assert.equal(exceedsErrorRate({ total: 20, failed: 10 }), false);
     assert.equal(exceedsErrorRate({ total: 19, failed: 19 }), false);
@@ -66,18 +67,22 @@ for (const kind of await availableStores()) {
       assert.equal((await m.api.get(`${API}/webhooks`)).body.total, 0, 'nothing was created');
     });
 
-    test('the 11th webhook → 422 (paused ones count); after a delete there is room again', async () => {
+    test('at most 10 active webhooks: the 11th → 422; a paused one does not count, and cannot be resumed past the limit', async () => {
       const c = await t.createMerchant({ physical: false });
       const ids: string[] = [];
       for (let i = 0; i < 10; i++) ids.push((await register(c, rx, ['transaction.success.v1'])).webhook.id);
-      assert.equal((await c.api.post(`${API}/webhooks/${ids[0]}/pause`)).status, 200);
       const eleventh = await c.api.post(`${API}/webhooks`, { ...ok, url: rx.url(newPath()) });
       assert.equal(eleventh.status, 422);
       assert.equal(eleventh.body.errorCode, 'VALIDATION_ERROR');
       assert.match(eleventh.body.errors.webhooks[0], /^\[max:10\]/);
-      assert.equal((await c.api.get(`${API}/webhooks`)).body.total, 10);
+      assert.equal((await c.api.post(`${API}/webhooks/${ids[0]}/pause`)).status, 200);
+      assert.equal((await c.api.post(`${API}/webhooks`, { ...ok, url: rx.url(newPath()) })).status, 200, 'room again: 9 active');
+      assert.equal((await c.api.get(`${API}/webhooks`)).body.total, 11, 'the paused one stays listed');
+      const resumed = await c.api.post(`${API}/webhooks/${ids[0]}/resume`);
+      assert.equal(resumed.status, 422, 'resuming would make 11 active');
+      assert.match(resumed.body.errors.webhooks[0], /^\[max:10\]/);
       assert.equal((await c.api.delete(`${API}/webhooks/${ids[1]}`)).status, 200);
-      assert.equal((await c.api.post(`${API}/webhooks`, { ...ok, url: rx.url(newPath()) })).status, 200);
+      assert.equal((await c.api.post(`${API}/webhooks/${ids[0]}/resume`)).body.webhook.pausedAt, null);
     });
 
     test('unknown ids → 404 NOT_FOUND on every webhook route; a malformed id → 422 [uuid]; deleting twice → 404', async () => {
@@ -119,16 +124,17 @@ for (const kind of await availableStores()) {
       assert.equal(rx.at(path).length, 2, 'no attempt after the delete');
     });
 
-    test('a webhook failing 100 % is paused with ERROR_RATE_TOO_HIGH after ≥ 20 failed attempts; then nothing is sent', async () => {
+    test('a webhook failing 100 % is paused with ERROR_RATE_TOO_HIGH once ≥ 20 deliveries failed; then nothing is sent', async () => {
       const { webhook, path } = await register(m, rx, ['transaction.captured.v1']);
       rx.answer(path, 500);
-      await Promise.all(Array.from({ length: 12 }, (_, i) => emit(t, m, 'transaction.captured.v1', { i })));
+      await Promise.all(Array.from({ length: 22 }, (_, i) => emit(t, m, 'transaction.captured.v1', { i })));
       const paused = await waitFor(async () => {
         const w = (await m.api.get(`${API}/webhooks/${webhook.id}`)).body.webhook;
         return w.pausedAt ? w : null;
       }, 'the auto-pause');
       assert.equal(paused.pauseReason, 'ERROR_RATE_TOO_HIGH');
-      assert.ok(rx.at(path).length >= 20, `≥ 20 attempts before the pause (got ${rx.at(path).length})`);
+      const failedDeliveries = new Set(rx.at(path).map((h) => JSON.stringify(h.body.data)));
+      assert.ok(failedDeliveries.size >= 20, `≥ 20 failed deliveries before the pause (got ${failedDeliveries.size})`);
       await sleep(500); // attempts in flight at the pause may still land
       const count = rx.at(path).length;
       await emit(t, m, 'transaction.captured.v1', { after: true });
@@ -137,7 +143,7 @@ for (const kind of await availableStores()) {
       assert.equal(rx.at(path).length, count, 'no delivery while paused');
       const items = (await m.api.get(`${API}/webhooks/${webhook.id}/deliveries?perPage=500`)).body.items;
       const states = items.map((i: any) => i.delivery.state);
-      assert.equal(states.length, 12, 'the event after the pause made no delivery');
+      assert.equal(states.length, 22, 'the event after the pause made no delivery');
       // Concurrent attempts pausing at once must not lose their records (e.g. to a deadlock rollback).
       assert.equal(items.reduce((n: number, i: any) => n + i.delivery.attemptLog.length, 0), count, 'every request received is in the attempt log');
       assert.ok(states.every((s: string) => s === 'CANCELLED' || s === 'FAILED'), JSON.stringify(states));
@@ -152,34 +158,50 @@ for (const kind of await availableStores()) {
       assert.equal((await m.api.get(`${API}/webhooks/${webhook.id}`)).body.webhook.pausedAt, null);
     });
 
-    test('failures older than 7 days of service time do not count toward the error rate', async () => {
-      // An API key: the harness's access token expires after 8 h of service time.
-      const key = await m.api.post(`${API}/management/api-keys`, { name: 'long-lived' });
-      assert.equal(key.status, 200, key.text);
-      const api = t.client(key.body.key);
-      const { webhook, path } = await register(m, rx, ['transaction.refunded.v1']);
-      rx.answerTimes(path, 500, 10);
-      for (let i = 0; i < 5; i++) await emit(t, m, 'transaction.refunded.v1', { i });
-      await waitFor(() => rx.at(path).length === 10, '10 failed attempts');
-      // Advancing again until all 5 retries ran: a retry whose failure was still being recorded
-      // at the first move is scheduled from the moved clock.
-      await waitFor(async () => {
-        await advance(t, 8);
-        await sleep(100);
-        return rx.at(path).length === 15;
-      }, 'the 5 retries that succeed');
-      await advance(t, 8 * 24 * 3600);
-      rx.answer(path, 500);
-      for (let i = 0; i < 6; i++) await emit(t, m, 'transaction.refunded.v1', { late: i });
-      await waitFor(() => rx.at(path).length === 27, '12 more failed attempts');
+    /** Plants `n` failed deliveries of `webhookId`, attempted `ageMs` before the service clock's now (what an outage then left). */
+    async function plantFailedDeliveries(webhookId: string, n: number, ageMs: number): Promise<void> {
+      const at = new Date(t.runtime.clock.now() - ageMs).toISOString();
+      const deliveries = Array.from({ length: n }, () => ({
+        id: randomUUID(), webhookId, accountId: m.accountId, eventId: randomUUID(), event: 'transaction.refunded.v1', body: '{}', state: 'FAILED',
+        attempts: 1, nextAttemptAt: null, lastAttemptAt: at, createdAt: at, finishedAt: at,
+      }));
+      await t.runtime.store.db.insertInto('webhookDeliveries').values(deliveries).execute();
+      await t.runtime.store.db.insertInto('webhookDeliveryAttempts').values(deliveries.map((d) => ({
+        id: randomUUID(), deliveryId: d.id, webhookId, attempt: 1, success: 0, httpStatus: 500, error: 'HTTP 500', durationMs: 3, attemptedAt: at,
+      }))).execute();
+    }
+
+    test('the error rate counts deliveries of the previous 7 days of service time: 20 old failures do not pause, 20 recent ones do', async () => {
+      const old = await register(m, rx, ['transaction.refunded.v1']);
+      const recent = await register(m, rx, ['transaction.refunded.v1']);
+      await plantFailedDeliveries(old.webhook.id, 20, 8 * 24 * 3600_000);
+      await plantFailedDeliveries(recent.webhook.id, 20, 6 * 24 * 3600_000);
+      rx.answer(old.path, 500);
+      rx.answer(recent.path, 500);
+      await emit(t, m, 'transaction.refunded.v1', { n: 1 });
+      const paused = await waitFor(async () => {
+        const w = (await m.api.get(`${API}/webhooks/${recent.webhook.id}`)).body.webhook;
+        return w.pausedAt ? w : null;
+      }, 'the webhook with recent failures paused');
+      assert.equal(paused.pauseReason, 'ERROR_RATE_TOO_HIGH');
+      await waitFor(() => rx.at(old.path).length >= 2, 'the other webhook tried twice');
       await sleep(300);
-      // All-time: 22 of 27 failed (> 50 %, ≥ 20); in the window: 12 of 12, too few to pause.
+      assert.equal((await m.api.get(`${API}/webhooks/${old.webhook.id}`)).body.webhook.pausedAt, null, 'in its window: 1 delivery, too few');
+    });
+
+    test('a delivery that fails many times counts once: one event retried 25 times does not pause', async () => {
+      // An API key: the harness's access token expires after 8 h of service time.
+      const api = t.client((await m.api.post(`${API}/management/api-keys`, { name: 'long-lived' })).body.key);
+      const { webhook, path } = await register(m, rx, ['transaction.renewed.v1']);
+      rx.answer(path, 500);
+      await emit(t, m, 'transaction.renewed.v1', { once: true });
+      await waitFor(async () => {
+        await advance(t, 3 * 3600);
+        return rx.at(path).length >= 25;
+      }, '25 attempts of one delivery', 20_000);
       const after = await api.get(`${API}/webhooks/${webhook.id}`);
       assert.equal(after.status, 200, after.text);
       assert.equal(after.body.webhook.pausedAt, null);
-      const attempts = (await api.get(`${API}/webhooks/${webhook.id}/deliveries?perPage=500`)).body.items.flatMap((i: any) => i.delivery.attemptLog);
-      assert.equal(attempts.length, 27);
-      assert.equal(attempts.filter((a: any) => !a.success).length, 22);
     });
   });
 }

@@ -28,7 +28,8 @@ export interface WebhooksRepository {
    */
   lockWebhook(id: string): Promise<void>;
   /** Webhooks not deleted (paused included). */
-  countLive(accountId: string): Promise<number>;
+  /** Webhooks neither deleted nor paused: the ones the limit of 10 counts. */
+  countActive(accountId: string): Promise<number>;
   insert(webhook: Webhook, secretSealed: string): Promise<void>;
   /** A webhook of this merchant that is not deleted. */
   findById(accountId: string, id: string): Promise<StoredWebhook | null>;
@@ -58,8 +59,8 @@ export interface WebhooksRepository {
   recordAttempt(attempt: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>): Promise<DeliveryState | null>;
   /** Cancels every PENDING delivery of the webhook; returns how many. */
   cancelPending(webhookId: string, now: string): Promise<number>;
-  /** Attempts of the webhook since `since` (inclusive): total and failed. */
-  attemptStats(webhookId: string, since: string): Promise<{ total: number; failed: number }>;
+  /** Deliveries of the webhook attempted since `since` (inclusive), and how many of them no attempt there delivered. */
+  deliveryStats(webhookId: string, since: string): Promise<{ total: number; failed: number }>;
   listDeliveries(webhookId: string, offset: number, limit: number): Promise<{ items: DeliveryWithAttempts[]; total: number }>;
 }
 

@@ -92,9 +92,7 @@ export class WebhooksService {
     const sealed = this.deps.sealer.seal(input.secret);
     await this.deps.transaction(async ({ webhooks }) => {
       await webhooks.lockAccount(accountId);
-      if ((await webhooks.countLive(accountId)) >= MAX_WEBHOOKS_PER_MERCHANT) {
-        throw fieldError('webhooks', `max:${MAX_WEBHOOKS_PER_MERCHANT}`, `a merchant has at most ${MAX_WEBHOOKS_PER_MERCHANT} webhooks; delete one first`);
-      }
+      await requireRoomForActive(webhooks, accountId);
       await webhooks.insert(webhook, sealed);
     });
     return webhook;
@@ -146,7 +144,13 @@ export class WebhooksService {
   /** Un-pauses; the error-rate window restarts now, so old failures do not pause it again at once. */
   async resume(accountId: string, id: string): Promise<Webhook> {
     const webhook = await this.get(accountId, id);
-    if (isPaused(webhook)) await this.deps.webhooks.resume(accountId, id, this.deps.clock.nowIso());
+    if (isPaused(webhook)) {
+      await this.deps.transaction(async ({ webhooks }) => {
+        await webhooks.lockAccount(accountId);
+        await requireRoomForActive(webhooks, accountId);
+        await webhooks.resume(accountId, id, this.deps.clock.nowIso());
+      });
+    }
     return this.get(accountId, id);
   }
 
@@ -261,10 +265,17 @@ export class WebhooksService {
 
   /** INTERFACE §8: pauses the webhook when the window's failure rate is too high; true when it did. */
   private async autoPause(uow: WebhooksUnitOfWork, webhook: Webhook, now: number): Promise<boolean> {
-    const stats = await uow.webhooks.attemptStats(webhook.id, errorRateWindowStart(webhook, now));
+    const stats = await uow.webhooks.deliveryStats(webhook.id, errorRateWindowStart(webhook, now));
     if (!exceedsErrorRate(stats)) return false;
     const nowIso = iso(now);
     if (await uow.webhooks.pause(webhook.id, 'ERROR_RATE_TOO_HIGH', nowIso)) await uow.webhooks.cancelPending(webhook.id, nowIso);
     return true;
+  }
+}
+
+/** At most 10 active (not paused) webhooks per merchant (seed §6): 422 otherwise. Call under the account lock. */
+async function requireRoomForActive(webhooks: WebhooksRepository, accountId: string): Promise<void> {
+  if ((await webhooks.countActive(accountId)) >= MAX_WEBHOOKS_PER_MERCHANT) {
+    throw fieldError('webhooks', `max:${MAX_WEBHOOKS_PER_MERCHANT}`, `a merchant has at most ${MAX_WEBHOOKS_PER_MERCHANT} active webhooks; delete or pause one first`);
   }
 }

@@ -79,8 +79,14 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
     if (this.dialect === 'postgres') await this.db.selectFrom('webhooks').select('id').where('id', '=', id).forNoKeyUpdate().execute();
   }
 
-  async countLive(accountId: string): Promise<number> {
-    const row = await this.db.selectFrom('webhooks').select(sql<number>`count(*)`.as('n')).where('accountId', '=', accountId).where('deletedAt', 'is', null).executeTakeFirstOrThrow();
+  async countActive(accountId: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('webhooks')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('accountId', '=', accountId)
+      .where('deletedAt', 'is', null)
+      .where('pausedAt', 'is', null)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -221,12 +227,18 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
     return Number(result.numUpdatedRows);
   }
 
-  async attemptStats(webhookId: string, since: string): Promise<{ total: number; failed: number }> {
-    const row = await this.db
+  async deliveryStats(webhookId: string, since: string): Promise<{ total: number; failed: number }> {
+    // One row per delivery attempted in the window; it failed when none of its attempts there succeeded.
+    const perDelivery = this.db
       .selectFrom('webhookDeliveryAttempts')
-      .select([sql<number>`count(*)`.as('total'), sql<number>`coalesce(sum(case when success = 0 then 1 else 0 end), 0)`.as('failed')])
+      .select(['deliveryId', sql<number>`max(success)`.as('ok')])
       .where('webhookId', '=', webhookId)
       .where('attemptedAt', '>=', since)
+      .groupBy('deliveryId')
+      .as('d');
+    const row = await this.db
+      .selectFrom(perDelivery)
+      .select([sql<number>`count(*)`.as('total'), sql<number>`coalesce(sum(case when ok = 0 then 1 else 0 end), 0)`.as('failed')])
       .executeTakeFirstOrThrow();
     return { total: Number(row.total), failed: Number(row.failed) };
   }
