@@ -30,7 +30,7 @@ import type { PaymentRequest } from '../src/modules/transactions/authorization.s
 import type { Runtime } from '../src/runtime.js';
 import type { Repositories } from '../src/storage/store.js';
 import {
-  benchDatabase, BENCH_DATABASE_URL, openRuntime, postgresUnreachable, resetDatabase, safeUrl, type StoreKind,
+  benchDatabase, openRuntime, measuredStores, resetDatabase, type StoreKind,
 } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 
@@ -239,15 +239,7 @@ export default defineSuite({
   description: '10k billing agreements due at one sandbox clock advance: charges created/s, settled/s, time to the last final charge',
   async run(ctx) {
     const agreements = ctx.quick ? 1_000 : 10_000;
-    for (const kind of ['sqlite', 'postgres'] as const) {
-      if (kind === 'postgres') {
-        const why = await postgresUnreachable();
-        if (why) {
-          ctx.report.section('postgres');
-          ctx.report.skip('PostgreSQL billing figures', `${safeUrl(BENCH_DATABASE_URL)} not reachable (${why})`);
-          continue;
-        }
-      }
+    for await (const kind of measuredStores(ctx.report, 'billing figures')) {
       await runStore(ctx, kind, agreements);
     }
   },

@@ -21,7 +21,7 @@ import type { Measurement, RequestTemplate } from './lib/load.js';
 import { API, call, createMitMerchant } from './lib/merchant.js';
 import { formatMs, loadNote } from './lib/report.js';
 import {
-  benchDatabase, BENCH_DATABASE_URL, openRuntime, postgresUnreachable, resetDatabase, safeUrl, serve, type StoreKind,
+  benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type StoreKind,
 } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 
@@ -151,15 +151,7 @@ export default defineSuite({
   name: 'capture',
   description: `POST ${API}/transactions/{id}/capture, each request on its own authorization`,
   async run(ctx) {
-    for (const kind of ['sqlite', 'postgres'] as const) {
-      if (kind === 'postgres') {
-        const why = await postgresUnreachable();
-        if (why) {
-          ctx.report.section('postgres');
-          ctx.report.skip('PostgreSQL capture figures', `${safeUrl(BENCH_DATABASE_URL)} not reachable (${why}); set BENCH_DATABASE_URL or TEST_DATABASE_URL`);
-          continue;
-        }
-      }
+    for await (const kind of measuredStores(ctx.report, 'capture figures')) {
       await runStore(ctx, kind);
     }
   },

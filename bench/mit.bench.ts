@@ -23,7 +23,7 @@ import { API, call, createMitMerchant, type BenchMerchant } from './lib/merchant
 import { startReceiver, type Receiver } from './lib/receiver.js';
 import { formatMs, loadNote } from './lib/report.js';
 import {
-  benchDatabase, BENCH_DATABASE_URL, openRuntime, postgresUnreachable, resetDatabase, safeUrl, serve, type StoreKind,
+  benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type StoreKind,
 } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 
@@ -311,15 +311,7 @@ export default defineSuite({
   name: 'mit',
   description: `POST ${MIT} (c=${CONNECTIONS}), POST ${BATCH} (${BATCH_SIZE} entries), MIT → callback delivery`,
   async run(ctx) {
-    for (const kind of ['sqlite', 'postgres'] as const) {
-      if (kind === 'postgres') {
-        const why = await postgresUnreachable();
-        if (why) {
-          ctx.report.section('postgres');
-          ctx.report.skip('PostgreSQL MIT figures', `${safeUrl(BENCH_DATABASE_URL)} not reachable (${why}); set BENCH_DATABASE_URL or TEST_DATABASE_URL`);
-          continue;
-        }
-      }
+    for await (const kind of measuredStores(ctx.report, 'MIT figures')) {
       const mitBaseline = await ingest(ctx, kind);
       await callbacks(ctx, kind, mitBaseline);
     }

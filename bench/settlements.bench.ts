@@ -18,7 +18,7 @@ import { newId, newTransactionId } from '../src/shared/ids.js';
 import { KyselySettlementsRepository } from '../src/storage/repositories/settlements.js';
 import { explain, recordQueries } from './lib/explain.js';
 import {
-  benchDatabase, BENCH_DATABASE_URL, migrationFingerprint, openSeeded, postgresUnreachable, safeUrl, type StoreKind,
+  benchDatabase, migrationFingerprint, openSeeded, measuredStores, type StoreKind,
 } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 
@@ -205,15 +205,7 @@ export default defineSuite({
   description: 'settlement run over 10k and 100k operations: seconds and peak memory (streams in batches of 1 000)',
   async run(ctx) {
     const sizes = ctx.quick ? [10_000] : [10_000, 100_000];
-    for (const kind of ['sqlite', 'postgres'] as const) {
-      if (kind === 'postgres') {
-        const why = await postgresUnreachable();
-        if (why) {
-          ctx.report.section('postgres');
-          ctx.report.skip('PostgreSQL settlement figures', `${safeUrl(BENCH_DATABASE_URL)} not reachable (${why})`);
-          continue;
-        }
-      }
+    for await (const kind of measuredStores(ctx.report, 'settlement figures')) {
       const results: SizeResult[] = [];
       for (const operations of sizes) results.push(await runSize(ctx, kind, operations));
       const small = results.find((r) => r.operations === 10_000);

@@ -15,7 +15,7 @@ import { explain, recordQueries } from './lib/explain.js';
 import type { Measurement } from './lib/load.js';
 import { formatMs } from './lib/report.js';
 import {
-  benchDatabase, BENCH_DATABASE_URL, migrationFingerprint, openSeeded, postgresUnreachable, safeUrl, serve, type StoreKind,
+  benchDatabase, migrationFingerprint, openSeeded, measuredStores, serve, type StoreKind,
 } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 import { loadTransactions, SEED_VERSION, transactionRows, type SeedMerchant } from './lib/transactions-data.js';
@@ -198,15 +198,7 @@ export default defineSuite({
   description: `GET ${PAGE} at 10k and 1M rows`,
   async run(ctx) {
     const sizes = ctx.quick ? [10_000] : [10_000, 1_000_000];
-    for (const kind of ['sqlite', 'postgres'] as const) {
-      if (kind === 'postgres') {
-        const why = await postgresUnreachable();
-        if (why) {
-          ctx.report.section('postgres');
-          ctx.report.skip('PostgreSQL figures', `${safeUrl(BENCH_DATABASE_URL)} not reachable (${why}); set BENCH_DATABASE_URL or TEST_DATABASE_URL`);
-          continue;
-        }
-      }
+    for await (const kind of measuredStores(ctx.report, 'figures')) {
       await runStore(ctx, kind, sizes);
     }
   },

@@ -24,7 +24,7 @@ import type { Runtime } from '../src/runtime.js';
 import { newId, newTransactionId } from '../src/shared/ids.js';
 import { formatMs } from './lib/report.js';
 import {
-  benchDatabase, BENCH_DATABASE_URL, openRuntime, postgresUnreachable, resetDatabase, safeUrl, type StoreKind,
+  benchDatabase, openRuntime, measuredStores, resetDatabase, type StoreKind,
 } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 import { startWebhookReceivers, type Arrivals, type WebhookReceivers } from './lib/webhook-receiver.js';
@@ -207,15 +207,7 @@ export default defineSuite({
     const events = ctx.quick ? 1_000 : 10_000;
     const receivers = await startWebhookReceivers(WEBHOOKS);
     try {
-      for (const kind of ['sqlite', 'postgres'] as const) {
-        if (kind === 'postgres') {
-          const why = await postgresUnreachable();
-          if (why) {
-            ctx.report.section('postgres');
-            ctx.report.skip('PostgreSQL webhook figures', `${safeUrl(BENCH_DATABASE_URL)} not reachable (${why})`);
-            continue;
-          }
-        }
+      for await (const kind of measuredStores(ctx.report, 'webhook figures')) {
         await runStore(ctx, kind, receivers, events);
       }
     } finally {

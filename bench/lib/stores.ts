@@ -12,6 +12,7 @@ import pg from 'pg';
 import { type Config, type DatabaseConfig, loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
+import type { Report } from './report.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
 
@@ -35,6 +36,18 @@ export async function postgresUnreachable(): Promise<string | null> {
 
 /** The URL without its password, for printing. */
 export const safeUrl = (url: string): string => url.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');
+
+/** The stores a suite measures, in order: SQLite, then PostgreSQL when it answers (else one line saying why not). */
+export async function* measuredStores(report: Report, figures: string): AsyncGenerator<StoreKind> {
+  yield 'sqlite';
+  const why = await postgresUnreachable();
+  if (why) {
+    report.section('postgres');
+    report.skip(`PostgreSQL ${figures}`, `${safeUrl(BENCH_DATABASE_URL)} not reachable (${why}); set BENCH_DATABASE_URL or TEST_DATABASE_URL`);
+    return;
+  }
+  yield 'postgres';
+}
 
 export interface BenchDatabase {
   kind: StoreKind;
