@@ -48,7 +48,8 @@ export class ServiceClock implements Clock {
   async refresh(): Promise<void> {
     if (!this.store || !this.controllable) return;
     const offset = await this.store.loadOffsetMs();
-    if (offset !== this.offsetMs) {
+    // Only forward: a read that started before a local move must not undo it (service time never goes back).
+    if (offset > this.offsetMs) {
       this.offsetMs = offset;
       this.emit();
     }

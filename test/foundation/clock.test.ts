@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { ServiceClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { startTestRuntime, testConfig, type TestRuntime } from '../support/harness.js';
@@ -37,3 +38,22 @@ for (const kind of await availableStores()) {
     });
   });
 }
+
+test('a re-read that started before a local move does not undo it: service time never goes back', async () => {
+  let stored = 0;
+  let releaseRead: (value: number) => void = () => undefined;
+  const store = {
+    // The first read is slow and sees the offset from before the move.
+    loadOffsetMs: () => new Promise<number>((resolve) => (releaseRead = resolve)),
+    saveOffsetMs: async (offset: number) => {
+      stored = offset;
+    },
+  };
+  const clock = new ServiceClock(store, true);
+  const reading = clock.refresh();
+  const moved = await clock.advance(3600);
+  releaseRead(0);
+  await reading;
+  assert.ok(stored >= 3_600_000 - 1000);
+  assert.ok(clock.now() >= moved - 1000, 'the stale read left the move in place');
+});
