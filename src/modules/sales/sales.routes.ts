@@ -7,8 +7,9 @@ import { ErrorResponse, ValidationErrorResponse } from '../../shared/wire.js';
 import { renderTerminalNotFound, renderVirtualTerminal, terminalMessage, type VirtualTerminalView } from '../../pages/virtual-terminal.js';
 import { TransactionParams, TransactionResponse, transactionWire } from '../transactions/transactions.schemas.js';
 import {
-  PageTapBody, SaleBody, TapBody, TapParams, TerminalStatusResponse, VIRTUAL_TERMINAL_CARDS,
+  PageTapBody, SaleBody, TapBody, TapParams, TerminalStatusResponse,
 } from './sales.schemas.js';
+import { VIRTUAL_TERMINAL_CARDS } from './sandbox-cards.js';
 import type { SaleRepos, SalesService, TerminalDisplay } from './sales.service.js';
 
 const errors = { 400: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 422: ValidationErrorResponse };

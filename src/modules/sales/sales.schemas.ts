@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Attributes, Currency, Nullable, PositiveAmount, StringEnum, Url, Uuid } from '../../shared/wire.js';
 import { CardInputSchema } from '../payment-methods/payment-methods.schemas.js';
+import { VIRTUAL_TERMINAL_CARDS, type VirtualTerminalCard } from './sandbox-cards.js';
 
 export const SALE_TYPES = ['PAYMENT', 'PAYOUT'] as const;
 
@@ -24,15 +25,6 @@ export const SaleBody = Type.Object({
 export const TapParams = Type.Object({ terminalId: Uuid });
 export const TapBody = Type.Object({ card: CardInputSchema });
 
-/** The virtual terminal page's buttons: test cards by name, so that the page never carries a card number. */
-export const VIRTUAL_TERMINAL_CARDS = {
-  VISA: { number: '4111111111111111', label: 'Visa — approved' },
-  MASTERCARD: { number: '5555555555554444', label: 'Mastercard — approved' },
-  DECLINED: { number: '4000000000000002', label: 'Visa — declined by issuer' },
-  INSUFFICIENT_FUNDS: { number: '4000000000009995', label: 'Visa — insufficient funds' },
-  EXPIRED: { number: '4000000000000069', label: 'Visa — card expired' },
-} as const;
-export type VirtualTerminalCard = keyof typeof VIRTUAL_TERMINAL_CARDS;
 
 export const PageTapBody = Type.Object({ card: StringEnum(Object.keys(VIRTUAL_TERMINAL_CARDS) as VirtualTerminalCard[]) });
 
