@@ -6,7 +6,7 @@
  * at once, attempt n ≥ 3 after 2^n s (capped at 3 h), 25 attempts in all.
  */
 import type { Clock } from '../clock.js';
-import { type JobDefinition, type JobQueue, RetryLater } from '../jobs/job.js';
+import { type JobDefinition, type JobQueue, RetryLater, JOB_LEASE_MS } from '../jobs/job.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { PointOfSaleWithSecret } from '../modules/points-of-sale/point-of-sale.js';
@@ -54,7 +54,7 @@ export class CallbackDelivery {
     return {
       kind: CALLBACK_JOB,
       maxAttempts: CALLBACK_MAX_ATTEMPTS,
-      leaseMs: 15_000,
+      leaseMs: JOB_LEASE_MS,
       backoff: callbackBackoff,
       handle: (payload, ctx) => this.deliver(payload, ctx.attempt),
     };

@@ -77,6 +77,13 @@ export interface JobDefinition<P = unknown> {
   handle(payload: P, ctx: JobContext): Promise<void>;
 }
 
+/**
+ * The lease every job kind takes: wall-clock time, renewed by the runner's heartbeat while the
+ * handler runs, so it bounds only how soon a crashed worker's job is taken over, not how long a
+ * job may run.
+ */
+export const JOB_LEASE_MS = 15_000;
+
 /** Exponential backoff: base · 2^(n-1), capped. */
 export const exponentialBackoff = (baseMs: number, capMs: number) => (failures: number): number =>
   Math.min(capMs, baseMs * 2 ** Math.max(0, failures - 1));

@@ -5,7 +5,7 @@
  */
 import type { IdempotencyStore } from '../http/idempotency.js';
 import { DAY_MS } from '../shared/time.js';
-import { exponentialBackoff, type JobDefinition, type JobQueue, type JobStore } from './job.js';
+import { exponentialBackoff, type JobDefinition, type JobQueue, type JobStore, JOB_LEASE_MS } from './job.js';
 
 export const MAINTENANCE_JOB = 'maintenance.sweep';
 const PERIOD_MS = 15 * 60_000;
@@ -23,7 +23,7 @@ export function maintenanceJob(deps: { idempotency: IdempotencyStore; jobs: JobS
   return {
     kind: MAINTENANCE_JOB,
     maxAttempts: 5,
-    leaseMs: 60_000,
+    leaseMs: JOB_LEASE_MS,
     backoff: exponentialBackoff(5_000, 60_000),
     async handle(_payload, ctx) {
       const now = ctx.now();

@@ -57,3 +57,19 @@ test('a re-read that started before a local move does not undo it: service time 
   assert.ok(stored >= 3_600_000 - 1000);
   assert.ok(clock.now() >= moved - 1000, 'the stale read left the move in place');
 });
+
+for (const kind of await availableStores()) {
+  test(`the stored clock offset never goes down: of two moves made at once, the later time stays (${kind})`, async () => {
+    const t = await startTestRuntime(kind, {}, { startWorkers: false });
+    try {
+      const settings = t.runtime.store.settings;
+      await settings.saveOffsetMs(7_200_000);
+      await settings.saveOffsetMs(3_600_000); // a process that had not seen the first move yet
+      assert.equal(await settings.loadOffsetMs(), 7_200_000);
+      await settings.saveOffsetMs(10_800_000);
+      assert.equal(await settings.loadOffsetMs(), 10_800_000);
+    } finally {
+      await t.close();
+    }
+  });
+}

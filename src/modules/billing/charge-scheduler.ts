@@ -15,7 +15,7 @@
  * transaction together with the charge writes, so a loser leaves nothing behind.
  */
 import type { Clock } from '../../clock.js';
-import { exponentialBackoff, type JobDefinition } from '../../jobs/job.js';
+import { exponentialBackoff, type JobDefinition, JOB_LEASE_MS } from '../../jobs/job.js';
 import { AppError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { TransactionState } from '../transactions/transaction.js';
@@ -177,7 +177,7 @@ export class ChargeScheduler<R extends BillingRepos> {
   }
 
   jobs(): JobDefinition<never>[] {
-    const common = { maxAttempts: 10, leaseMs: 60_000, backoff: exponentialBackoff(1_000, 5 * 60_000) };
+    const common = { maxAttempts: 10, leaseMs: JOB_LEASE_MS, backoff: exponentialBackoff(1_000, 5 * 60_000) };
     const due: JobDefinition<ChargeDuePayload> = { ...common, kind: CHARGE_DUE_JOB, handle: async (payload) => void (await this.chargeDue(payload)) };
     const attempt: JobDefinition<ChargeAttemptPayload> = { ...common, kind: CHARGE_ATTEMPT_JOB, handle: async (payload) => void (await this.attempt(payload)) };
     return [due, attempt] as JobDefinition<never>[];

@@ -3,14 +3,14 @@
  * deferred renew, or a process that stopped between the acquirer call and the final commit).
  * Enqueued in the commit that records the operation; a no-op once the operation is final.
  */
-import { exponentialBackoff, type JobDefinition, RetryLater } from '../../jobs/job.js';
+import { exponentialBackoff, type JobDefinition, RetryLater, JOB_LEASE_MS } from '../../jobs/job.js';
 import { RESOLVE_OPERATION_JOB, RESOLVE_MAX_ATTEMPTS, type OperationsService } from './operations.service.js';
 
 export function resolveOperationJob(service: OperationsService): JobDefinition<{ operationId: string }> {
   return {
     kind: RESOLVE_OPERATION_JOB,
     maxAttempts: RESOLVE_MAX_ATTEMPTS,
-    leaseMs: 15_000,
+    leaseMs: JOB_LEASE_MS,
     backoff: exponentialBackoff(30_000, 3_600_000),
     async handle(payload, ctx) {
       // The synchronous request was attempt 1 at the acquirer; each resolver run asks again.

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Instrument } from '../../connectors/acquirer.js';
-import type { JobDefinition, JobQueue } from '../../jobs/job.js';
+import { JOB_LEASE_MS, type JobDefinition, type JobQueue } from '../../jobs/job.js';
 import { AppError, EXISTING, fieldError, FieldErrorCollector, type FieldRule } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { parseInstant } from '../../shared/time.js';
@@ -366,7 +366,7 @@ export class SessionsService {
     return {
       kind: SESSION_EXPIRE_JOB,
       maxAttempts: 10,
-      leaseMs: 30_000,
+      leaseMs: JOB_LEASE_MS,
       backoff: (failures) => Math.min(60_000, 1000 * 2 ** failures),
       handle: async ({ sessionId }) => {
         const session = await this.deps.sessions.findByIdAnyAccount(sessionId);

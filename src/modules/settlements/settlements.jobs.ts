@@ -5,7 +5,7 @@
  * days, the missed days collapse into one run that settles everything due.
  */
 import type { JobDefinition, JobQueue } from '../../jobs/job.js';
-import { exponentialBackoff } from '../../jobs/job.js';
+import { exponentialBackoff, JOB_LEASE_MS } from '../../jobs/job.js';
 import { DAY_MS, iso } from '../../shared/time.js';
 import type { SettlementsService } from './settlements.service.js';
 
@@ -30,7 +30,7 @@ export function settlementRunJob(deps: { service: SettlementsService; jobs: JobQ
     maxAttempts: MAX_ATTEMPTS,
     // A run over a large backlog takes a while; a second worker picking it up would be safe
     // (operations are settled once) but wasted work.
-    leaseMs: 30 * 60_000,
+    leaseMs: JOB_LEASE_MS,
     backoff: exponentialBackoff(30_000, 15 * 60_000),
     async handle(payload, ctx) {
       await scheduleSettlementRun(deps.jobs, ctx.now());

@@ -4,7 +4,7 @@
  * day's before working, so that a failing run never breaks the chain; when the clock jumps
  * several days, the missed days collapse into one run (the sweep compares with today).
  */
-import { exponentialBackoff, type JobDefinition, type JobQueue } from '../../jobs/job.js';
+import { exponentialBackoff, type JobDefinition, type JobQueue, JOB_LEASE_MS } from '../../jobs/job.js';
 import { DAY_MS, iso } from '../../shared/time.js';
 import type { SubscriptionsService } from './subscriptions.service.js';
 
@@ -25,7 +25,7 @@ export function paymentMethodExpiryJob(deps: { service: Pick<SubscriptionsServic
   return {
     kind: PAYMENT_METHOD_EXPIRY_JOB,
     maxAttempts: MAX_ATTEMPTS,
-    leaseMs: 10 * 60_000,
+    leaseMs: JOB_LEASE_MS,
     backoff: exponentialBackoff(30_000, 15 * 60_000),
     async handle(_payload, ctx) {
       await schedulePaymentMethodExpiry(deps.jobs, ctx.now());

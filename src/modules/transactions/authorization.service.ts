@@ -32,7 +32,7 @@
  */
 import type { Clock } from '../../clock.js';
 import type { Acquirer, AcquirerResult, Initiator, Instrument } from '../../connectors/acquirer.js';
-import { type JobDefinition, type JobQueue, RetryLater } from '../../jobs/job.js';
+import { type JobDefinition, type JobQueue, RetryLater, JOB_LEASE_MS } from '../../jobs/job.js';
 import { newId, newTransactionId } from '../../shared/ids.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import {
@@ -258,7 +258,7 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
       kind: DRIVE_JOB,
       // Until the acquirer answers: ~7 days at the 10-minute cap.
       maxAttempts: 1000,
-      leaseMs: 15_000,
+      leaseMs: JOB_LEASE_MS,
       backoff: (failures) => Math.min(600_000, 1000 * 2 ** Math.max(0, failures - 1)),
       handle: async (payload, ctx) => {
         const attempt = payload.attempt + ctx.attempt - 1;

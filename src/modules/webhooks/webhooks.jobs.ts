@@ -2,7 +2,7 @@
  * The two webhook jobs: the relay (outbox → deliveries, one run per second of service time) and
  * the delivery (one job per delivery, so that a slow receiver holds only its own job).
  */
-import type { JobDefinition, JobQueue } from '../../jobs/job.js';
+import { JOB_LEASE_MS, type JobDefinition, type JobQueue } from '../../jobs/job.js';
 import { WEBHOOK_DELIVER_JOB, type RetrySchedule, type WebhooksService } from './webhooks.service.js';
 
 export const WEBHOOK_RELAY_JOB = 'webhooks.relay';
@@ -29,7 +29,7 @@ export function webhookRelayJob(deps: { service: WebhooksService; jobs: JobQueue
   return {
     kind: WEBHOOK_RELAY_JOB,
     maxAttempts: 3,
-    leaseMs: 60_000,
+    leaseMs: JOB_LEASE_MS,
     backoff: () => 1_000,
     async handle(_payload, ctx) {
       await scheduleWebhookRelay(deps.jobs, ctx.now());
@@ -52,7 +52,7 @@ export function webhookDeliveryJob(deps: { service: WebhooksService; schedule: R
     // runs lost to a crash between the send and its record.
     maxAttempts: deps.schedule.maxAttempts + 5,
     // Longer than one attempt (timeout) plus its two small commits.
-    leaseMs: deps.schedule.timeoutMs + 25_000,
+    leaseMs: JOB_LEASE_MS,
     backoff: (failures) => deps.schedule.delayBeforeAttemptMs(failures + 1),
     handle: (payload) => deps.service.deliver(payload.deliveryId),
   };

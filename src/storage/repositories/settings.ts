@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { ClockStore } from '../../clock.js';
 import type { Database } from '../schema.js';
 
@@ -27,7 +27,17 @@ export class KyselySettings implements ClockStore {
     return Number((await this.get(CLOCK_OFFSET)) ?? 0);
   }
 
+  /** Never lowers the stored offset: of two processes moving the clock at once, the later time wins. */
   async saveOffsetMs(offsetMs: number): Promise<void> {
-    await this.set(CLOCK_OFFSET, String(Math.round(offsetMs)));
+    const value = String(Math.round(offsetMs));
+    await this.db
+      .insertInto('settings')
+      .values({ key: CLOCK_OFFSET, value })
+      .onConflict((oc) =>
+        oc.column('key').doUpdateSet({
+          value: sql<string>`case when cast(excluded.value as bigint) > cast(settings.value as bigint) then excluded.value else settings.value end`,
+        }),
+      )
+      .execute();
   }
 }
