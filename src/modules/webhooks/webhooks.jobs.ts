@@ -37,7 +37,8 @@ export function webhookRelayJob(deps: { service: WebhooksService; jobs: JobQueue
       draining = true;
       try {
         // Drain what is there now; a full batch means more may be waiting.
-        for (let i = 0; i < 50 && (await deps.service.fanOut(RELAY_BATCH)) === RELAY_BATCH; i++);
+        let batch = await deps.service.fanOut(RELAY_BATCH);
+        for (let i = 1; i < 50 && batch.length === RELAY_BATCH; i++) batch = await deps.service.fanOut(RELAY_BATCH, batch.at(-1));
       } finally {
         draining = false;
       }

@@ -44,7 +44,11 @@ export interface WebhooksRepository {
   /** Live, unpaused webhooks of the merchant. */
   activeWebhooks(accountId: string): Promise<Webhook[]>;
   /** Outbox events not fanned out yet, oldest first. */
-  unfannedEvents(limit: number): Promise<OutboxEventRow[]>;
+  /**
+   * Outbox events not fanned out yet, oldest first: within the relay's look-back window, or, in the
+   * middle of a drain, after the last event of the previous batch (so a long drain reads each event once).
+   */
+  unfannedEvents(limit: number, after?: Pick<OutboxEventRow, 'id' | 'createdAt'>): Promise<OutboxEventRow[]>;
   /** Marks the event as fanned out to `deliveries` webhooks; false when another relay already did. */
   claimFanout(event: Pick<OutboxEventRow, 'id' | 'createdAt'>, deliveries: number, now: string): Promise<boolean>;
   insertDeliveries(deliveries: WebhookDelivery[]): Promise<void>;

@@ -8,7 +8,7 @@ import {
   type DeliveryAttempt, errorRateWindowStart, exceedsErrorRate, isPaused, isWebhookEvent, MAX_WEBHOOKS_PER_MERCHANT, type Webhook, WEBHOOK_EVENTS,
   type WebhookDelivery, type WebhookEvent,
 } from './webhook.js';
-import type { DeliveryWithAttempts, WebhooksRepository, WebhooksUnitOfWork } from './webhooks.repository.js';
+import type { DeliveryWithAttempts, OutboxEventRow, WebhooksRepository, WebhooksUnitOfWork } from './webhooks.repository.js';
 
 export const WEBHOOK_DELIVER_JOB = 'webhooks.deliver';
 
@@ -162,11 +162,12 @@ export class WebhooksService {
   /**
    * Fan-out: each outbox event not handled yet becomes one delivery (and one job) per active
    * webhook of its merchant subscribed to it. A batch is one commit: the "handled" marks, the
-   * deliveries and their jobs together. Returns the number of events read.
+   * deliveries and their jobs together. Returns the events read (the last one is where a drain
+   * continues: `after`); an event committed late, behind it, is found by the next run's look-back.
    */
-  async fanOut(limit: number): Promise<number> {
-    const events = await this.deps.webhooks.unfannedEvents(limit);
-    if (events.length === 0) return 0;
+  async fanOut(limit: number, after?: Pick<OutboxEventRow, 'id' | 'createdAt'>): Promise<OutboxEventRow[]> {
+    const events = await this.deps.webhooks.unfannedEvents(limit, after);
+    if (events.length === 0) return events;
     const now = this.deps.clock.nowIso();
     await this.deps.transaction(async ({ webhooks, jobs }) => {
       const byAccount = new Map<string, Webhook[]>();
@@ -195,7 +196,7 @@ export class WebhooksService {
         maxAttempts: this.deps.schedule.maxAttempts + 5,
       })));
     });
-    return events.length;
+    return events;
   }
 
   /**

@@ -159,8 +159,8 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
     return rows.map((r) => publicWebhook(toWebhook(r)));
   }
 
-  async unfannedEvents(limit: number): Promise<OutboxEventRow[]> {
-    const newest = await this.db.selectFrom('webhookEventFanouts').select((eb) => eb.fn.max('eventCreatedAt').as('at')).executeTakeFirst();
+  async unfannedEvents(limit: number, after?: Pick<OutboxEventRow, 'id' | 'createdAt'>): Promise<OutboxEventRow[]> {
+    const newest = after ? null : await this.db.selectFrom('webhookEventFanouts').select((eb) => eb.fn.max('eventCreatedAt').as('at')).executeTakeFirst();
     const since = newest?.at ? new Date(Date.parse(newest.at) - RELAY_LOOKBACK_MS).toISOString() : null;
     let query = this.db
       .selectFrom('events as e')
@@ -169,7 +169,8 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
       .orderBy('e.createdAt')
       .orderBy('e.id')
       .limit(limit);
-    if (since) query = query.where('e.createdAt', '>=', since);
+    if (after) query = query.where((eb) => eb(eb.refTuple('e.createdAt', 'e.id'), '>', eb.tuple(after.createdAt, after.id)));
+    else if (since) query = query.where('e.createdAt', '>=', since);
     const rows = await query.execute();
     return rows.map((r) => ({ id: r.id, accountId: r.accountId, event: r.event, data: JSON.parse(r.data) as unknown, createdAt: r.createdAt }));
   }
