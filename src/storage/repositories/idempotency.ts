@@ -6,13 +6,13 @@ import type { Database } from '../schema.js';
 export class KyselyIdempotencyStore implements IdempotencyStore {
   constructor(private readonly db: Kysely<Database>) {}
 
-  private where(ref: IdempotencyRef) {
-    return this.db
-      .selectFrom('idempotencyKeys')
+  /** The one record of `ref`, in any query over the table (select, update, delete). */
+  private keyed<Q extends { where: (...args: any[]) => any }>(query: Q, ref: IdempotencyRef): Q {
+    return query
       .where('accountId', '=', ref.accountId)
       .where('method', '=', ref.method)
       .where('path', '=', ref.path)
-      .where('key', '=', ref.key);
+      .where('key', '=', ref.key) as Q;
   }
 
   async claim(
@@ -49,7 +49,7 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
       .where('requestHash', '=', requestHash)
       .executeTakeFirst();
 
-    const row = await this.where(ref).select(['requestHash', 'state', 'responseStatus', 'responseBody', 'responseContentType', 'effectKey']).executeTakeFirst();
+    const row = await this.keyed(this.db.selectFrom('idempotencyKeys'), ref).select(['requestHash', 'state', 'responseStatus', 'responseBody', 'responseContentType', 'effectKey']).executeTakeFirst();
     if (!row) return this.claim(ref, requestHash, times); // deleted in between (released): try again
     if (Number(resumed.numUpdatedRows) === 1) return { claimed: true, effectKey: row.effectKey ?? effectKey };
     return {
@@ -64,34 +64,14 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
     };
   }
 
-  private keyed<Q extends { where: (...args: any[]) => any }>(query: Q, ref: IdempotencyRef): Q {
-    return query
-      .where('accountId', '=', ref.accountId)
-      .where('method', '=', ref.method)
-      .where('path', '=', ref.path)
-      .where('key', '=', ref.key) as Q;
-  }
-
   async complete(ref: IdempotencyRef, status: number, body: string, contentType: string): Promise<void> {
-    await this.db
-      .updateTable('idempotencyKeys')
+    await this.keyed(this.db.updateTable('idempotencyKeys'), ref)
       .set({ state: 'completed', responseStatus: status, responseBody: body, responseContentType: contentType })
-      .where('accountId', '=', ref.accountId)
-      .where('method', '=', ref.method)
-      .where('path', '=', ref.path)
-      .where('key', '=', ref.key)
       .execute();
   }
 
   async release(ref: IdempotencyRef): Promise<void> {
-    await this.db
-      .deleteFrom('idempotencyKeys')
-      .where('accountId', '=', ref.accountId)
-      .where('method', '=', ref.method)
-      .where('path', '=', ref.path)
-      .where('key', '=', ref.key)
-      .where('state', '=', 'in_flight')
-      .execute();
+    await this.keyed(this.db.deleteFrom('idempotencyKeys'), ref).where('state', '=', 'in_flight').execute();
   }
 
   async sweep(now: string, limit: number): Promise<number> {
