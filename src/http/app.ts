@@ -19,6 +19,7 @@ import {
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Sealer } from '../security/secret-box.js';
+import type { Effect } from '../shared/effect.js';
 
 export const API_PREFIX = '/public/api/v1';
 
@@ -64,8 +65,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
     idempotencyRef: IdempotencyRef | null;
-    /** The claim's effect key, handed to the use case (RequestContext.idempotencyKey). */
-    idempotencyEffectKey: string | null;
+    /** The claim's effect, handed to the use case (RequestContext.effect). */
+    idempotencyEffect: Effect | null;
   }
   interface FastifyContextConfig {
     def?: RouteDef;
@@ -111,7 +112,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.decorateRequest('principal', null);
   app.decorateRequest('idempotencyRef', null);
-  app.decorateRequest('idempotencyEffectKey', null);
+  app.decorateRequest('idempotencyEffect', null);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -338,7 +339,7 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
         },
         headers: request.headers,
         clientIp: request.ip,
-        idempotencyKey: request.idempotencyEffectKey,
+        effect: request.idempotencyEffect,
         baseUrl: options.publicUrl,
         path: request.url.split('?')[0]!,
         rawQuery: new URLSearchParams(request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : ''),
@@ -374,7 +375,7 @@ async function claimIdempotency(request: FastifyRequest, reply: FastifyReply, ke
   });
   if (outcome.claimed) {
     request.idempotencyRef = ref;
-    request.idempotencyEffectKey = outcome.effectKey;
+    request.idempotencyEffect = { key: outcome.effectKey, resumed: outcome.resumed };
     return false;
   }
   const existing = outcome.existing;

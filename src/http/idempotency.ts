@@ -34,7 +34,7 @@ export interface IdempotencyStore {
     ref: IdempotencyRef,
     requestHash: string,
     times: { now: string; lockedUntil: string; expiresAt: string },
-  ): Promise<{ claimed: true; effectKey: string } | { claimed: false; existing: StoredResponse }>;
+  ): Promise<{ claimed: true; effectKey: string; resumed: boolean } | { claimed: false; existing: StoredResponse }>;
   complete(ref: IdempotencyRef, status: number, body: string, contentType: string): Promise<void>;
   release(ref: IdempotencyRef): Promise<void>;
   /** Deletes records that expired before `now`; returns how many. */

@@ -5,6 +5,7 @@
  */
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Principal } from '../modules/accounts/account.js';
+import type { Effect } from './effect.js';
 
 export type AuthTier = 'public' | 'merchant' | 'operator' | 'sandbox';
 export type RateLimitCategory = 'mit' | 'mitBatch' | 'list' | 'operation';
@@ -29,11 +30,11 @@ export interface RequestContext<S extends RouteSchemas> {
   headers: Record<string, string | string[] | undefined>;
   clientIp: string;
   /**
-   * Set when the request claimed an Idempotency-Key: use cases tag the records they create with it,
-   * in the same commit, and return those records instead of creating them again when a retry
+   * Set when the request claimed an Idempotency-Key: use cases tag the records they create with its
+   * key, in the same commit, and return those records instead of creating them again when a retry
    * resumes an execution cut off by a crash.
    */
-  idempotencyKey: string | null;
+  effect: Effect | null;
   /** Public base URL of the service (PAYMENTS_PUBLIC_URL). */
   baseUrl: string;
   /** Request path without the query string. */

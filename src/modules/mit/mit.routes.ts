@@ -9,13 +9,13 @@ export function mitRoutes(service: Pick<MitService, 'create' | 'batch'>): RouteD
     defineRoute({
       ...common, method: 'POST', url: '/mit', summary: 'Merchant-initiated authorization on an ACTIVE subscription (asynchronous)', rateLimit: 'mit',
       schema: { body: MitBody, response: { 200: MitResponse } },
-      handler: async ({ body, accountId, clientIp, idempotencyKey }) => ({ transaction: transactionWire(await service.create(accountId, body, clientIp, idempotencyKey)) }),
+      handler: async ({ body, accountId, clientIp, effect }) => ({ transaction: transactionWire(await service.create(accountId, body, clientIp, effect)) }),
     }),
     defineRoute({
       ...common, method: 'POST', url: '/mit/batch', summary: 'Up to 500 MIT authorizations; one result per entry, in order', rateLimit: 'mitBatch',
       schema: { body: MitBatchBody, response: { 200: MitBatchResponse } },
-      handler: async ({ body, accountId, clientIp, idempotencyKey }) => {
-        const results = await service.batch(accountId, body.transactions, clientIp, idempotencyKey);
+      handler: async ({ body, accountId, clientIp, effect }) => {
+        const results = await service.batch(accountId, body.transactions, clientIp, effect);
         return {
           transactions: results.map((r) => ({ transaction: r.transaction ? transactionWire(r.transaction) : null, error: r.error, reference: r.reference })),
         };

@@ -5,6 +5,7 @@
  * the outcome reaches the notificationUrl as a callback.
  */
 import type { Static } from '@sinclair/typebox';
+import { type Effect, effectPart } from '../../shared/effect.js';
 import { AppError, type FieldErrors } from '../../shared/errors.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
@@ -44,16 +45,16 @@ export class MitService<R extends PipelineRepos = PipelineRepos> {
   constructor(private readonly deps: MitDeps<R>) {}
 
   /** POST /mit: validated, committed PENDING with its job; the answer follows by callback. */
-  async create(accountId: string, body: MitRequest, clientIp: string | null, idempotencyKey: string | null = null): Promise<Transaction> {
+  async create(accountId: string, body: MitRequest, clientIp: string | null, effect: Effect | null = null): Promise<Transaction> {
     const request = await this.prepare(accountId, body, clientIp, new Map());
-    return this.deps.authorization.submit({ ...request, idempotencyKey });
+    return this.deps.authorization.submit({ ...request, effect });
   }
 
   /**
    * POST /mit/batch: each entry is validated on its own (schema, then business rules); the
    * accepted ones are written and enqueued in one commit. Results keep the request order.
    */
-  async batch(accountId: string, entries: unknown[], clientIp: string | null, idempotencyKey: string | null = null): Promise<BatchResult[]> {
+  async batch(accountId: string, entries: unknown[], clientIp: string | null, effect: Effect | null = null): Promise<BatchResult[]> {
     const results: BatchResult[] = new Array(entries.length);
     const accepted: Array<{ index: number; request: PaymentRequest<R> }> = [];
     const cache = new Map<string, Promise<Charged>>();
@@ -68,7 +69,7 @@ export class MitService<R extends PipelineRepos = PipelineRepos> {
       try {
         const request = await this.prepare(accountId, entry as MitRequest, clientIp, cache);
         // One effect key per entry position: a retried batch maps each entry to what it created before.
-        accepted.push({ index, request: { ...request, idempotencyKey: idempotencyKey && `${idempotencyKey}#${index}` } });
+        accepted.push({ index, request: { ...request, effect: effectPart(effect, index) } });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         results[index] = { transaction: null, error: { errorCode: err.code, message: err.message, ...(err.errors ? { errors: err.errors } : {}) }, reference };

@@ -9,7 +9,7 @@ export function motoRoutes(service: MotoService): RouteDef[] {
       auth: 'merchant', tags: ['Transactions'], method: 'POST', url: '/moto', capability: 'moto', idempotent: true,
       summary: 'MOTO authorization with raw card data (synchronous; needs the moto capability)',
       schema: { body: MotoBody, response: { 200: NotificationWebhookRecord } },
-      handler: async ({ body, accountId, idempotencyKey }) => service.authorize(accountId, body, idempotencyKey),
+      handler: async ({ body, accountId, effect }) => service.authorize(accountId, body, effect),
     }),
   ];
 }

@@ -4,6 +4,7 @@
  * through the payment pipeline, and the NotificationWebhook is the answer.
  */
 import type { Static } from '@sinclair/typebox';
+import type { Effect } from '../../shared/effect.js';
 import { EXISTING, FieldErrorCollector } from '../../shared/errors.js';
 import type { PaymentMethodsService } from '../payment-methods/payment-methods.service.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
@@ -22,7 +23,7 @@ export interface MotoDeps {
   paymentMethods: PaymentMethodsService;
   payments: {
     authorize(request: PaymentRequest): Promise<Transaction>;
-    recover(accountId: string, idempotencyKey: string | null): Promise<Transaction | null>;
+    recover(accountId: string, effect: Effect | null): Promise<Transaction | null>;
   };
   notifications: NotificationBuilder;
   urlPolicy: CallbackUrlChecker;
@@ -31,9 +32,9 @@ export interface MotoDeps {
 export class MotoService {
   constructor(private readonly deps: MotoDeps) {}
 
-  async authorize(accountId: string, body: Static<typeof MotoBody>, idempotencyKey: string | null = null): Promise<NotificationWebhook> {
+  async authorize(accountId: string, body: Static<typeof MotoBody>, effect: Effect | null = null): Promise<NotificationWebhook> {
     // A retry after a crash: the card was stored and the payment created already.
-    const recovered = await this.deps.payments.recover(accountId, idempotencyKey);
+    const recovered = await this.deps.payments.recover(accountId, effect);
     if (recovered) return this.deps.notifications.build(recovered);
     const { transaction: t, card } = body;
     const errors = new FieldErrorCollector();
@@ -62,7 +63,7 @@ export class MotoService {
       attributes: t.attributes,
       instantCapture: t.instantCapture ?? 'OFF',
       descriptor: pointOfSale!.descriptor,
-      idempotencyKey,
+      effect,
     });
     return this.deps.notifications.build(transaction);
   }

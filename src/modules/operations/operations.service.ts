@@ -13,6 +13,7 @@
 import type { Acquirer, AcquirerResult, Instrument, OperationRequest } from '../../connectors/acquirer.js';
 import type { Clock } from '../../clock.js';
 import type { JobQueue } from '../../jobs/job.js';
+import { type Effect, effectPart } from '../../shared/effect.js';
 import { notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { EventOutbox } from '../events/event-outbox.js';
@@ -76,14 +77,14 @@ function eventOf(result: AcquirerResult): OperationEvent | null {
 export class OperationsService {
   constructor(private readonly deps: OperationsDeps) {}
 
-  async capture(accountId: string, transactionId: string, input: { amount: number; voidRemaining?: boolean | undefined }, idempotencyKey: string | null = null): Promise<OperationResult> {
+  async capture(accountId: string, transactionId: string, input: { amount: number; voidRemaining?: boolean | undefined }, effect: Effect | null = null): Promise<OperationResult> {
     const tx = await this.load(accountId, transactionId);
-    const recovered = await this.recover(tx, idempotencyKey);
+    const recovered = await this.recover(tx, effect);
     if (recovered) return recovered[0]!;
     const refusal = refusalOf(tx, 'CAPTURE');
     if (refusal) return refused(refusal);
     const instrument = await this.deps.instrumentOf(tx);
-    const reserved = await this.reserve(tx, 'CAPTURE', idempotencyKey, (repos, now) => repos.lifecycle.reserveUncaptured(tx.id, input.amount, now), () => input.amount);
+    const reserved = await this.reserve(tx, 'CAPTURE', effect?.key ?? null, (repos, now) => repos.lifecycle.reserveUncaptured(tx.id, input.amount, now), () => input.amount);
     if ('refusal' in reserved) return refused(reserved.refusal);
     const { result, followUp } = await this.execute(tx, reserved.operation, instrument, 1, { voidRemaining: input.voidRemaining === true });
     // voidRemaining: the uncaptured rest was reserved (VOID operation recorded) in the capture's finalizing commit; void it now.
@@ -91,9 +92,9 @@ export class OperationsService {
     return result;
   }
 
-  async void(accountId: string, transactionId: string, input: { amount: number }, idempotencyKey: string | null = null): Promise<OperationResult> {
+  async void(accountId: string, transactionId: string, input: { amount: number }, effect: Effect | null = null): Promise<OperationResult> {
     const tx = await this.load(accountId, transactionId);
-    const recovered = await this.recover(tx, idempotencyKey);
+    const recovered = await this.recover(tx, effect);
     if (recovered) return recovered[0]!;
     const refusal = refusalOf(tx, 'VOID');
     if (refusal) return refused(refusal);
@@ -103,7 +104,7 @@ export class OperationsService {
     const reserved = await this.reserve(
       tx,
       'VOID',
-      idempotencyKey,
+      effect?.key ?? null,
       async (repos, now) => {
         if (!whole) return repos.lifecycle.reserveUncaptured(tx.id, amount, now);
         amount = await repos.lifecycle.reserveAllUncaptured(tx.id, now);
@@ -115,9 +116,9 @@ export class OperationsService {
     return (await this.execute(tx, reserved.operation, instrument, 1)).result;
   }
 
-  async renew(accountId: string, transactionId: string, idempotencyKey: string | null = null): Promise<OperationResult> {
+  async renew(accountId: string, transactionId: string, effect: Effect | null = null): Promise<OperationResult> {
     const tx = await this.load(accountId, transactionId);
-    const recovered = await this.recover(tx, idempotencyKey);
+    const recovered = await this.recover(tx, effect);
     if (recovered) return recovered[0]!;
     const refusal = refusalOf(tx, 'RENEW');
     if (refusal) return refused(refusal);
@@ -128,7 +129,7 @@ export class OperationsService {
     const reserved = await this.reserve(
       tx,
       'RENEW',
-      idempotencyKey,
+      effect?.key ?? null,
       async (repos, now) => {
         if (!(await repos.lifecycle.lockIfUncaptured(tx.id, now))) return false;
         const a = await repos.lifecycle.amounts(tx.id);
@@ -145,9 +146,9 @@ export class OperationsService {
    * Refunds `amount` across the SUCCESS captures, newest first, each capture in isolation: one
    * REFUND operation (and one acquirer call) per capture touched.
    */
-  async refund(accountId: string, transactionId: string, input: { amount: number }, idempotencyKey: string | null = null): Promise<RefundResult> {
+  async refund(accountId: string, transactionId: string, input: { amount: number }, effect: Effect | null = null): Promise<RefundResult> {
     const tx = await this.load(accountId, transactionId);
-    const recovered = await this.recover(tx, idempotencyKey);
+    const recovered = await this.recover(tx, effect);
     if (recovered) return { success: recovered.every((r) => r.success), operations: recovered };
     const refusal = refusalOf(tx, 'REFUND');
     if (refusal) return { success: false, operations: [refused(refusal)] };
@@ -165,11 +166,11 @@ export class OperationsService {
         if (left === 0) break;
         const part = Math.min(left, refundable);
         if (part === 0) continue;
-        operations.push(this.newOperation(tx, 'REFUND', part, capture.id, now, idempotencyKey && `${idempotencyKey}#${operations.length}`));
+        operations.push(this.newOperation(tx, 'REFUND', part, capture.id, now, effectPart(effect, operations.length)?.key));
         left -= part;
       }
       // Captured funds recorded without a capture operation (defensive): refunded without a reference.
-      if (left > 0) operations.push(this.newOperation(tx, 'REFUND', left, null, now, idempotencyKey && `${idempotencyKey}#${operations.length}`));
+      if (left > 0) operations.push(this.newOperation(tx, 'REFUND', left, null, now, effectPart(effect, operations.length)?.key));
       await repos.transactions.insertOperations(operations);
       await this.enqueueResolvers(repos, operations);
       return { operations };
@@ -200,10 +201,10 @@ export class OperationsService {
    * A retry after a crash: the operations this request recorded before its process died (refunds:
    * one per capture, in order), each finished now if its acquirer call is still open; null when none.
    */
-  private async recover(tx: Transaction, idempotencyKey: string | null): Promise<OperationResult[] | null> {
-    if (!idempotencyKey) return null;
+  private async recover(tx: Transaction, effect: Effect | null): Promise<OperationResult[] | null> {
+    if (!effect?.resumed) return null;
     const mine = (await this.deps.transactions.operationsOf(tx.id))
-      .filter((op) => op.idempotencyKey === idempotencyKey || op.idempotencyKey?.startsWith(`${idempotencyKey}#`))
+      .filter((op) => op.idempotencyKey === effect.key || op.idempotencyKey?.startsWith(`${effect.key}#`))
       .sort((a, b) => partOf(a) - partOf(b));
     if (mine.length === 0) return null;
     const instrument = await this.deps.instrumentOf(tx);

@@ -10,13 +10,13 @@ export function payoutsRoutes(service: PayoutsService): RouteDef[] {
     defineRoute({
       ...common, method: 'POST', url: '/payout', summary: 'Payout to a stored card (asynchronous; outcome to notificationUrl)',
       schema: { body: PayoutBody, response: { 200: TransactionResponse } },
-      handler: async ({ body, accountId, idempotencyKey }) => ({ transaction: transactionWire(await service.payout(accountId, body, idempotencyKey)) }),
+      handler: async ({ body, accountId, effect }) => ({ transaction: transactionWire(await service.payout(accountId, body, effect)) }),
     }),
     defineRoute({
       ...common, method: 'POST', url: '/payout-sync', capability: 'syncPayout',
       summary: 'Payout to a stored card (synchronous; needs the syncPayout approval)',
       schema: { body: SyncPayoutBody, response: { 200: NotificationWebhookRecord } },
-      handler: async ({ body, accountId, idempotencyKey }) => service.payoutSync(accountId, body, idempotencyKey),
+      handler: async ({ body, accountId, effect }) => service.payoutSync(accountId, body, effect),
     }),
   ];
 }

@@ -4,6 +4,7 @@
  * syncPayout approval, checked by the route).
  */
 import type { Static } from '@sinclair/typebox';
+import type { Effect } from '../../shared/effect.js';
 import { EXISTING, FieldErrorCollector } from '../../shared/errors.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
@@ -27,14 +28,14 @@ export class PayoutsService {
   constructor(private readonly deps: PayoutsDeps) {}
 
   /** Accepted: the PENDING transaction; the outcome is sent to notificationUrl. */
-  async payout(accountId: string, body: Static<typeof PayoutBody>, idempotencyKey: string | null = null): Promise<Transaction> {
+  async payout(accountId: string, body: Static<typeof PayoutBody>, effect: Effect | null = null): Promise<Transaction> {
     const request = await this.request(accountId, body, body.notificationUrl);
-    return this.deps.payments.submit({ ...request, idempotencyKey });
+    return this.deps.payments.submit({ ...request, effect });
   }
 
-  async payoutSync(accountId: string, body: SyncInput, idempotencyKey: string | null = null): Promise<NotificationWebhook> {
+  async payoutSync(accountId: string, body: SyncInput, effect: Effect | null = null): Promise<NotificationWebhook> {
     const request = await this.request(accountId, body, null);
-    return this.deps.notifications.build(await this.deps.payments.authorize({ ...request, idempotencyKey }));
+    return this.deps.notifications.build(await this.deps.payments.authorize({ ...request, effect }));
   }
 
   private async request(accountId: string, body: SyncInput, notificationUrl: string | null): Promise<PaymentRequest> {

@@ -20,7 +20,7 @@ export function salesRoutes<R extends SaleRepos>(service: SalesService<R>): Rout
       auth: 'merchant', tags: ['Terminals'], method: 'POST', url: '/sale', idempotent: true,
       summary: 'Physical sale on a card terminal (confirms creation only; the outcome goes to notificationUrl)',
       schema: { body: SaleBody, response: { 200: TransactionResponse, 422: ValidationErrorResponse } },
-      handler: async ({ body, accountId, idempotencyKey }) => ({ transaction: transactionWire(await service.create(accountId, body, idempotencyKey)) }),
+      handler: async ({ body, accountId, effect }) => ({ transaction: transactionWire(await service.create(accountId, body, effect)) }),
     }),
     defineRoute({
       auth: 'merchant', tags: ['Transactions'], method: 'POST', url: '/transactions/:transactionId/abort', idempotent: true,

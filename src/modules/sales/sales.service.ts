@@ -11,6 +11,7 @@
 import type { Clock } from '../../clock.js';
 import type { Instrument } from '../../connectors/acquirer.js';
 import type { JobQueue } from '../../jobs/job.js';
+import type { Effect } from '../../shared/effect.js';
 import { AppError, EXISTING, FieldErrorCollector, notFound } from '../../shared/errors.js';
 import { newTransactionId } from '../../shared/ids.js';
 import { iso } from '../../shared/time.js';
@@ -114,13 +115,13 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
   }
 
   /** POST /sale: 422 for a bad request; otherwise the new transaction (FAILED at once on early rejection, with no callback). */
-  async create(accountId: string, input: SaleInput, idempotencyKey: string | null = null): Promise<Transaction> {
+  async create(accountId: string, input: SaleInput, effect: Effect | null = null): Promise<Transaction> {
     const { pointOfSale, terminal } = await this.validate(accountId, input);
     // A retry after a crash: the sale was created already (and may be waiting on its terminal).
-    const [existing] = idempotencyKey ? await this.deps.transactions.findByIdempotencyKeys(accountId, [idempotencyKey]) : [];
+    const [existing] = effect?.resumed ? await this.deps.transactions.findByIdempotencyKeys(accountId, [effect.key]) : [];
     if (existing) return existing;
     const now = this.deps.clock.nowIso();
-    const tx = { ...this.newTransaction(accountId, input, pointOfSale, terminal, now), idempotencyKey };
+    const tx = { ...this.newTransaction(accountId, input, pointOfSale, terminal, now), idempotencyKey: effect?.key ?? null };
 
     if (!terminal) {
       await this.deps.sales.insertRejected(this.rejected(tx, 'TERMINAL_NOT_CONFIGURED', now));

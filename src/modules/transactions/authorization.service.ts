@@ -33,6 +33,7 @@
 import type { Clock } from '../../clock.js';
 import type { Acquirer, AcquirerResult, Initiator, Instrument } from '../../connectors/acquirer.js';
 import { type JobDefinition, type JobQueue, RetryLater, JOB_LEASE_MS } from '../../jobs/job.js';
+import type { Effect } from '../../shared/effect.js';
 import { newId, newTransactionId } from '../../shared/ids.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import {
@@ -100,8 +101,8 @@ export interface PaymentRequest<R extends PipelineRepos = PipelineRepos> {
   subscriptionId?: string | null | undefined;
   billingAgreementChargeId?: string | null | undefined;
   terminalId?: string | null | undefined;
-  /** Effect key of the idempotent request (one per entry of a batch): stored with the transaction in its create commit. */
-  idempotencyKey?: string | null | undefined;
+  /** The idempotent request's effect (one per entry of a batch): its key is stored with the transaction in its create commit. */
+  effect?: Effect | null | undefined;
   /** Extra writes of the calling flow, in the create commit (e.g. link a session, a charge). */
   inCommit?: ((repos: R, transaction: NewTransaction) => Promise<void>) | undefined;
 }
@@ -163,7 +164,7 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
 
   /** Synchronous flows: create, call, apply (and any instant capture); returns the transaction now. */
   async authorize(request: PaymentRequest<R>): Promise<Transaction> {
-    const recovered = await this.recover(request.accountId, request.idempotencyKey);
+    const recovered = await this.recover(request.accountId, request.effect);
     if (recovered) return recovered;
     const { transaction, operation } = await this.create(request, 'PROCESSING', this.deps.clock.now() + SYNC_SAFETY_NET_MS, 2);
     await this.driveChain(transaction.accountId, transaction.id, operation.id, 1, request.instrument);
@@ -181,7 +182,7 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
     if (requests.length === 0) return [];
     const now = this.deps.clock.now();
     const existing = await this.existingFor(requests);
-    const built = requests.map((r) => (existing.has(r.idempotencyKey ?? '') ? null : this.build(r, 'PENDING')));
+    const built = requests.map((r) => (existing.has(r.effect?.key ?? '') ? null : this.build(r, 'PENDING')));
     const fresh = built.flatMap((b, i) => (b ? [{ ...b, request: requests[i]! }] : []));
     if (fresh.length > 0) {
       await this.deps.transaction(async (repos) => {
@@ -192,16 +193,16 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
       });
     }
     // What was just committed, as committed: no read back (a batch of 500 would be 500 reads).
-    return requests.map((r, i) => existing.get(r.idempotencyKey ?? '') ?? asCommitted(built[i]!.transaction));
+    return requests.map((r, i) => existing.get(r.effect?.key ?? '') ?? asCommitted(built[i]!.transaction));
   }
 
   /**
    * The transaction an idempotent request created before its process died, driven on if its
    * acquirer call is still open (the drive job would do the same later); null when there is none.
    */
-  async recover(accountId: string, idempotencyKey: string | null | undefined): Promise<Transaction | null> {
-    if (!idempotencyKey) return null;
-    const [found] = await this.deps.transactions.findByIdempotencyKeys(accountId, [idempotencyKey]);
+  async recover(accountId: string, effect: Effect | null | undefined): Promise<Transaction | null> {
+    if (!effect?.resumed) return null;
+    const [found] = await this.deps.transactions.findByIdempotencyKeys(accountId, [effect.key]);
     if (!found) return null;
     const open = (await this.deps.transactions.operationsOf(found.id)).find((op) => op.state === 'PROCESSING');
     if (open) await this.driveChain(accountId, found.id, open.id, 1);
@@ -209,7 +210,7 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
   }
 
   private async existingFor(requests: PaymentRequest<R>[]): Promise<Map<string, Transaction>> {
-    const keys = requests.flatMap((r) => (r.idempotencyKey ? [r.idempotencyKey] : []));
+    const keys = requests.flatMap((r) => (r.effect?.resumed ? [r.effect.key] : []));
     if (keys.length === 0) return new Map();
     const found = await this.deps.transactions.findByIdempotencyKeys(requests[0]!.accountId, keys);
     return new Map(found.map((tx) => [tx.idempotencyKey!, tx]));
@@ -320,7 +321,7 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
       acquirer: this.deps.acquirer.name,
       acquirerReference: null,
       sca: null,
-      idempotencyKey: r.idempotencyKey ?? null,
+      idempotencyKey: r.effect?.key ?? null,
       createdAt: now,
       updatedAt: now,
       finalizedAt: null,

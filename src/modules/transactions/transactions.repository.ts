@@ -77,7 +77,7 @@ export interface TransactionsRepository {
   insert(transactions: NewTransaction[]): Promise<void>;
   insertOperations(operations: Operation[]): Promise<void>;
   findById(accountId: string, id: string): Promise<Transaction | null>;
-  /** Transactions created by idempotent requests with these effect keys (see RequestContext.idempotencyKey). */
+  /** Transactions created by idempotent requests with these effect keys (see RequestContext.effect). */
   findByIdempotencyKeys(accountId: string, keys: string[]): Promise<Transaction[]>;
   /** Newest first (createdAt desc, id desc), strictly after `after`; `limit` rows at most. */
   list(accountId: string, filter: TransactionFilter, after: Keyset | null, limit: number): Promise<Transaction[]>;

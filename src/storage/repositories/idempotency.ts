@@ -19,7 +19,7 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
     ref: IdempotencyRef,
     requestHash: string,
     times: { now: string; lockedUntil: string; expiresAt: string },
-  ): Promise<{ claimed: true; effectKey: string } | { claimed: false; existing: StoredResponse }> {
+  ): Promise<{ claimed: true; effectKey: string; resumed: boolean } | { claimed: false; existing: StoredResponse }> {
     const effectKey = randomUUID();
     const inserted = await this.db
       .insertInto('idempotencyKeys')
@@ -34,12 +34,12 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
       })
       .onConflict((oc) => oc.columns(['accountId', 'method', 'path', 'key']).doNothing())
       .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimed: true, effectKey };
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimed: true, effectKey, resumed: false };
 
     // An expired record starts afresh: a new request with a new effect.
     const fresh = { requestHash, state: 'in_flight', responseStatus: null, responseBody: null, responseContentType: null, lockedUntil: times.lockedUntil, createdAt: times.now, expiresAt: times.expiresAt, effectKey };
     const expired = await this.keyed(this.db.updateTable('idempotencyKeys').set(fresh), ref).where('expiresAt', '<=', times.now).executeTakeFirst();
-    if (Number(expired.numUpdatedRows) === 1) return { claimed: true, effectKey };
+    if (Number(expired.numUpdatedRows) === 1) return { claimed: true, effectKey, resumed: false };
 
     // An in-flight claim abandoned by a crashed process, retried with the same request: the retry
     // continues the same execution, so it keeps the effect key and finds what was committed.
@@ -51,7 +51,7 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
 
     const row = await this.keyed(this.db.selectFrom('idempotencyKeys'), ref).select(['requestHash', 'state', 'responseStatus', 'responseBody', 'responseContentType', 'effectKey']).executeTakeFirst();
     if (!row) return this.claim(ref, requestHash, times); // deleted in between (released): try again
-    if (Number(resumed.numUpdatedRows) === 1) return { claimed: true, effectKey: row.effectKey ?? effectKey };
+    if (Number(resumed.numUpdatedRows) === 1) return { claimed: true, effectKey: row.effectKey ?? effectKey, resumed: true };
     return {
       claimed: false,
       existing: {
