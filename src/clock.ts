@@ -3,6 +3,13 @@
  * reads time from here. In sandbox mode the clock can be moved forward; the offset is kept in the
  * database so that every process of a deployment, and a restart, sees the same time.
  */
+/**
+ * The latest instant the sandbox clock may reach: far enough for any test of schedules, and a
+ * thousand years short of the four-digit years that RFC 3339 dates (and the stores) can hold, so
+ * that anything scheduled from it still has a valid date.
+ */
+export const LATEST_SERVICE_TIME_MS = Date.parse('9000-01-01T00:00:00.000Z');
+
 export interface Clock {
   /** Milliseconds since the epoch, service time. */
   now(): number;
@@ -74,6 +81,7 @@ export class ServiceClock implements Clock {
   /** Moves service time to `targetMs`; never backwards. Returns the new now. */
   async moveTo(targetMs: number): Promise<number> {
     if (!this.controllable) throw new Error('the clock is not controllable outside sandbox mode');
+    if (!Number.isFinite(targetMs) || targetMs > LATEST_SERVICE_TIME_MS) throw new RangeError(`service time must stay before ${new Date(LATEST_SERVICE_TIME_MS).toISOString()}`);
     const delta = targetMs - this.now();
     if (delta > 0) {
       this.offsetMs += delta;

@@ -2,6 +2,7 @@
  * Composition root: reads the configuration (the only place that does), starts storage, workers
  * and HTTP, prints how to reach the service, and owns graceful shutdown.
  */
+import { startBanner } from './banner.js';
 import { ConfigError, loadConfig } from './config.js';
 import { ensureSandboxAccount } from './bootstrap.js';
 import { createLogger } from './logger.js';
@@ -65,29 +66,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  const base = config.publicUrl;
-  const lines = [
-    '',
-    `Payments service listening on ${base}  (store: ${config.database.kind}${config.sandbox ? ', sandbox' : ''})`,
-    `  API          ${base}/public/api/v1`,
-    `  API docs     ${base}/docs      OpenAPI: ${base}/openapi.json`,
-    `  Health       ${base}/healthz   Ready: ${base}/readyz   Metrics: ${base}/metrics`,
-    `  Operator key ${runtime.operatorKey}${config.operatorKey ? '  (from PAYMENTS_OPERATOR_KEY)' : `  (kept in ${config.dataDir}/operator.key)`}`,
-  ];
-  if (sandbox) {
-    lines.push(
-      `  Sandbox merchant ${sandbox.accountId}${sandbox.created ? ' (created now)' : ''}`,
-      `    API key            ${sandbox.apiKey}`,
-      `    ONLINE point of sale   ${sandbox.onlinePointOfSaleId}  (domain localhost)`,
-      `    PHYSICAL point of sale ${sandbox.physicalPointOfSaleId}  terminal ${sandbox.terminalId}`,
-      `  Try: curl -H "Authorization: Bearer ${sandbox.apiKey}" ${base}/public/api/v1/transactions`,
-    );
-  }
-  if (config.sandbox || config.allowPrivateUrls) {
-    const why = config.allowPrivateUrls ? 'PAYMENTS_ALLOW_PRIVATE_URLS=1' : 'the sandbox allows them; PAYMENTS_SANDBOX=0 refuses them';
-    lines.push(`  Note: callbacks and webhooks may reach loopback and private addresses (${why}).`);
-  }
-  process.stdout.write(`${lines.join('\n')}\n\n`);
+  process.stdout.write(startBanner({ config, operatorKey: runtime.operatorKey, operatorKeyGenerated: runtime.operatorKeyGenerated, sandbox }));
 }
 
 void main();

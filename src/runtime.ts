@@ -43,6 +43,8 @@ export interface RuntimeOptions {
   jobConcurrency?: number;
   /** Replaces the sandbox simulator (tests with scripted acquirer answers). */
   acquirer?: Acquirer;
+  /** How long a request may take to arrive (default REQUEST_TIMEOUT_MS; tests shorten it). */
+  requestTimeoutMs?: number;
 }
 
 export async function createRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
@@ -97,6 +99,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     ready: () => store.ping(),
     metrics,
     version: '1.0.0',
+    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
   });
 
   if (options.startWorkers ?? config.workers) runner.start();

@@ -10,9 +10,12 @@ import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Principal } from '../modules/accounts/account.js';
+import { isKnownCurrency } from '../shared/currencies.js';
 import { AppError } from '../shared/errors.js';
 import { EMPTY_BODY, type HtmlResult, type RouteDef } from '../shared/route.js';
 import { errorBody, handleError, toErrorResponse } from './error-handler.js';
+import { bodyWithoutCoercion, numericFields, requireDecimalDigits } from './exact-numbers.js';
+import { serializeRecords } from './record-serializer.js';
 import {
   type IdempotencyRef, type IdempotencyStore, IDEMPOTENCY_TTL_MS, IN_FLIGHT_LOCK_MS, isPreExecutionRefusal, requestHash, validateKey,
 } from './idempotency.js';
@@ -29,7 +32,7 @@ export const API_PREFIX = '/public/api/v1';
  * The validator pool keeps one Ajv per option set, and Ajv caches by schema object; serializers
  * are cached here by schema object.
  */
-const SHARED_VALIDATOR_FACTORY = AjvCompiler();
+const SHARED_VALIDATOR_FACTORY = bodyWithoutCoercion(AjvCompiler() as never);
 const SHARED_SERIALIZER_FACTORY = (() => {
   const build = SerializerSelector();
   const cache = new WeakMap<object, unknown>();
@@ -45,6 +48,14 @@ const SHARED_SCHEMA_CONTROLLER = {
   compilersFactory: { buildValidator: SHARED_VALIDATOR_FACTORY, buildSerializer: SHARED_SERIALIZER_FACTORY },
 } as unknown as FastifyServerOptions['schemaController'];
 export const BODY_LIMIT = 1024 * 1024;
+/**
+ * A request (headers and body) must have arrived this long after it started, or it is answered 408
+ * and its connection closed: a client trickling a body cannot hold a socket for minutes. Checked
+ * every 5 s. Responses may take longer (MOTO, capture): this bounds only what the client sends.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** Headers alone must arrive within this time (slowloris). */
+export const HEADERS_TIMEOUT_MS = 15_000;
 
 export interface AppOptions {
   logger: Logger;
@@ -59,6 +70,8 @@ export interface AppOptions {
   ready(): Promise<void>;
   metrics: Metrics;
   version: string;
+  /** REQUEST_TIMEOUT_MS unless given (tests). */
+  requestTimeoutMs?: number;
 }
 
 declare module 'fastify' {
@@ -80,6 +93,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     schemaController: SHARED_SCHEMA_CONTROLLER,
     loggerInstance: options.logger as unknown as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
+    requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    http: {
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS),
+      connectionsCheckingInterval: Math.min(5_000, options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS),
+    },
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -90,7 +108,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     forceCloseConnections: 'idle',
     ajv: {
       customOptions: { allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: true },
-      onCreate: (ajv) => strictDateTime(ajv as unknown as FormatRegistry),
+      onCreate: (ajv) => {
+        strictDateTime(ajv as unknown as FormatRegistry);
+        (ajv as unknown as FormatRegistry).addFormat('iso4217', { type: 'string', validate: isKnownCurrency });
+      },
     },
     // Errors raised before routing (e.g. a malformed percent-encoding in the URL) get the API's error body too.
     frameworkErrors: (error, request, reply) => {
@@ -124,8 +145,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
-    if (closing) reply.header('connection', 'close');
+  app.addHook('onSend', async (request, reply, payload) => {
+    // Also when answering before the body has arrived (a 401 on a slow upload): the rest is not waited for.
+    if (closing || !request.raw.complete) reply.header('connection', 'close');
     return payload;
   });
   // Bodies nested beyond any shape this API accepts are refused before anything walks them recursively.
@@ -261,6 +283,9 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
     ...(def.auth === 'public' ? { security: [] } : {}),
   };
 
+  const numericQuery = numericFields(def.schema.querystring);
+  const numericParams = numericFields(def.schema.params);
+
   app.route({
     method: def.method,
     url,
@@ -294,6 +319,8 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
           throw new AppError('RATE_LIMIT_REACHED', `Rate limit reached; retry in ${decision.retryAfter} s.`);
         }
       }
+      requireDecimalDigits(request.query, numericQuery);
+      requireDecimalDigits(request.params, numericParams);
       const type = request.headers['content-type'];
       if (!def.acceptsForm && typeof type === 'string' && type.toLowerCase().startsWith('application/x-www-form-urlencoded')) {
         throw new AppError('BAD_REQUEST', 'The body must be JSON sent with Content-Type: application/json.');
@@ -349,13 +376,29 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
         if (result.headers) reply.headers(result.headers);
         return reply.code(result.status ?? 200).type(result.contentType ?? 'text/html; charset=utf-8').send(result.html);
       }
-      return reply.code(200).send(result);
+      if (!def.schema.response?.[200]) return reply.code(200).send(result);
+      const text = serializeRecords(
+        result,
+        (payload) => reply.serializeInput(payload as Record<string, unknown>, '200') as string,
+        (dropped) => request.log.error({ recordIds: dropped.map((d) => d.id), err: dropped[0]!.error }, 'records left out of a list: they cannot be serialized'),
+      );
+      return reply.code(200).type('application/json; charset=utf-8').send(text);
     },
   });
 }
 
 function isHtml(value: unknown): value is HtmlResult {
   return typeof value === 'object' && value !== null && 'html' in value && typeof (value as HtmlResult).html === 'string';
+}
+
+/**
+ * The idempotency scope's path: the matched route with its decoded parameters put back in one
+ * spelling, so that `/mot%6F` and `/moto`, or a percent-encoded transaction id, are one request.
+ */
+export function canonicalPath(request: FastifyRequest): string {
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  const route = request.routeOptions.url ?? request.url.split('?')[0]!;
+  return route.replace(/:(\w+)/g, (_match, name: string) => encodeURIComponent(String(params[name] ?? '')));
 }
 
 /** Claims the key; returns true when the stored response was replayed instead. */
@@ -365,7 +408,7 @@ async function claimIdempotency(request: FastifyRequest, reply: FastifyReply, ke
   if (!principal) return false;
   // Keys are scoped per merchant; the operator (partner API) has a scope of its own.
   const scope = principal.tier === 'merchant' ? principal.accountId : 'operator';
-  const ref: IdempotencyRef = { accountId: scope, method: request.method, path: request.url.split('?')[0]!, key };
+  const ref: IdempotencyRef = { accountId: scope, method: request.method, path: canonicalPath(request), key };
   const hash = requestHash(request.body);
   const now = options.now();
   const outcome = await options.idempotency.claim(ref, hash, {

@@ -27,6 +27,7 @@ const FORMAT_RULES: Record<string, [FieldRule, string]> = {
   'date-time': ['date', 'must be an RFC 3339 date-time'],
   uri: ['url', 'must be a valid URL'],
   email: ['regex', 'must be a valid e-mail address'],
+  iso4217: ['regex', 'must be an ISO 4217 currency code the service supports'],
 };
 
 function fieldPath(error: SchemaError, root: string): string {

@@ -1,10 +1,10 @@
-/** Minor-unit exponents of the currencies the service knows (ISO 4217). Unknown codes default to 2. */
-const EXPONENTS: Record<string, number> = { JPY: 0, ISK: 0, KRW: 0, CLP: 0, VND: 0, BHD: 3, KWD: 3, JOD: 3, OMR: 3, TND: 3 };
+import { CURRENCY_EXPONENTS } from './currencies.js';
 
 export const MAX_AMOUNT = 999_999_999;
 
+/** The currency's minor-unit exponent; the edge refuses unknown codes, and rows older than that check read as 2. */
 export function currencyExponent(currency: string): number {
-  return EXPONENTS[currency] ?? 2;
+  return CURRENCY_EXPONENTS.get(currency) ?? 2;
 }
 
 /**

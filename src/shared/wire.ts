@@ -7,11 +7,14 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 export const Uuid = Type.String({ format: 'uuid' });
 export const DateTime = Type.String({ format: 'date-time' });
 export const DateOnly = Type.String({ format: 'date' });
-export const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, upper case.' });
+/** Checked against the service's ISO 4217 table by the `iso4217` format (registered in src/http/app.ts). */
+export const Currency = Type.String({ pattern: '^[A-Z]{3}$', format: 'iso4217', description: 'ISO 4217 code, upper case.' });
 export const Amount = Type.Integer({ minimum: 0, maximum: MAX_AMOUNT, description: 'Minor units.' });
 export const PositiveAmount = Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: 'Minor units, at least 1.' });
 export const TransactionId = Type.String({ pattern: TRANSACTION_ID_PATTERN, description: '11 characters of Crockford base32.' });
 export const Url = Type.String({ format: 'uri', maxLength: 2048 });
+/** A value sent on as an HTTP header: printable ASCII only (CR/LF or other control characters would break the request). */
+export const HeaderValue = (description: string) => Type.String({ minLength: 1, maxLength: 1024, pattern: '^[\\x20-\\x7E]+$', description });
 export const Attributes = Type.Record(Type.String(), Type.String(), { description: 'Free-form key/value map.', maxProperties: 50 });
 export const StringEnum = <T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });

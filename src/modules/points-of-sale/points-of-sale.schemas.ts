@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, Nullable, StringEnum, Url, Uuid } from '../../shared/wire.js';
+import { DateTime, HeaderValue, Nullable, StringEnum, Url, Uuid } from '../../shared/wire.js';
 import { EXEMPTIONS, INSTANT_CAPTURE_MODES, SCA_MODES } from '../transactions/transaction.js';
 
 export const HostedConfigurationRecord = Type.Object({
@@ -49,7 +49,7 @@ export const PointOfSaleResponse = Type.Object({ pointOfSale: PointOfSaleRecord,
 export const CreatePointOfSaleBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 256 }),
   domain: Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.-]+$', description: 'Approved domain for callback, webhook and redirect URLs (and its sub-domains).' }),
-  webhookAuthentication: Type.String({ minLength: 1, maxLength: 1024, description: 'Literal Authorization header value sent with every callback.' }),
+  webhookAuthentication: HeaderValue('Literal Authorization header value sent with every callback (printable ASCII).'),
   type: Type.Optional(StringEnum(['ONLINE', 'PHYSICAL'] as const)),
   descriptor: Type.Optional(Type.String({ minLength: 1, maxLength: 22 })),
   hostedConfiguration: Type.Optional(HostedConfigurationInput),

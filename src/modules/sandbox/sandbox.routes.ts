@@ -1,5 +1,5 @@
 /** Sandbox controls (INTERFACE §9): only registered when PAYMENTS_SANDBOX=1; operator key as Bearer. */
-import type { ServiceClock } from '../../clock.js';
+import { LATEST_SERVICE_TIME_MS, type ServiceClock } from '../../clock.js';
 import { fieldError } from '../../shared/errors.js';
 import { defineRoute, type RouteDef } from '../../shared/route.js';
 import { ClockResponse, MoveClockBody } from './sandbox.schemas.js';
@@ -22,13 +22,14 @@ export function sandboxClockRoutes(clock: ServiceClock): RouteDef[] {
       schema: { body: MoveClockBody, response: { 200: ClockResponse } },
       handler: async ({ body }) => {
         await clock.refresh();
-        if ('advanceSeconds' in body) {
-          await clock.advance(body.advanceSeconds);
-        } else {
-          const target = Date.parse(body.now);
-          if (target < clock.now() - 1000) throw fieldError('now', 'date', 'the service clock never moves backwards');
-          await clock.moveTo(target);
+        const field = 'advanceSeconds' in body ? 'advanceSeconds' : 'now';
+        const target = 'advanceSeconds' in body ? clock.now() + body.advanceSeconds * 1000 : Date.parse(body.now);
+        if (target < clock.now() - 1000) throw fieldError('now', 'date', 'the service clock never moves backwards');
+        if (target > LATEST_SERVICE_TIME_MS) {
+          const latest = new Date(LATEST_SERVICE_TIME_MS).toISOString();
+          throw field === 'now' ? fieldError('now', 'date', `must be before ${latest}`) : fieldError(field, `max:${Math.floor((LATEST_SERVICE_TIME_MS - clock.now()) / 1000)}`, `would move the service clock past ${latest}`);
         }
+        await clock.moveTo(target);
         return { now: clock.nowIso() };
       },
     }),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
+import { DateTime, HeaderValue, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
 import type { DeliveryWithAttempts } from './webhooks.repository.js';
 import { PAUSE_REASONS, type Webhook, WEBHOOK_EVENTS } from './webhook.js';
 
@@ -18,7 +18,7 @@ export const CreateWebhookBody = Type.Object({
   url: Type.String({ format: 'uri', maxLength: 2048, description: 'Destination; on the approved domain of one of your points of sale (or a sub-domain).' }),
   events: Type.Array(StringEnum(WEBHOOK_EVENTS), { minItems: 1, maxItems: 50, description: 'Event names to subscribe to.' }),
   // Sent verbatim as the Authorization header: printable ASCII only, so it can never split a header.
-  secret: Type.String({ minLength: 1, maxLength: 1024, pattern: '^[\\x20-\\x7E]+$', description: 'Shared secret, sent as the Authorization header of every delivery.' }),
+  secret: HeaderValue('Shared secret, sent as the Authorization header of every delivery (printable ASCII).'),
 });
 
 export const WebhookParams = Type.Object({ webhookId: Uuid });
