@@ -66,13 +66,13 @@ export class ServiceClock implements Clock {
    * Re-reads the shared offset every `intervalMs`, so that a move made through another process of
    * the deployment reaches this one's schedulers within that time. Returns a stop function.
    */
-  follow(intervalMs: number, onError: (err: unknown) => void): () => void {
+  follow(intervalMs: number, onError: (err: unknown) => void, onSuccess: () => void = () => undefined): () => void {
     if (!this.store || !this.controllable) return () => undefined;
     let busy = false;
     const timer = setInterval(() => {
       if (busy) return;
       busy = true;
-      this.refresh().catch(onError).finally(() => (busy = false));
+      this.refresh().then(onSuccess, onError).finally(() => (busy = false));
     }, intervalMs);
     timer.unref();
     return () => clearInterval(timer);

@@ -76,7 +76,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   runner = new JobRunner({ store: store.jobs, clock, logger, definitions: services.jobs, concurrency: options.jobConcurrency ?? 64 });
   clock.onJump(() => runner?.notify());
   // Sandbox: a clock move made through another process reaches this one within a second.
-  const stopFollowingClock = clock.follow(1000, (err) => logger.warn({ err }, 'could not re-read the sandbox clock'));
+  // Logged once per outage, not every second while the database is down.
+  let clockUnreadable = false;
+  const stopFollowingClock = clock.follow(
+    1000,
+    (err) => {
+      if (!clockUnreadable) logger.warn({ err }, 'could not re-read the sandbox clock; retrying every second');
+      clockUnreadable = true;
+    },
+    () => (clockUnreadable = false),
+  );
   await scheduleMaintenance(store.jobs, clock.now());
   await scheduleWebhookRelay(store.jobs, clock.now());
   await scheduleSettlementRun(store.jobs, clock.now());

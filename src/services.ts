@@ -27,7 +27,8 @@ import { terminalsRoutes } from './modules/terminals/terminals.routes.js';
 import { TerminalsService } from './modules/terminals/terminals.service.js';
 import { transactionsRoutes } from './modules/transactions/transactions.routes.js';
 import { TransactionsService } from './modules/transactions/transactions.service.js';
-import { callbackBackoff } from './delivery/callbacks.js';
+import { callbackRetryDelay } from './delivery/callbacks.js';
+import { DeliveryGate } from './delivery/delivery-gate.js';
 import { CALLBACK_TIMEOUT_MS, UndiciSender } from './delivery/http-sender.js';
 import { CallbackUrlPolicy } from './delivery/url-policy.js';
 import { AuthorizationService, CALLBACK_MAX_ATTEMPTS } from './modules/transactions/authorization.service.js';
@@ -151,6 +152,9 @@ export function buildServices(deps: ServiceDeps): Services {
   const allowPrivate = deps.config.sandbox || deps.config.allowPrivateUrls;
   // One pooled outbound HTTP agent for callbacks and webhook deliveries.
   const httpSender = new UndiciSender({ allowPrivate, now: () => clock.now() });
+  // One gate for both: deliveries under way per merchant and per destination are bounded, so one
+  // merchant's slow receiver cannot take the job runner's slots from the others (issue 9).
+  const deliveryGate = new DeliveryGate();
 
   // Online payments: the pipeline, the NotificationWebhook, callbacks, MOTO and payouts.
   const findPointOfSale = async (accountId: string, id: string) => {
@@ -183,6 +187,7 @@ export function buildServices(deps: ServiceDeps): Services {
     pointsOfSale,
     builder: notificationBuilder,
     sender: httpSender,
+    gate: deliveryGate,
     clock,
   });
   const moto = new MotoService({ pointsOfSale: { find: findPointOfSale }, paymentMethods, payments, notifications: notificationBuilder, urlPolicy: callbackUrlPolicy });
@@ -192,7 +197,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const webhookSchedule: RetrySchedule = {
     maxAttempts: CALLBACK_MAX_ATTEMPTS,
     timeoutMs: CALLBACK_TIMEOUT_MS,
-    delayBeforeAttemptMs: (attempt) => callbackBackoff(attempt - 1),
+    delayBeforeAttemptMs: (attempt) => callbackRetryDelay(attempt - 1),
   };
   const webhooks = new WebhooksService({
     webhooks: store.webhooks,
@@ -203,6 +208,7 @@ export function buildServices(deps: ServiceDeps): Services {
       const result = await httpSender.post(url, headers, body);
       return { ...result, ok: result.status !== null && result.status >= 200 && result.status < 300 };
     },
+    gate: deliveryGate,
     schedule: webhookSchedule,
     clock,
     sealer,

@@ -2,11 +2,21 @@
  * Callback delivery (INTERFACE §8). The payment pipeline enqueues one `callback.deliver` job per
  * final state in the commit that reached it; this job fixes the NotificationWebhook body on its
  * first run (so every retry sends the same document under the same X-Delivery-Id), POSTs it with
- * the point of sale's Authorization value, records every attempt, and retries: attempts 1 and 2
- * at once, attempt n ≥ 3 after 2^n s (capped at 3 h), 25 attempts in all.
+ * the point of sale's Authorization value, records every attempt, and retries on the schedule of
+ * §8 (attempt n ≥ 3 after 2^n s, capped at 3 h; 25 attempts in all), spread so that a failing
+ * receiver's retries do not all come back in the same instant:
+ * - attempt n ≥ 3: 2^n s ± 10 % (uniform), never above the 3 h cap;
+ * - attempt 2: not in the instant attempt 1 ended but 250–1000 ms after it (uniform). §8 says
+ *   "attempts 1 and 2 at once"; we read that as "no backoff before attempt 2" and keep it prompt,
+ *   but it goes back through the queue and the delivery gate like any attempt — rather than
+ *   retrying in the same runner slot, back to back, against a receiver that just failed.
+ * Each attempt waits at most 5 s (http-sender.ts). The delivery gate (delivery-gate.ts) bounds
+ * the deliveries under way per merchant and per destination; a callback that finds it full is put
+ * back in the queue (Deferred) without counting an attempt, so the 25 attempts stay real ones.
  */
 import type { Clock } from '../clock.js';
 import { type JobDefinition, type JobQueue, RetryLater, JOB_LEASE_MS } from '../jobs/job.js';
+import type { DeliveryGate } from './delivery-gate.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { PointOfSaleWithSecret } from '../modules/points-of-sale/point-of-sale.js';
@@ -20,10 +30,27 @@ import type { Notification, NotificationAttempt, NotificationsRepository } from 
 
 const THREE_HOURS_MS = 3 * 3_600_000;
 
-/** Delay before attempt `failures + 1`: attempts 1 and 2 at once, then 2^n s, at most 3 h. */
+/** The contract's nominal delay before attempt `failures + 1`: attempts 1 and 2 at once, then 2^n s, at most 3 h. */
 export function callbackBackoff(failures: number): number {
   const next = failures + 1;
   return next <= 2 ? 0 : Math.min(THREE_HOURS_MS, 1000 * 2 ** next);
+}
+
+/** Spread of attempt n ≥ 3 around 2^n s: ±10 %. */
+export const RETRY_JITTER = 0.1;
+/** Attempt 2 comes this long after attempt 1 ended: [min, max) ms, uniform. */
+export const SECOND_ATTEMPT_DELAY_MS = { min: 250, max: 1_000 } as const;
+
+/**
+ * The delay applied before attempt `failures + 1` (callbacks and webhooks): the nominal schedule
+ * (callbackBackoff) with jitter — attempt 2 after 250–1000 ms, attempt n ≥ 3 after 2^n s ± 10 %,
+ * never above the 3 h cap. `random` in [0, 1).
+ */
+export function callbackRetryDelay(failures: number, random: () => number = Math.random): number {
+  const next = failures + 1;
+  if (next <= 1) return 0;
+  if (next === 2) return Math.floor(SECOND_ATTEMPT_DELAY_MS.min + (SECOND_ATTEMPT_DELAY_MS.max - SECOND_ATTEMPT_DELAY_MS.min) * random());
+  return Math.min(THREE_HOURS_MS, Math.round(callbackBackoff(failures) * (1 - RETRY_JITTER + 2 * RETRY_JITTER * random())));
 }
 
 export interface CallbackJobData extends CallbackJobPayload {
@@ -39,6 +66,8 @@ export interface CallbackDeps {
   pointsOfSale: { getWithSecret(accountId: string, id: string): Promise<PointOfSaleWithSecret | null> };
   builder: NotificationBuilder;
   sender: HttpSender;
+  /** Bounds deliveries per merchant and per destination; none: unbounded. */
+  gate?: DeliveryGate;
   clock: Clock;
 }
 
@@ -55,30 +84,40 @@ export class CallbackDelivery {
       kind: CALLBACK_JOB,
       maxAttempts: CALLBACK_MAX_ATTEMPTS,
       leaseMs: JOB_LEASE_MS,
-      backoff: callbackBackoff,
+      backoff: (failures) => callbackRetryDelay(failures),
       handle: (payload, ctx) => this.deliver(payload, ctx.attempt),
     };
   }
 
-  /** One attempt; throws RetryLater (with the schedule's delay) when not delivered. */
+  /**
+   * One attempt; throws RetryLater (with the schedule's delay) when not delivered, and Deferred
+   * (nothing sent, nothing recorded) when the delivery gate is full for the merchant or destination.
+   */
   async deliver(payload: CallbackJobData, jobAttempt: number): Promise<void> {
     const { deps } = this;
+    // Before any read: a merchant at its bound costs the queue one claim and one update, no more.
+    deps.gate?.check({ merchant: payload.accountId });
     const tx = await deps.findTransaction(payload.accountId, payload.transactionId);
     if (!tx || !tx.notificationUrl) return;
+    // The notification's URL is the transaction's: a full destination is known before more reads.
+    deps.gate?.check({ merchant: tx.accountId, url: tx.notificationUrl });
     const notification = await this.notificationFor(tx, payload.event);
     if (notification.state === 'DELIVERED' && !payload.resend) return;
-    const pointOfSale = await deps.pointsOfSale.getWithSecret(tx.accountId, tx.pointOfSaleId);
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'x-delivery-id': notification.id,
-      'user-agent': 'payments-service-callbacks/1',
+    const send = async () => {
+      const pointOfSale = await deps.pointsOfSale.getWithSecret(tx.accountId, tx.pointOfSaleId);
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        'x-delivery-id': notification.id,
+        'user-agent': 'payments-service-callbacks/1',
+      };
+      if (pointOfSale) headers.authorization = pointOfSale.webhookAuthentication;
+      return deps.sender.post(notification.url, headers, notification.body);
     };
-    if (pointOfSale) headers.authorization = pointOfSale.webhookAuthentication;
-    const result = await deps.sender.post(notification.url, headers, notification.body);
+    const result = deps.gate ? await deps.gate.run({ merchant: tx.accountId, url: notification.url }, send) : await send();
     const delivered = result.status !== null && result.status >= 200 && result.status < 300;
     const exhausted = jobAttempt >= CALLBACK_MAX_ATTEMPTS;
     const now = deps.clock.now();
-    const delay = callbackBackoff(jobAttempt);
+    const delay = callbackRetryDelay(jobAttempt);
     const at = new Date(now).toISOString();
     await deps.transaction(({ notifications }) =>
       notifications.recordAttempt(

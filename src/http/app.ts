@@ -17,7 +17,7 @@ import { errorBody, handleError, toErrorResponse } from './error-handler.js';
 import { bodyWithoutCoercion, numericFields, requireDecimalDigits } from './exact-numbers.js';
 import { serializeRecords } from './record-serializer.js';
 import {
-  type IdempotencyRef, type IdempotencyStore, IDEMPOTENCY_TTL_MS, IN_FLIGHT_LOCK_MS, isPreExecutionRefusal, requestHash, validateKey,
+  type IdempotencyRef, type IdempotencyStore, IDEMPOTENCY_TTL_MS, IN_FLIGHT_LOCK_MS, isInterruptedByOutage, isPreExecutionRefusal, reopenInterrupted, requestHash, validateKey,
 } from './idempotency.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -346,10 +346,18 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
           errorCode = undefined;
         }
       }
-      if (text === null || isPreExecutionRefusal(status, errorCode)) await options.idempotency.release(ref);
-      else {
-        const stored = def.secretResponse ? options.sealer.seal(text) : text;
-        await options.idempotency.complete(ref, status, stored, String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'));
+      try {
+        if (text === null || isPreExecutionRefusal(status, errorCode)) await options.idempotency.release(ref);
+        else if (isInterruptedByOutage(status, errorCode)) await reopenInterrupted(options.idempotency, ref, new Date(options.now()).toISOString());
+        else {
+          const stored = def.secretResponse ? options.sealer.seal(text) : text;
+          await options.idempotency.complete(ref, status, stored, String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'));
+        }
+      } catch (err) {
+        // The database failed after the handler: the answer still goes out as it is (what it reports
+        // is committed). The claim stays in flight until IN_FLIGHT_LOCK_MS runs out; then a retry with
+        // the same request resumes this execution and finds what it committed.
+        request.log.warn({ err, status }, 'could not record the Idempotency-Key outcome; the key stays locked until its in-flight lock runs out');
       }
       return payload;
     },

@@ -1,10 +1,12 @@
 /**
  * The one error handler: AppError → its catalogue status and body; schema errors → 422 with
  * field errors; Fastify's own errors (bad JSON, wrong content type, body too large, unknown
- * route) → the catalogue codes; anything else → 500 SERVER_ERROR without internals (logged).
+ * route) → the catalogue codes; a database that cannot be used (storage/unavailable.ts) → 503
+ * SERVICE_UNAVAILABLE with Retry-After; anything else → 500 SERVER_ERROR without internals (logged).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldErrors } from '../shared/errors.js';
+import { isStoreUnavailable, STORE_RETRY_AFTER_S } from '../storage/unavailable.js';
 import { type SchemaError, toFieldErrors } from './validation-errors.js';
 
 export interface ErrorBody {
@@ -22,10 +24,13 @@ export function errorBody(code: ErrorCode, message?: string, errors?: FieldError
 
 const VALIDATION_ROOTS: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
 
-/** Maps any thrown value to [status, body]. */
-export function toErrorResponse(error: unknown): { status: number; body: ErrorBody; unexpected: boolean } {
+/** Maps any thrown value to [status, body]; `unavailable` marks a database outage (503). */
+export function toErrorResponse(error: unknown): { status: number; body: ErrorBody; unexpected: boolean; unavailable?: true } {
   if (error instanceof AppError) {
     return { status: error.status, body: errorBody(error.code, error.message, error.errors), unexpected: false };
+  }
+  if (isStoreUnavailable(error)) {
+    return { status: 503, body: errorBody('SERVICE_UNAVAILABLE'), unexpected: false, unavailable: true };
   }
   const fe = error as FastifyError & { validation?: SchemaError[]; validationContext?: string };
   if (Array.isArray(fe.validation)) {
@@ -60,8 +65,17 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
 }
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const { status, body, unexpected } = toErrorResponse(error);
+  const { status, body, unexpected, unavailable } = toErrorResponse(error);
   if (unexpected) request.log.error({ err: error }, 'unexpected error');
+  else if (unavailable) request.log.warn({ cause: describe(error) }, 'database unavailable: answered 503');
   else request.log.debug({ errorCode: body.errorCode }, 'request refused');
+  // Every 503 says when to come back (a thrown AppError may have set its own value already).
+  if (status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', STORE_RETRY_AFTER_S);
   return reply.code(status).type('application/json; charset=utf-8').send(body);
+}
+
+/** Code and message of a storage error for the log line (no stack: an outage repeats it for every request). */
+function describe(error: unknown): string {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return [code, message].filter((part) => typeof part === 'string' && part).join(' ') || String(error);
 }

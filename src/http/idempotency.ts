@@ -2,11 +2,13 @@
  * Idempotency-Key (INTERFACE §4): one mechanism for every mutating route that opts in.
  * The claim is an atomic insert made before the handler runs; the completed response is stored
  * for 24 h and replayed with `Idempotent-Replayed: true`. Refusals decided before execution
- * (401, 403, 429, 422 validation) release the claim so that the client can fix and retry.
+ * (401, 403, 429, 422 validation) release the claim so that the client can fix and retry. A 503
+ * because the database failed is not an answer either: the claim is reopened for the retry.
  */
 import { createHash } from 'node:crypto';
 import { AppError } from '../shared/errors.js';
 import { DAY_MS } from '../shared/time.js';
+import { isStoreUnavailable } from '../storage/unavailable.js';
 
 export interface IdempotencyRef {
   accountId: string;
@@ -37,6 +39,12 @@ export interface IdempotencyStore {
   ): Promise<{ claimed: true; effectKey: string; resumed: boolean } | { claimed: false; existing: StoredResponse }>;
   complete(ref: IdempotencyRef, status: number, body: string, contentType: string): Promise<void>;
   release(ref: IdempotencyRef): Promise<void>;
+  /**
+   * Ends the in-flight lock of a claim whose execution was cut off (the database failed under it),
+   * keeping its request hash and effect key: a retry of the same request resumes that execution and
+   * finds what it committed, as after a crash, instead of starting a second one.
+   */
+  reopen(ref: IdempotencyRef, now: string): Promise<void>;
   /** Deletes records that expired before `now`; returns how many. */
   sweep(now: string, limit: number): Promise<number>;
 }
@@ -72,3 +80,30 @@ export function isPreExecutionRefusal(status: number, errorCode: string | undefi
   if (status === 401 || status === 403 || status === 429) return true;
   return status === 422 && errorCode === 'VALIDATION_ERROR';
 }
+
+/**
+ * "The database failed under this request" (503 SERVICE_UNAVAILABLE): not the key's answer, so not
+ * stored. Not released either, since the execution may have committed part of its work before the
+ * failure (a MOTO authorized at the acquirer): the claim is reopened, and the retry resumes it.
+ */
+export function isInterruptedByOutage(status: number, errorCode: string | undefined): boolean {
+  return status === 503 && errorCode === 'SERVICE_UNAVAILABLE';
+}
+
+/**
+ * Reopens the claim of a request the database failed under. The failure that caused the 503 often
+ * killed other pooled connections too (a restart ends them all) and the first try can meet one of
+ * them before the pool has dropped it: one more try a moment later, on a fresh connection. If that
+ * fails too, the database is down: the claim stays locked until IN_FLIGHT_LOCK_MS runs out.
+ */
+export async function reopenInterrupted(store: IdempotencyStore, ref: IdempotencyRef, now: string): Promise<void> {
+  try {
+    await store.reopen(ref, now);
+  } catch (err) {
+    if (!isStoreUnavailable(err)) throw err;
+    await new Promise((resolve) => setTimeout(resolve, REOPEN_RETRY_MS));
+    await store.reopen(ref, now);
+  }
+}
+
+const REOPEN_RETRY_MS = 100;

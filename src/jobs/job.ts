@@ -49,6 +49,11 @@ export interface JobStore extends JobQueue {
   /** Heartbeat: moves the leases `workerId` still holds on `ids` to `leaseUntil` (wall time); returns how many. */
   extendLeases(workerId: string, ids: string[], leaseUntil: number): Promise<number>;
   complete(id: string, workerId: string, now: number): Promise<void>;
+  /**
+   * Gives a claimed job back without counting an attempt (the handler threw Deferred): queued
+   * again at `runAt` (service time) with the attempt its claim counted taken back; no error kept.
+   */
+  defer(id: string, workerId: string, runAt: number): Promise<void>;
   /** Records a failure: back to queued at `retryAt`, or dead when attempts are exhausted. */
   fail(id: string, workerId: string, now: number, error: string, retryAt: number | null): Promise<void>;
   /** Gives back leases held by a worker (graceful shutdown). */
@@ -96,5 +101,21 @@ export class RetryLater extends Error {
   ) {
     super(message);
     this.name = 'RetryLater';
+  }
+}
+
+/**
+ * Thrown by a handler that cannot do its work now for a reason that is not the job's (e.g. the
+ * delivery gate is full for its merchant or destination): the runner gives the job back to the
+ * queue `delayMs` later, without counting an attempt and without a log line (deferrals are routine
+ * under load). Nothing of the attempt may have happened before it is thrown.
+ */
+export class Deferred extends Error {
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+    this.name = 'Deferred';
   }
 }

@@ -10,7 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type Clock, wallClock } from '../clock.js';
-import { type Job, type JobDefinition, type JobStore, RetryLater } from './job.js';
+import { isStoreUnavailable } from '../storage/unavailable.js';
+import { Deferred, type Job, type JobDefinition, type JobStore, RetryLater } from './job.js';
 
 export interface RunnerOptions {
   store: JobStore;
@@ -22,6 +23,11 @@ export interface RunnerOptions {
   /** Real time for leases (tests pass a fake one). */
   wallNow?: () => number;
 }
+
+/** Longest wait between claims while claiming fails (the database is down). */
+const CLAIM_BACKOFF_CAP_MS = 5_000;
+/** A job whose handler met a database outage runs again this much later (service time). */
+const OUTAGE_RETRY_MS = 1_000;
 
 export class JobRunner {
   readonly workerId = `worker-${randomUUID().slice(0, 8)}`;
@@ -99,6 +105,11 @@ export class JobRunner {
   }
 
   private async loop(): Promise<void> {
+    const { logger } = this.options;
+    // Claims failed in a row: the wait grows from idlePollMs to CLAIM_BACKOFF_CAP_MS, and a database
+    // outage is logged once when it starts and once when it ends, not at every attempt.
+    let failures = 0;
+    let outage = false;
     while (!this.stopped) {
       let claimed = 0;
       try {
@@ -108,11 +119,18 @@ export class JobRunner {
           claimed = jobs.length;
           for (const job of jobs) this.track(this.execute(job));
         }
+        if (outage) logger.info({ failedClaims: failures }, 'job runner: the database answers again; claiming jobs');
+        failures = 0;
+        outage = false;
       } catch (err) {
-        this.options.logger.error({ err }, 'job claim failed');
+        failures++;
+        if (!isStoreUnavailable(err)) logger.error({ err }, 'job claim failed');
+        else if (!outage) logger.warn({ err }, 'job runner: the database is unavailable; backing off until it answers');
+        outage ||= isStoreUnavailable(err);
       }
       if (this.stopped) break;
-      if (claimed === 0 || this.running >= this.concurrency) await this.sleep(await this.idleDelay());
+      if (failures > 0) await this.sleep(Math.min(CLAIM_BACKOFF_CAP_MS, this.idlePollMs * 2 ** (failures - 1)));
+      else if (claimed === 0 || this.running >= this.concurrency) await this.sleep(await this.idleDelay());
     }
   }
 
@@ -181,6 +199,18 @@ export class JobRunner {
       await definition.handle(job.payload as never, { job, attempt: job.attempts, now: () => clock.now() });
       await store.complete(job.id, this.workerId, clock.now());
     } catch (err) {
+      if (err instanceof Deferred || isStoreUnavailable(err)) {
+        // Not an attempt (the delivery gate is full, or the database failed under the handler): back
+        // to the queue, the slot free at once, the attempt the claim counted taken back. Routine under
+        // load: no log line. While the database is down this fails too, and the lease runs out instead.
+        const delayMs = err instanceof Deferred ? Math.max(0, err.delayMs) : OUTAGE_RETRY_MS;
+        try {
+          await store.defer(job.id, this.workerId, clock.now() + delayMs);
+        } catch (deferErr) {
+          logger.error({ err: deferErr, jobId: job.id }, 'could not defer job; the lease will expire and it will run again');
+        }
+        return;
+      }
       const message = err instanceof Error ? err.message : String(err);
       // The definition's limit caps the one stored with the job (which defaults to the store's 25).
       const exhausted = job.attempts >= Math.min(job.maxAttempts, definition?.maxAttempts ?? job.maxAttempts);

@@ -16,6 +16,7 @@ export const ERROR_CATALOGUE = {
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used with a different request body.' },
   RATE_LIMIT_REACHED: { status: 429, message: 'Too many requests; retry after the time given in Retry-After.' },
   SERVER_ERROR: { status: 500, message: 'An unexpected error occurred.' },
+  SERVICE_UNAVAILABLE: { status: 503, message: 'The service cannot take this request now; retry after the time given in Retry-After.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

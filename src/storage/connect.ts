@@ -40,6 +40,14 @@ export interface ConnectOptions {
   poolSize?: number;
 }
 
+/**
+ * While PostgreSQL is unreachable a request fails within this time (503) instead of waiting for a
+ * connection forever; it also bounds the wait for a free connection of a saturated pool.
+ */
+export const CONNECT_TIMEOUT_MS = 5_000;
+/** Readiness answers within this time even when the database neither answers nor refuses. */
+export const PING_TIMEOUT_MS = 2_000;
+
 export function connect(config: DatabaseConfig, options: ConnectOptions = {}): Connection {
   return config.kind === 'sqlite' ? connectSqlite(config.path) : connectPostgres(config.url, options);
 }
@@ -78,17 +86,36 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 20,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // TCP keepalive from 10 s of silence: a pooled connection whose peer vanished without a reset (a
+    // network partition) is found dead by the kernel's probes instead of never.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  // A dropped idle connection must not crash the process; the pool replaces it.
+  // A lost connection must never end the process (an 'error' event without a listener throws).
+  // An idle client's error reaches the pool, which drops it; a checked-out client's error has no
+  // listener of the pool's, so every client gets one of its own. Its query fails with the same error
+  // (→ 503, see unavailable.ts), the pool drops it on release, and new connections replace it.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
   return {
     db,
     dialect: 'postgres',
     ...(schema ? { schema } : {}),
     async ping() {
-      await pool.query('select 1');
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(Object.assign(new Error('Connection terminated: ping timed out'), { code: 'ETIMEDOUT' })), PING_TIMEOUT_MS);
+      });
+      try {
+        await Promise.race([pool.query('select 1'), timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
     async close() {
       await db.destroy();

@@ -162,7 +162,11 @@ export class WriteBatcher {
           await this.options.beforeCommit?.(batch.length);
           exec('COMMIT');
         } catch (error) {
-          if (this.statements.handle.inTransaction) exec('ROLLBACK');
+          // The batch's own error is the one its callers get (SQLITE_BUSY, SQLITE_IOERR, SQLITE_FULL → 503),
+          // not a failing ROLLBACK's (after an I/O or full-disk error SQLite has usually rolled back by itself).
+          try {
+            if (this.statements.handle.inTransaction) exec('ROLLBACK');
+          } catch {}
           throw error;
         }
       });

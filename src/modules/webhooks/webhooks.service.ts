@@ -1,4 +1,5 @@
 import type { Clock } from '../../clock.js';
+import type { DeliveryGate } from '../../delivery/delivery-gate.js';
 import { RetryLater } from '../../jobs/job.js';
 import type { Sealer } from '../../security/secret-box.js';
 import { FieldErrorCollector, fieldError, notFound } from '../../shared/errors.js';
@@ -45,6 +46,8 @@ export interface WebhooksDeps {
   pointsOfSale: { list(accountId: string, offset: number, limit: number): Promise<{ items: Array<{ domain: string }>; total: number }> };
   checkUrl: UrlCheck;
   sender: WebhookSender;
+  /** Bounds deliveries per merchant and per destination (shared with callbacks); none: unbounded. */
+  gate?: DeliveryGate;
   schedule: RetrySchedule;
   clock: Clock;
   sealer: Sealer;
@@ -202,11 +205,14 @@ export class WebhooksService {
   /**
    * One attempt of a delivery. Sends nothing when the delivery is no longer pending or its webhook
    * is deleted or paused. A failed attempt before the last throws RetryLater with the schedule's delay.
+   * When the delivery gate is full for the merchant or the webhook's host:port it throws Deferred:
+   * nothing sent, nothing recorded, and the job's attempt not counted.
    */
   async deliver(deliveryId: string): Promise<void> {
     const { webhooks } = this.deps;
     const delivery = await webhooks.findDelivery(deliveryId);
     if (!delivery || delivery.state !== 'PENDING') return;
+    this.deps.gate?.check({ merchant: delivery.accountId });
     const webhook = await webhooks.findForDelivery(delivery.webhookId);
     if (!webhook || webhook.deletedAt !== null || isPaused(webhook)) {
       const now = this.deps.clock.nowIso();
@@ -219,17 +225,21 @@ export class WebhooksService {
 
     const { schedule, clock } = this.deps;
     const attemptNo = delivery.attempts + 1;
-    const attemptedAt = clock.now();
-    const result = await this.deps.sender({
-      url: webhook.url,
-      headers: {
-        authorization: this.deps.sealer.open(webhook.secretSealed),
-        'content-type': 'application/json',
-        'x-delivery-id': delivery.id,
-        'x-event-id': delivery.eventId,
-      },
-      body: delivery.body,
-    });
+    let attemptedAt = clock.now();
+    const send = () => {
+      attemptedAt = clock.now();
+      return this.deps.sender({
+        url: webhook.url,
+        headers: {
+          authorization: this.deps.sealer.open(webhook.secretSealed),
+          'content-type': 'application/json',
+          'x-delivery-id': delivery.id,
+          'x-event-id': delivery.eventId,
+        },
+        body: delivery.body,
+      });
+    };
+    const result = this.deps.gate ? await this.deps.gate.run({ merchant: delivery.accountId, url: webhook.url }, send) : await send();
 
     const finishedAt = clock.now();
     const last = attemptNo >= schedule.maxAttempts;

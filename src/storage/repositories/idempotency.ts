@@ -74,6 +74,10 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
     await this.keyed(this.db.deleteFrom('idempotencyKeys'), ref).where('state', '=', 'in_flight').execute();
   }
 
+  async reopen(ref: IdempotencyRef, now: string): Promise<void> {
+    await this.keyed(this.db.updateTable('idempotencyKeys').set({ lockedUntil: now }), ref).where('state', '=', 'in_flight').execute();
+  }
+
   async sweep(now: string, limit: number): Promise<number> {
     const expired = this.db.selectFrom('idempotencyKeys').select('key').where('expiresAt', '<=', now).limit(limit);
     // Composite key: delete by expiry directly, bounded by a subquery on the same condition.

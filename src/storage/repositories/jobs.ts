@@ -113,6 +113,17 @@ export class KyselyJobStore implements JobStore {
       .execute();
   }
 
+  async defer(id: string, workerId: string, runAt: number): Promise<void> {
+    // attempts - 1: the claim counted an attempt that did not happen (the 25-attempt limit counts real ones).
+    await this.db
+      .updateTable('jobs')
+      .set((eb) => ({ state: 'queued', runAt: iso(runAt), attempts: eb('attempts', '-', 1), leaseUntil: null, leasedBy: null, updatedAt: iso(this.now()) }))
+      .where('id', '=', id)
+      .where('leasedBy', '=', workerId)
+      .where('state', '=', 'running')
+      .execute();
+  }
+
   async fail(id: string, workerId: string, nowMs: number, error: string, retryAt: number | null): Promise<void> {
     await this.db
       .updateTable('jobs')

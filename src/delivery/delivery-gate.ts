@@ -1,0 +1,184 @@
+/**
+ * The delivery gate: bounds how many callback and webhook deliveries run at once per merchant and
+ * per destination (host and port), so that one merchant's slow or dead receiver holds a bounded
+ * share of the job runner's slots and cannot delay other merchants' deliveries (issue 9, point 5).
+ *
+ * - A delivery that finds its merchant or its destination at the bound does not wait for a turn
+ *   (that would hold a runner slot): the gate throws `Deferred`, and the runner puts the job back
+ *   in the queue a little later without counting an attempt. The delay is jittered and grows with
+ *   each round of deferrals while the same key stays full (250 ms doubling up to 10 s, ×0.5–1.5;
+ *   jobs deferred in one burst share a round), and starts short again as soon
+ *   as a delivery on that key ends quickly — so a busy but fast receiver loses little, and the
+ *   hundreds of queued jobs of a hung one are not claimed and put back several times a second
+ *   (which would cost the database and this process what the other merchants need).
+ * - A destination where an attempt took half the timeout or more (2.5 s of 5 s: a timeout, a
+ *   receiver that holds requests) is "slow" for the next 5 s: only 2 deliveries to it at once,
+ *   instead of 8, until one ends quickly. Its queued jobs defer instead of each taking a slot for
+ *   5 s; the deliveries under way keep running (the timeout bounds them).
+ * - Counters are taken and given back around the send itself, in `finally`: whatever the send
+ *   does (answer, timeout, throw), the key is released, so a deferral can never wait for a slot
+ *   that nobody will give back.
+ *
+ * Callbacks and webhook deliveries share one gate (services.ts): the bounds cover both together.
+ * The counters live in this process: with several processes, each bound holds per process.
+ */
+import { Deferred } from '../jobs/job.js';
+
+export const DELIVERY_GATE_DEFAULTS = {
+  /** Deliveries of one merchant at once (all its destinations, callbacks and webhooks together). */
+  perMerchant: 8,
+  /** Deliveries to one host:port at once (all merchants together). */
+  perDestination: 8,
+  /** Deliveries at once to a destination marked slow. */
+  perSlowDestination: 2,
+  /** An attempt that lasts this long marks its destination slow (half the 5 s timeout). */
+  slowAfterMs: 2_500,
+  /** How long the slow mark lasts after the last slow attempt ended. */
+  slowForMs: 5_000,
+  /** First deferral delay on a full key; doubles per deferral on the same key, up to maxDeferMs. */
+  deferMs: 250,
+  maxDeferMs: 10_000,
+} as const;
+
+export type DeliveryGateOptions = Partial<Record<keyof typeof DELIVERY_GATE_DEFAULTS, number>> & {
+  /** Monotonic time in ms (durations and slow marks; not service time). */
+  now?: () => number;
+  /** In [0, 1): the jitter. */
+  random?: () => number;
+};
+
+export interface DeliveryTarget {
+  /** The merchant (account id). */
+  merchant: string;
+  /** The URL delivered to: its host and port are the destination. */
+  url: string;
+}
+
+interface Counter {
+  inFlight: number;
+  /** Rounds of deferrals on this key since a delivery on it last ended quickly: the deferral delay's exponent. */
+  level: number;
+  /** Destinations: slow until then (0: not slow). */
+  slowUntil: number;
+  /** When the deferral level last went up. */
+  lastDeferAt: number;
+}
+
+/** host:port of a URL (the scheme's default port when none is given); the URL itself when it does not parse. */
+export function destinationOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const port = parsed.port || (parsed.protocol === 'https:' ? '443' : parsed.protocol === 'http:' ? '80' : '');
+    return `${parsed.hostname}:${port}`;
+  } catch {
+    return url;
+  }
+}
+
+export class DeliveryGate {
+  private readonly limits: Required<Omit<DeliveryGateOptions, 'now' | 'random'>>;
+  private readonly now: () => number;
+  private readonly random: () => number;
+  private readonly merchants = new Map<string, Counter>();
+  private readonly destinations = new Map<string, Counter>();
+  private deferrals = 0;
+
+  constructor(options: DeliveryGateOptions = {}) {
+    const { now, random, ...limits } = options;
+    this.limits = { ...DELIVERY_GATE_DEFAULTS, ...limits };
+    this.now = now ?? (() => performance.now());
+    this.random = random ?? Math.random;
+  }
+
+  /**
+   * Throws Deferred when the merchant (or, given a URL, the destination) is at its bound: a cheap
+   * check a delivery makes before its reads, so that a job put back costs little. Takes no slot:
+   * `run` checks again and takes them.
+   */
+  check(target: { merchant: string; url?: string | null }): void {
+    const now = this.now();
+    const merchant = this.merchants.get(target.merchant);
+    if (merchant && merchant.inFlight >= this.limits.perMerchant) throw this.deferral(merchant, `merchant ${target.merchant}`);
+    if (!target.url) return;
+    const destination = destinationOf(target.url);
+    const dest = this.destinations.get(destination);
+    if (dest && this.destinationFull(dest, now)) throw this.deferral(dest, `${dest.slowUntil > now ? 'slow ' : ''}destination ${destination}`);
+  }
+
+  /** Runs `send` holding a slot of the merchant and of the destination; throws Deferred (nothing sent) when either is full. */
+  async run<T>(target: DeliveryTarget, send: () => Promise<T>): Promise<T> {
+    const destination = destinationOf(target.url);
+    const started = this.now();
+    const merchant = this.counter(this.merchants, target.merchant, started);
+    if (merchant.inFlight >= this.limits.perMerchant) throw this.deferral(merchant, `merchant ${target.merchant}`);
+    const dest = this.counter(this.destinations, destination, started);
+    if (this.destinationFull(dest, started)) {
+      this.forget(this.merchants, target.merchant, merchant, started);
+      throw this.deferral(dest, `${dest.slowUntil > started ? 'slow ' : ''}destination ${destination}`);
+    }
+    merchant.inFlight++;
+    dest.inFlight++;
+    try {
+      return await send();
+    } finally {
+      const ended = this.now();
+      merchant.inFlight--;
+      dest.inFlight--;
+      if (ended - started >= this.limits.slowAfterMs) {
+        dest.slowUntil = Math.max(dest.slowUntil, ended + this.limits.slowForMs);
+      } else {
+        // A quick delivery: the destination answers again, and both keys' deferrals start short.
+        dest.slowUntil = 0;
+        dest.level = 0;
+        merchant.level = 0;
+      }
+      this.forget(this.merchants, target.merchant, merchant, ended);
+      this.forget(this.destinations, destination, dest, ended);
+    }
+  }
+
+  /** For operators and tests: deferrals so far, deliveries under way, destinations marked slow now. */
+  stats(): { deferrals: number; inFlight: number; slowDestinations: string[] } {
+    const now = this.now();
+    let inFlight = 0;
+    for (const counter of this.merchants.values()) inFlight += counter.inFlight;
+    return { deferrals: this.deferrals, inFlight, slowDestinations: [...this.destinations].filter(([, c]) => c.slowUntil > now).map(([key]) => key) };
+  }
+
+  private destinationFull(dest: Counter, now: number): boolean {
+    return dest.inFlight >= (dest.slowUntil > now ? this.limits.perSlowDestination : this.limits.perDestination);
+  }
+
+  private counter(map: Map<string, Counter>, key: string, now: number): Counter {
+    let counter = map.get(key);
+    if (!counter) {
+      // Keys are forgotten when idle (see forget); a large map means many keys still marked slow.
+      if (map.size >= 10_000) this.sweep(map, now);
+      map.set(key, (counter = { inFlight: 0, level: 0, slowUntil: 0, lastDeferAt: -Infinity }));
+    }
+    return counter;
+  }
+
+  /** Drops an idle key that is not marked slow: its next delivery starts from a fresh counter. */
+  private forget(map: Map<string, Counter>, key: string, counter: Counter, now: number): void {
+    if (counter.inFlight === 0 && counter.slowUntil <= now && map.get(key) === counter) map.delete(key);
+  }
+
+  private sweep(map: Map<string, Counter>, now: number): void {
+    for (const [key, counter] of map) if (counter.inFlight === 0 && counter.slowUntil <= now) map.delete(key);
+  }
+
+  private deferral(counter: Counter, what: string): Deferred {
+    this.deferrals++;
+    const now = this.now();
+    const roundDelay = (rounds: number) => Math.min(this.limits.maxDeferMs, this.limits.deferMs * 2 ** Math.min(Math.max(0, rounds - 1), 20));
+    // `level` counts rounds of deferrals, not deferrals: a burst of jobs deferred in the same
+    // instant all come back after the same short delay, instead of the last of them after 10 s.
+    if (counter.level === 0 || now - counter.lastDeferAt >= roundDelay(counter.level) / 2) {
+      counter.level++;
+      counter.lastDeferAt = now;
+    }
+    const delayMs = Math.round(roundDelay(counter.level) * (0.5 + this.random()));
+    return new Deferred(`delivery gate: ${what} at its bound; again in ${delayMs} ms`, delayMs);
+  }
+}
