@@ -29,13 +29,16 @@ import type { Subscription } from '../src/modules/subscriptions/subscription.js'
 import type { PaymentRequest } from '../src/modules/transactions/authorization.service.js';
 import type { Runtime } from '../src/runtime.js';
 import type { Repositories } from '../src/storage/store.js';
-import {
-  benchDatabase, openRuntime, measuredStores, resetDatabase, type StoreKind,
-} from './lib/stores.js';
+import { benchDatabase, openRuntime, measuredStores, resetDatabase, type StoreKind } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 
 /** Figures taken while other work shares the CPUs are lower: each section says how loaded the host was. */
-const hostLoad = (): string => `host load average ${os.loadavg().map((l) => l.toFixed(1)).slice(0, 2).join(' (1 min), ')} (5 min) on ${os.cpus().length} CPUs`;
+const hostLoad = (): string =>
+  `host load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .slice(0, 2)
+    .join(' (1 min), ')} (5 min) on ${os.cpus().length} CPUs`;
 
 const CHUNK = 500;
 const VISA_APPROVED = '4111111111111111';
@@ -60,33 +63,74 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function seed(runtime: Runtime, agreements: number, dueAt: number): Promise<Seeded> {
   const { accounts, pointsOfSale, paymentMethods, billing } = runtime.services;
-  const account = await accounts.create({ name: 'Billing bench merchant', email: 'billing@shop.example.com', currencyCode: 'DKK', timezone: 'UTC', domain: 'shop.example.com' });
+  const account = await accounts.create({
+    name: 'Billing bench merchant',
+    email: 'billing@shop.example.com',
+    currencyCode: 'DKK',
+    timezone: 'UTC',
+    domain: 'shop.example.com',
+  });
   await accounts.activate(account.id);
   const pos = await pointsOfSale.create(account.id, { name: 'Web shop', domain: 'shop.example.com', webhookAuthentication: 'Bearer bench', type: 'ONLINE' });
-  const plan = await billing.plans.create(account.id, { name: 'Daily plan', amount: 4900, currency: 'DKK', maxAttempts: 3, interval: { period: 'DAY', frequency: 1 } });
+  const plan = await billing.plans.create(account.id, {
+    name: 'Daily plan',
+    amount: 4900,
+    currency: 'DKK',
+    maxAttempts: 3,
+    interval: { period: 'DAY', frequency: 1 },
+  });
   const subscriptions: Subscription[] = [];
   const methods = new Map<string, PaymentMethod>();
   for (let from = 0; from < agreements; from += CHUNK) {
     const size = Math.min(CHUNK, agreements - from);
     // The real vault: validated, sealed, stored (concurrent: they share group commits / the pool).
-    const cards = await Promise.all(Array.from({ length: size }, (_, k) => paymentMethods.storeCard(account.id, {
-      customerId: `cust-${from + k}`,
-      card: { number: VISA_APPROVED, expiryMonth: 12, expiryYear: 2034, cvc: '123', holderName: `Holder ${from + k}` },
-    })));
+    const cards = await Promise.all(
+      Array.from({ length: size }, (_, k) =>
+        paymentMethods.storeCard(account.id, {
+          customerId: `cust-${from + k}`,
+          card: { number: VISA_APPROVED, expiryMonth: 12, expiryYear: 2034, cvc: '123', holderName: `Holder ${from + k}` },
+        }),
+      ),
+    );
     const now = runtime.clock.nowIso();
     const subs: Subscription[] = cards.map((card, k) => ({
-      id: newId(), accountId: account.id, pointOfSaleId: pos.id, paymentMethodId: card.id, sessionId: null, customerId: card.customerId,
-      currency: 'DKK', reference: `sub-${from + k}`, description: null, state: 'ACTIVE', statusReason: null, type: 'SCHEDULED',
-      expiryDate: null, interval: { period: 'DAY', frequency: 1 }, amount: null, createdAt: now, updatedAt: now,
+      id: newId(),
+      accountId: account.id,
+      pointOfSaleId: pos.id,
+      paymentMethodId: card.id,
+      sessionId: null,
+      customerId: card.customerId,
+      currency: 'DKK',
+      reference: `sub-${from + k}`,
+      description: null,
+      state: 'ACTIVE',
+      statusReason: null,
+      type: 'SCHEDULED',
+      expiryDate: null,
+      interval: { period: 'DAY', frequency: 1 },
+      amount: null,
+      createdAt: now,
+      updatedAt: now,
     }));
     await runtime.store.transaction(async (repos) => {
       for (const s of subs) await repos.subscriptions.insert(s);
       for (const s of subs) {
         // As BillingAgreementsService.insertActive writes it.
         const agreement: BillingAgreement = {
-          id: newId(), accountId: account.id, billingPlanId: plan.id, subscriptionId: s.id, sessionId: null, customerId: s.customerId,
-          state: 'ACTIVE', nextChargeAt: iso(dueAt), lastChargeAt: null, desiredDate: iso(dueAt).slice(0, 10), reference: `agreement-${s.reference}`,
-          stateChangedAt: now, createdAt: now, updatedAt: now,
+          id: newId(),
+          accountId: account.id,
+          billingPlanId: plan.id,
+          subscriptionId: s.id,
+          sessionId: null,
+          customerId: s.customerId,
+          state: 'ACTIVE',
+          nextChargeAt: iso(dueAt),
+          lastChargeAt: null,
+          desiredDate: iso(dueAt).slice(0, 10),
+          reference: `agreement-${s.reference}`,
+          stateChangedAt: now,
+          createdAt: now,
+          updatedAt: now,
         };
         await repos.billingAgreements.insert(agreement);
         await repos.events.append(account.id, AGREEMENT_EVENTS.ACTIVE, billingAgreementWire(agreement));
@@ -135,7 +179,11 @@ async function waitUntil(start: number, what: string, reached: () => boolean, co
   }
 }
 
-interface BatcherSnapshot { commits: number; closures: number; largestBatch: number }
+interface BatcherSnapshot {
+  commits: number;
+  closures: number;
+  largestBatch: number;
+}
 const snapshot = (runtime: Runtime): BatcherSnapshot | null => (runtime.store.batcher ? { ...runtime.store.batcher.stats } : null);
 function commits(runtime: Runtime, before: BatcherSnapshot | null): string {
   const now = snapshot(runtime);
@@ -151,21 +199,41 @@ async function pipelineBaseline(ctx: BenchContext, runtime: Runtime, seeded: See
   const start = performance.now();
   for (let from = 0; from < n; from += CHUNK) {
     const requests: PaymentRequest<Repositories>[] = seeded.subscriptions.slice(from, from + CHUNK).map((s) => ({
-      accountId: seeded.accountId, pointOfSaleId: s.pointOfSaleId, flow: 'MIT', type: 'PAYMENT', operation: 'AUTHORIZATION',
-      amount: seeded.plan.amount, currency: seeded.plan.currency, paymentMethod: seeded.paymentMethods.get(s.paymentMethodId)!,
-      reference: `${BASELINE_REFERENCE}${s.id}`, notificationUrl: null, customerId: s.customerId, instantCapture: 'OFF', scaMode: null, exemptions: null,
-      descriptor: null, subscriptionId: s.id, billingAgreementChargeId: null,
+      accountId: seeded.accountId,
+      pointOfSaleId: s.pointOfSaleId,
+      flow: 'MIT',
+      type: 'PAYMENT',
+      operation: 'AUTHORIZATION',
+      amount: seeded.plan.amount,
+      currency: seeded.plan.currency,
+      paymentMethod: seeded.paymentMethods.get(s.paymentMethodId)!,
+      reference: `${BASELINE_REFERENCE}${s.id}`,
+      notificationUrl: null,
+      customerId: s.customerId,
+      instantCapture: 'OFF',
+      scaMode: null,
+      exemptions: null,
+      descriptor: null,
+      subscriptionId: s.id,
+      billingAgreementChargeId: null,
     }));
     await runtime.services.payments.submitMany(requests);
   }
   const created = performance.now() - start;
   const final = (q: any) => q.where('flow', '=', 'MIT').where('billingAgreementChargeId', 'is', null).where('state', 'in', ['SUCCESS', 'FAILED']);
-  const done = await waitUntil(start, 'the baseline MIT payments', () => progress.baselineFinal >= n, async () => (await count(runtime, 'transactions', final)) >= n);
-  const ok = await count(runtime, 'transactions', (q) => q.where('flow', '=', 'MIT').where('billingAgreementChargeId', 'is', null).where('state', '=', 'SUCCESS'));
+  const done = await waitUntil(
+    start,
+    'the baseline MIT payments',
+    () => progress.baselineFinal >= n,
+    async () => (await count(runtime, 'transactions', final)) >= n,
+  );
+  const ok = await count(runtime, 'transactions', (q) =>
+    q.where('flow', '=', 'MIT').where('billingAgreementChargeId', 'is', null).where('state', '=', 'SUCCESS'),
+  );
   if (ok !== n) throw new Error(`baseline: ${ok} of ${n} MIT payments SUCCESS`);
   ctx.report.note(
     `BASELINE ${n} MIT payments, pipeline alone`.padEnd(46) +
-    `created ${rate(n, created).padStart(6)}/s   final ${rate(n, done).padStart(6)}/s   all final after ${secs(done)}${commits(runtime, before)}`,
+      `created ${rate(n, created).padStart(6)}/s   final ${rate(n, done).padStart(6)}/s   all final after ${secs(done)}${commits(runtime, before)}`,
   );
   return n / (done / 1000);
 }
@@ -198,12 +266,19 @@ async function runStore(ctx: BenchContext, kind: StoreKind, agreements: number):
     const before = snapshot(runtime);
     const start = performance.now();
     const res = await runtime.app.inject({
-      method: 'POST', url: '/sandbox/v1/clock', headers: { authorization: `Bearer ${runtime.operatorKey}` }, payload: { now: iso(dueAt) },
+      method: 'POST',
+      url: '/sandbox/v1/clock',
+      headers: { authorization: `Bearer ${runtime.operatorKey}` },
+      payload: { now: iso(dueAt) },
     });
     if (res.statusCode !== 200) throw new Error(`clock advance: HTTP ${res.statusCode} ${res.body}`);
     const charges = (q: any) => q.where('accountId', '=', seeded.accountId);
-    const finalSeen = await waitUntil(start, 'the charges to be final', () => progress.chargesFinal >= agreements, async () =>
-      (await count(runtime, 'billingAgreementCharges', (q) => charges(q).where('state', 'in', ['SUCCESS', 'FAILED']))) >= agreements);
+    const finalSeen = await waitUntil(
+      start,
+      'the charges to be final',
+      () => progress.chargesFinal >= agreements,
+      async () => (await count(runtime, 'billingAgreementCharges', (q) => charges(q).where('state', 'in', ['SUCCESS', 'FAILED']))) >= agreements,
+    );
 
     const stats = await runtime.store.db
       .selectFrom('billingAgreementCharges')
@@ -217,8 +292,13 @@ async function runStore(ctx: BenchContext, kind: StoreKind, agreements: number):
       .executeTakeFirstOrThrow();
     const succeeded = Number(stats.succeeded);
     if (Number(stats.n) !== agreements || succeeded !== agreements) throw new Error(`${stats.n} charges, ${succeeded} SUCCESS; ${agreements} expected`);
-    const moved = await runtime.store.db.selectFrom('billingAgreements').select(sql<number>`count(*)`.as('n'))
-      .where('accountId', '=', seeded.accountId).where('nextChargeAt', '=', iso(dueAt + 86_400_000)).where('lastChargeAt', 'is not', null).executeTakeFirstOrThrow();
+    const moved = await runtime.store.db
+      .selectFrom('billingAgreements')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('accountId', '=', seeded.accountId)
+      .where('nextChargeAt', '=', iso(dueAt + 86_400_000))
+      .where('lastChargeAt', 'is not', null)
+      .executeTakeFirstOrThrow();
     if (Number(moved.n) !== agreements) throw new Error(`${moved.n} of ${agreements} agreements moved to their next period`);
 
     // Service time: the advance set the clock to dueAt, so a row's timestamp minus dueAt is time since the advance.
@@ -226,9 +306,11 @@ async function runStore(ctx: BenchContext, kind: StoreKind, agreements: number):
     const toLastFinal = Date.parse(stats.lastFinal) - dueAt;
     report.note(
       `billing: ${agreements} charges from one advance`.padEnd(46) +
-      `created ${rate(agreements, toLastCreated).padStart(6)}/s   SUCCESS ${rate(agreements, toLastFinal).padStart(6)}/s   last final after ${secs(toLastFinal)}${commits(runtime, before)}`,
+        `created ${rate(agreements, toLastCreated).padStart(6)}/s   SUCCESS ${rate(agreements, toLastFinal).padStart(6)}/s   last final after ${secs(toLastFinal)}${commits(runtime, before)}`,
     );
-    report.note(`   all final seen ${secs(finalSeen)} after the advance (wall clock); settled/s = ${(agreements / (toLastFinal / 1000) / baselineRate).toFixed(2)}× the pipeline baseline; ${hostLoad()}`);
+    report.note(
+      `   all final seen ${secs(finalSeen)} after the advance (wall clock); settled/s = ${(agreements / (toLastFinal / 1000) / baselineRate).toFixed(2)}× the pipeline baseline; ${hostLoad()}`,
+    );
   } finally {
     await runtime.close();
   }

@@ -20,9 +20,7 @@ import { startBaseline } from './lib/baseline.js';
 import type { Measurement, RequestTemplate } from './lib/load.js';
 import { API, call, createMitMerchant } from './lib/merchant.js';
 import { formatMs, loadNote } from './lib/report.js';
-import {
-  benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type StoreKind,
-} from './lib/stores.js';
+import { benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type StoreKind } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 
 const CAPTURE = `${API}/transactions/:transactionId/capture`;
@@ -59,13 +57,18 @@ async function prepare(ctx: BenchContext, kind: StoreKind, count: number): Promi
     const merchant = await createMitMerchant(setup, 1);
     apiKey = merchant.apiKey;
     const { transaction } = await call<{ transaction: { id: string } }>(setup, 'POST', `${API}/mit`, apiKey, {
-      subscriptionId: merchant.subscriptionIds[0], amount: AMOUNT, currency: 'DKK', reference: 'bench-template', notificationUrl: 'http://127.0.0.1/callbacks',
+      subscriptionId: merchant.subscriptionIds[0],
+      amount: AMOUNT,
+      currency: 'DKK',
+      reference: 'bench-template',
+      notificationUrl: 'http://127.0.0.1/callbacks',
     });
     await setup.runner.drain();
     const found = await setup.store.transactions.findById(merchant.accountId, transaction.id);
     const operations = await setup.store.transactions.operationsOf(transaction.id);
     const auth = operations.find((o) => o.type === 'AUTHORIZATION' && o.state === 'SUCCESS');
-    if (found?.state !== 'SUCCESS' || found.authorizedAmount !== AMOUNT || !auth) throw new Error(`the template MIT is ${found?.state ?? 'missing'}, not an authorization of ${AMOUNT}`);
+    if (found?.state !== 'SUCCESS' || found.authorizedAmount !== AMOUNT || !auth)
+      throw new Error(`the template MIT is ${found?.state ?? 'missing'}, not an authorization of ${AMOUNT}`);
     tx = found;
     authorization = auth;
   } finally {
@@ -101,7 +104,7 @@ async function prepare(ctx: BenchContext, kind: StoreKind, count: number): Promi
 async function runStore(ctx: BenchContext, kind: StoreKind): Promise<void> {
   const { report } = ctx;
   report.section(`${kind} POST /transactions/{id}/capture, ${ctx.load.connections} connections, each request the full amount of its own authorization`);
-    report.note(loadNote());
+  report.note(loadNote());
   // Enough for the fastest plausible rate over every round and warm-up, for both figures.
   const perFigure = (ctx.load.durationSeconds + ctx.load.warmupSeconds) * (ctx.quick ? 4000 : 3000);
   const { runtime, apiKey, ids, sample } = await prepare(ctx, kind, 2 * perFigure);
@@ -110,7 +113,9 @@ async function runStore(ctx: BenchContext, kind: StoreKind): Promise<void> {
     const base = await serve(runtime);
     baseline = await startBaseline({
       authenticate: (secret) => runtime.services.accounts.authenticate(secret),
-      routes: [{ method: 'POST', url: CAPTURE, schema: { params: TransactionParams, body: CaptureBody, response: { 200: OperationResponse } }, payload: sample }],
+      routes: [
+        { method: 'POST', url: CAPTURE, schema: { params: TransactionParams, body: CaptureBody, response: { 200: OperationResponse } }, payload: sample },
+      ],
     });
     const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
     const path = `${API}/transactions/{item}/capture`;
@@ -119,11 +124,11 @@ async function runStore(ctx: BenchContext, kind: StoreKind): Promise<void> {
     const keyed: RequestTemplate = { method: 'POST', body, items: ids.slice(perFigure), expect: '"success":true' };
     const stats = runtime.store.batcher?.stats;
     const before = stats ? { commits: stats.commits, closures: stats.closures } : null;
-    const [mBase, mCapture, mKeyed] = await ctx.compare([
+    const [mBase, mCapture, mKeyed] = (await ctx.compare([
       { url: baseline.url + path, headers, request: { ...plain, wrapItems: true } },
       { url: base + path, headers, request: plain },
       { url: base + path, headers: { ...headers, 'idempotency-key': 'bench-{seq}' }, request: keyed },
-    ]) as [Measurement, Measurement, Measurement];
+    ])) as [Measurement, Measurement, Measurement];
     report.header();
     report.baseline(`${kind} capture (auth + schema, fixed answer)`, mBase);
     report.figure(`${kind} POST /transactions/{id}/capture`, mCapture, mBase);
@@ -135,11 +140,21 @@ async function runStore(ctx: BenchContext, kind: StoreKind): Promise<void> {
     }
     // Every answer checked said success; the database must agree: one SUCCESS capture per
     // authorization used (the sample's included), in-flight ones at the end of a round included.
-    const { n } = await runtime.store.db.selectFrom('operations').where('type', '=', 'CAPTURE').where('state', '=', 'SUCCESS').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const { n } = await runtime.store.db
+      .selectFrom('operations')
+      .where('type', '=', 'CAPTURE')
+      .where('state', '=', 'SUCCESS')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     const used = mCapture.itemsUsed + mKeyed.itemsUsed;
-    report.note(`${Number(n)} captures recorded SUCCESS; ${used} + 1 authorizations used (${mCapture.requests + mKeyed.requests} measured answers, the rest warm-up)`);
-    if (Number(n) < mCapture.requests + mKeyed.requests || Number(n) > used + 1) report.broken.push(`${kind} capture: ${Number(n)} SUCCESS captures for ${used + 1} requests sent`);
-    report.note(`${kind} capture: ${mCapture.rps.toFixed(0)} req/s = ${((mCapture.rps / mBase.rps) * 100).toFixed(0)} % of the baseline, p99 ${formatMs(mCapture.p99)} ms (baseline ${formatMs(mBase.p99)} ms); no target is set for capture`);
+    report.note(
+      `${Number(n)} captures recorded SUCCESS; ${used} + 1 authorizations used (${mCapture.requests + mKeyed.requests} measured answers, the rest warm-up)`,
+    );
+    if (Number(n) < mCapture.requests + mKeyed.requests || Number(n) > used + 1)
+      report.broken.push(`${kind} capture: ${Number(n)} SUCCESS captures for ${used + 1} requests sent`);
+    report.note(
+      `${kind} capture: ${mCapture.rps.toFixed(0)} req/s = ${((mCapture.rps / mBase.rps) * 100).toFixed(0)} % of the baseline, p99 ${formatMs(mCapture.p99)} ms (baseline ${formatMs(mBase.p99)} ms); no target is set for capture`,
+    );
   } finally {
     await baseline?.close();
     await runtime.close();

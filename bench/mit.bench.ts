@@ -22,9 +22,7 @@ import type { Measurement, RequestTemplate } from './lib/load.js';
 import { API, call, createMitMerchant, type BenchMerchant } from './lib/merchant.js';
 import { startReceiver, type Receiver } from './lib/receiver.js';
 import { formatMs, loadNote } from './lib/report.js';
-import {
-  benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type StoreKind,
-} from './lib/stores.js';
+import { benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type StoreKind } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 
 const MIT = `${API}/mit`;
@@ -82,7 +80,9 @@ function batcherNote(ctx: BenchContext, runtime: Runtime, what: string, before: 
   if (!stats) return;
   const commits = stats.commits - before.commits;
   const closures = stats.closures - before.closures;
-  ctx.report.note(`${what}: ${closures} units of work in ${commits} group commits (${commits ? (closures / commits).toFixed(1) : 'n/a'} per commit, largest ${stats.largestBatch})`);
+  ctx.report.note(
+    `${what}: ${closures} units of work in ${commits} group commits (${commits ? (closures / commits).toFixed(1) : 'n/a'} per commit, largest ${stats.largestBatch})`,
+  );
 }
 
 const statsOf = (runtime: Runtime) => ({ commits: runtime.store.batcher?.stats.commits ?? 0, closures: runtime.store.batcher?.stats.closures ?? 0 });
@@ -102,9 +102,16 @@ async function ingest(ctx: BenchContext, kind: StoreKind): Promise<Measurement> 
     const one = JSON.parse(mitBody(notificationUrl).replace('{item}', merchant.subscriptionIds[0]!).replaceAll('{seq}', 'probe'));
     const sampleMit = await call<{ transaction: { state: string } }>(runtime, 'POST', MIT, merchant.apiKey, one);
     if (sampleMit.transaction.state !== 'PENDING') throw new Error(`POST /mit answered ${sampleMit.transaction.state}, expected PENDING`);
-    const sampleBatch = await call<{ transactions: Array<{ error: unknown }> }>(runtime, 'POST', BATCH, merchant.apiKey, JSON.parse(batchBody(merchant, notificationUrl).replaceAll('{seq}', 'probe')));
+    const sampleBatch = await call<{ transactions: Array<{ error: unknown }> }>(
+      runtime,
+      'POST',
+      BATCH,
+      merchant.apiKey,
+      JSON.parse(batchBody(merchant, notificationUrl).replaceAll('{seq}', 'probe')),
+    );
     const refused = sampleBatch.transactions.filter((t) => t.error !== null).length;
-    if (sampleBatch.transactions.length !== BATCH_SIZE || refused) throw new Error(`POST /mit/batch: ${refused} of ${sampleBatch.transactions.length} entries refused`);
+    if (sampleBatch.transactions.length !== BATCH_SIZE || refused)
+      throw new Error(`POST /mit/batch: ${refused} of ${sampleBatch.transactions.length} entries refused`);
 
     baseline = await startBaseline({
       authenticate: (secret) => runtime.services.accounts.authenticate(secret),
@@ -114,38 +121,58 @@ async function ingest(ctx: BenchContext, kind: StoreKind): Promise<Measurement> 
       ],
     });
 
-    const single: RequestTemplate = { method: 'POST', body: mitBody(notificationUrl), items: merchant.subscriptionIds, wrapItems: true, expect: '"state":"PENDING"' };
+    const single: RequestTemplate = {
+      method: 'POST',
+      body: mitBody(notificationUrl),
+      items: merchant.subscriptionIds,
+      wrapItems: true,
+      expect: '"state":"PENDING"',
+    };
     report.section(`${kind} a) POST /mit, ${CONNECTIONS} connections, job runner off (baseline: same schemas, fixed answer)`);
     report.note(loadNote());
     let before = statsOf(runtime);
-    const [mBase, mMit, mIdem] = await ctx.compare([
-      { url: baseline.url + MIT, headers, request: single },
-      { url: base + MIT, headers, request: single },
-      { url: base + MIT, headers: { ...headers, 'idempotency-key': 'bench-{seq}' }, request: single },
-    ], { connections: CONNECTIONS }) as [Measurement, Measurement, Measurement];
+    const [mBase, mMit, mIdem] = (await ctx.compare(
+      [
+        { url: baseline.url + MIT, headers, request: single },
+        { url: base + MIT, headers, request: single },
+        { url: base + MIT, headers: { ...headers, 'idempotency-key': 'bench-{seq}' }, request: single },
+      ],
+      { connections: CONNECTIONS },
+    )) as [Measurement, Measurement, Measurement];
     report.header();
     report.baseline(`${kind} POST /mit (auth + schema, fixed answer)`, mBase);
     report.figure(`${kind} POST /mit`, mMit, mBase);
     report.figure(`${kind} POST /mit with Idempotency-Key`, mIdem, mBase);
     batcherNote(ctx, runtime, 'group commit', before);
     const ratio = mMit.rps / mBase.rps;
-    report.target(`${kind} POST /mit req/s ≥ ${RATIO_TARGET * 100} % of baseline`, ratio >= RATIO_TARGET, `${mMit.rps.toFixed(0)} req/s = ${(ratio * 100).toFixed(0)} % of ${mBase.rps.toFixed(0)}`);
+    report.target(
+      `${kind} POST /mit req/s ≥ ${RATIO_TARGET * 100} % of baseline`,
+      ratio >= RATIO_TARGET,
+      `${mMit.rps.toFixed(0)} req/s = ${(ratio * 100).toFixed(0)} % of ${mBase.rps.toFixed(0)}`,
+    );
     report.target(`${kind} POST /mit p99 ≤ ${P99_TARGET_MS} ms`, mMit.p99 <= P99_TARGET_MS, `${formatMs(mMit.p99)} ms (baseline ${formatMs(mBase.p99)} ms)`);
 
     report.section(`${kind} b) POST /mit/batch, ${BATCH_SIZE} entries, ${BATCH_CONNECTIONS} connections`);
     const batch: RequestTemplate = { method: 'POST', body: batchBody(merchant, notificationUrl), expect: '"error":null' };
     before = statsOf(runtime);
-    const [bBase, bBatch] = await ctx.compare([
-      { url: baseline.url + BATCH, headers, request: batch },
-      { url: base + BATCH, headers, request: batch },
-    ], { connections: BATCH_CONNECTIONS }) as [Measurement, Measurement];
+    const [bBase, bBatch] = (await ctx.compare(
+      [
+        { url: baseline.url + BATCH, headers, request: batch },
+        { url: base + BATCH, headers, request: batch },
+      ],
+      { connections: BATCH_CONNECTIONS },
+    )) as [Measurement, Measurement];
     report.header();
     report.baseline(`${kind} POST /mit/batch (auth + schema, fixed answer)`, bBase);
     report.figure(`${kind} POST /mit/batch`, bBatch, bBase);
     batcherNote(ctx, runtime, 'group commit', before);
     const perSecond = bBatch.rps * BATCH_SIZE;
     report.note(`${kind} POST /mit/batch: ${perSecond.toFixed(0)} transactions/s ingested (baseline ${(bBase.rps * BATCH_SIZE).toFixed(0)}/s)`);
-    report.target(`${kind} POST /mit/batch ≥ ${BATCH_TARGET} transactions/s`, perSecond >= BATCH_TARGET, `${perSecond.toFixed(0)}/s (${bBatch.rps.toFixed(1)} batches/s, p99 ${formatMs(bBatch.p99)} ms)`);
+    report.target(
+      `${kind} POST /mit/batch ≥ ${BATCH_TARGET} transactions/s`,
+      perSecond >= BATCH_TARGET,
+      `${perSecond.toFixed(0)}/s (${bBatch.rps.toFixed(1)} batches/s, p99 ${formatMs(bBatch.p99)} ms)`,
+    );
     return mBase;
   } finally {
     await baseline?.close();
@@ -157,7 +184,9 @@ async function ingest(ctx: BenchContext, kind: StoreKind): Promise<Measurement> 
 /** Jobs of the MIT pipeline not yet done (queued or running). */
 async function backlog(runtime: Runtime): Promise<number> {
   const counts = await runtime.store.jobs.countsByState();
-  return counts.filter((c) => (c.kind === DRIVE_JOB || c.kind === CALLBACK_JOB) && (c.state === 'queued' || c.state === 'running')).reduce((n, c) => n + c.count, 0);
+  return counts
+    .filter((c) => (c.kind === DRIVE_JOB || c.kind === CALLBACK_JOB) && (c.state === 'queued' || c.state === 'running'))
+    .reduce((n, c) => n + c.count, 0);
 }
 
 async function drained(runtime: Runtime, limitMs: number): Promise<void> {
@@ -237,8 +266,8 @@ async function deliveries(receiver: Receiver, prefix: string, m: Measurement): P
 function deliveryNote(ctx: BenchContext, label: string, d: Delivery): void {
   ctx.report.note(
     `${label}: ${d.accepted} MITs accepted (${d.acceptedPerSecond.toFixed(0)}/s), ${d.delivered} callbacks; ` +
-    `${d.duringLoadPerSecond.toFixed(0)} callbacks/s during the load, ${d.endToEndPerSecond.toFixed(0)}/s first answer → last callback, ` +
-    `${d.backlogAtEnd} still to deliver when the load stopped; answer → callback p50 ${formatMs(d.p50)} ms, p99 ${formatMs(d.p99)} ms, max ${formatMs(d.max)} ms`,
+      `${d.duringLoadPerSecond.toFixed(0)} callbacks/s during the load, ${d.endToEndPerSecond.toFixed(0)}/s first answer → last callback, ` +
+      `${d.backlogAtEnd} still to deliver when the load stopped; answer → callback p50 ${formatMs(d.p50)} ms, p99 ${formatMs(d.p99)} ms, max ${formatMs(d.max)} ms`,
   );
   if (d.delivered < d.accepted) ctx.report.broken.push(`${label}: ${d.accepted - d.delivered} of ${d.accepted} callbacks never arrived`);
 }
@@ -253,13 +282,24 @@ async function callbacks(ctx: BenchContext, kind: StoreKind, mitBaseline: Measur
     const base = await serve(runtime);
     const headers = { authorization: `Bearer ${merchant.apiKey}`, ...json };
     const template = (prefix: string, rate: number): RequestTemplate => ({
-      method: 'POST', body: mitBody(receiver.url(prefix)), items: merchant.subscriptionIds, wrapItems: true, expect: '"state":"PENDING"', recordAnswers: true, rate,
+      method: 'POST',
+      body: mitBody(receiver.url(prefix)),
+      items: merchant.subscriptionIds,
+      wrapItems: true,
+      expect: '"state":"PENDING"',
+      recordAnswers: true,
+      rate,
     });
     const seconds = ctx.load.durationSeconds;
     report.section(`${kind} c) POST /mit at a fixed rate (open loop) → callback at a keep-alive receiver, job runner on (ratios: the baseline of a)`);
     report.note(loadNote());
     // Warm-up, then an empty queue before each measurement.
-    await ctx.measure(base + MIT, headers, { connections: CONNECTIONS, warmupSeconds: 0, durationSeconds: ctx.load.warmupSeconds }, template('warm', CALLBACK_RATE_TARGET / 4));
+    await ctx.measure(
+      base + MIT,
+      headers,
+      { connections: CONNECTIONS, warmupSeconds: 0, durationSeconds: ctx.load.warmupSeconds },
+      template('warm', CALLBACK_RATE_TARGET / 4),
+    );
     await drained(runtime, 300_000);
     await receiver.take();
 
@@ -293,11 +333,17 @@ async function callbacks(ctx: BenchContext, kind: StoreKind, mitBaseline: Measur
 
     const atTarget = steps[0]!.delivery;
     const best = steps.filter((s) => s.ok).sort((x, y) => y.rate - x.rate)[0];
-    report.target(`${kind} callbacks sustained ≥ ${CALLBACK_RATE_TARGET}/s`, best !== undefined && best.rate >= CALLBACK_RATE_TARGET,
+    report.target(
+      `${kind} callbacks sustained ≥ ${CALLBACK_RATE_TARGET}/s`,
+      best !== undefined && best.rate >= CALLBACK_RATE_TARGET,
       `${best ? `${best.rate}/s sustained (p99 ${formatMs(best.delivery.p99)} ms)` : `none of ${steps.map((s) => s.rate).join(', ')}/s sustained`}; ` +
-      `at ${CALLBACK_RATE_TARGET}/s offered: ${atTarget.acceptedPerSecond.toFixed(0)} MITs/s accepted, ${atTarget.endToEndPerSecond.toFixed(0)} callbacks/s delivered`);
-    report.target(`${kind} answer → callback p99 ≤ ${CALLBACK_P99_TARGET_MS} ms at ${CALLBACK_RATE_TARGET} MITs/s`, steps[0]!.ok,
-      `p50 ${formatMs(atTarget.p50)} ms, p99 ${formatMs(atTarget.p99)} ms${steps[0]!.ok ? '' : ' (rate not sustained)'}`);
+        `at ${CALLBACK_RATE_TARGET}/s offered: ${atTarget.acceptedPerSecond.toFixed(0)} MITs/s accepted, ${atTarget.endToEndPerSecond.toFixed(0)} callbacks/s delivered`,
+    );
+    report.target(
+      `${kind} answer → callback p99 ≤ ${CALLBACK_P99_TARGET_MS} ms at ${CALLBACK_RATE_TARGET} MITs/s`,
+      steps[0]!.ok,
+      `p50 ${formatMs(atTarget.p50)} ms, p99 ${formatMs(atTarget.p99)} ms${steps[0]!.ok ? '' : ' (rate not sustained)'}`,
+    );
   } finally {
     await receiver.close();
     await dispose(kind, name, runtime);

@@ -35,7 +35,10 @@ const load = {
 
 const dir = path.dirname(fileURLToPath(import.meta.url));
 const filters = process.argv.slice(2);
-const files = fs.readdirSync(dir).filter((f) => f.endsWith('.bench.ts')).sort()
+const files = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.bench.ts'))
+  .sort()
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
 if (files.length === 0) {
   process.stderr.write(`bench: no bench/*.bench.ts matches ${filters.join(' ')}\n`);
@@ -46,8 +49,8 @@ const report = new Report();
 const ctx = createContext(quick, load, report);
 process.stdout.write(
   `payments bench — node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}), ` +
-  `${load.connections} connections, ${load.warmupSeconds} s warm-up + ${load.durationSeconds} s per figure in ${load.rounds} alternating rounds${quick ? ', QUICK' : ''}\n` +
-  '   ratios are figure / baseline of the same section: req/s below 1× and latency above 1× are slower\n',
+    `${load.connections} connections, ${load.warmupSeconds} s warm-up + ${load.durationSeconds} s per figure in ${load.rounds} alternating rounds${quick ? ', QUICK' : ''}\n` +
+    '   ratios are figure / baseline of the same section: req/s below 1× and latency above 1× are slower\n',
 );
 
 let failed = false;
@@ -58,7 +61,7 @@ for (const file of files) {
     await suite.run(ctx);
   } catch (err) {
     failed = true;
-    report.broken.push(`${suite.name}: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+    report.broken.push(`${suite.name}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     process.stdout.write(`   FAILED ${suite.name}: ${err instanceof Error ? err.message : String(err)}\n`);
   }
 }

@@ -17,9 +17,7 @@ import type { Runtime } from '../src/runtime.js';
 import { newId, newTransactionId } from '../src/shared/ids.js';
 import { KyselySettlementsRepository } from '../src/storage/repositories/settlements.js';
 import { explain, recordQueries } from './lib/explain.js';
-import {
-  benchDatabase, migrationFingerprint, openSeeded, measuredStores, type StoreKind,
-} from './lib/stores.js';
+import { benchDatabase, migrationFingerprint, openSeeded, measuredStores, type StoreKind } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 
 const SEED_VERSION = 'settlements-v1';
@@ -46,7 +44,13 @@ async function seed(runtime: Runtime, operations: number): Promise<Meta> {
   const { accounts, pointsOfSale } = runtime.services;
   const merchants: Array<{ accountId: string; pointOfSaleId: string }> = [];
   for (let i = 0; i < 6; i++) {
-    const account = await accounts.create({ name: `Settlement merchant ${i + 1}`, email: `settle${i + 1}@shop.example.com`, currencyCode: 'DKK', timezone: 'UTC', domain: 'shop.example.com' });
+    const account = await accounts.create({
+      name: `Settlement merchant ${i + 1}`,
+      email: `settle${i + 1}@shop.example.com`,
+      currencyCode: 'DKK',
+      timezone: 'UTC',
+      domain: 'shop.example.com',
+    });
     await accounts.activate(account.id);
     const pos = await pointsOfSale.create(account.id, { name: 'Web shop', domain: 'shop.example.com', webhookAuthentication: 'Bearer bench', type: 'ONLINE' });
     merchants.push({ accountId: account.id, pointOfSaleId: pos.id });
@@ -64,20 +68,63 @@ async function seed(runtime: Runtime, operations: number): Promise<Meta> {
       const kind: OperationType = i % 20 === 0 ? 'PAYOUT' : i % 20 === 1 ? 'SALE' : 'CAPTURE';
       const id = newTransactionId();
       txs.push({
-        id, accountId: m.accountId, pointOfSaleId: m.pointOfSaleId, terminalId: null, sessionId: null, subscriptionId: null, billingAgreementChargeId: null,
-        paymentMethodId: null, paymentMethodType: 'CARD', paymentMethodSubType: 'Visa', paymentMethodExpiry: null, paymentMethodDisplayText: null,
-        paymentMethodHolderName: null, customerId: null, type: kind === 'PAYOUT' ? 'PAYOUT' : 'PAYMENT', flow: kind === 'PAYOUT' ? 'PAYOUT' : kind === 'SALE' ? 'SALE' : 'MOTO',
-        state: 'SUCCESS', errorCode: null, externalStatusCodes: null, scaMode: null, amount, fee: 0, currency: CURRENCIES[i % CURRENCIES.length]!,
-        instantCapture: 'OFF', notificationUrl: null, reference: `order-${i}`, textOnStatement: null, descriptor: null, exemptions: null, attributes: null,
-        clientIp: null, clientCountry: null, acquirer: 'sandbox', acquirerReference: `acq-${i}`,
-        authorizedAmount: kind === 'PAYOUT' ? 0 : amount, capturedAmount: kind === 'PAYOUT' ? 0 : amount, paidOutAmount: kind === 'PAYOUT' ? amount : 0,
-        createdAt: at, updatedAt: at, finalizedAt: at,
+        id,
+        accountId: m.accountId,
+        pointOfSaleId: m.pointOfSaleId,
+        terminalId: null,
+        sessionId: null,
+        subscriptionId: null,
+        billingAgreementChargeId: null,
+        paymentMethodId: null,
+        paymentMethodType: 'CARD',
+        paymentMethodSubType: 'Visa',
+        paymentMethodExpiry: null,
+        paymentMethodDisplayText: null,
+        paymentMethodHolderName: null,
+        customerId: null,
+        type: kind === 'PAYOUT' ? 'PAYOUT' : 'PAYMENT',
+        flow: kind === 'PAYOUT' ? 'PAYOUT' : kind === 'SALE' ? 'SALE' : 'MOTO',
+        state: 'SUCCESS',
+        errorCode: null,
+        externalStatusCodes: null,
+        scaMode: null,
+        amount,
+        fee: 0,
+        currency: CURRENCIES[i % CURRENCIES.length]!,
+        instantCapture: 'OFF',
+        notificationUrl: null,
+        reference: `order-${i}`,
+        textOnStatement: null,
+        descriptor: null,
+        exemptions: null,
+        attributes: null,
+        clientIp: null,
+        clientCountry: null,
+        acquirer: 'sandbox',
+        acquirerReference: `acq-${i}`,
+        authorizedAmount: kind === 'PAYOUT' ? 0 : amount,
+        capturedAmount: kind === 'PAYOUT' ? 0 : amount,
+        paidOutAmount: kind === 'PAYOUT' ? amount : 0,
+        createdAt: at,
+        updatedAt: at,
+        finalizedAt: at,
       });
       const op = (type: OperationType, value: number, offsetMs: number): Operation => {
         const when = new Date(start + i * 1000 + offsetMs).toISOString();
         return {
-          id: newId(), accountId: m.accountId, transactionId: id, pointOfSaleId: m.pointOfSaleId, type, state: 'SUCCESS', amount: value, referenceOperationId: null,
-          errorCode: null, externalStatusCodes: null, acquirerReference: `acq-${i}-${type}`, createdAt: when, finalizedAt: when,
+          id: newId(),
+          accountId: m.accountId,
+          transactionId: id,
+          pointOfSaleId: m.pointOfSaleId,
+          type,
+          state: 'SUCCESS',
+          amount: value,
+          referenceOperationId: null,
+          errorCode: null,
+          externalStatusCodes: null,
+          acquirerReference: `acq-${i}-${type}`,
+          createdAt: when,
+          finalizedAt: when,
         };
       };
       ops.push(op(kind, amount, 0));
@@ -173,7 +220,11 @@ async function runSize(ctx: BenchContext, kind: StoreKind, operations: number): 
     const [scan] = await recordQueries(runtime.store.db, (d) => repo(d).settleable(meta.accountIds[0]!, window, null, 1000));
     const plan = await explain(runtime.store.db, runtime.store.dialect, scan!);
     report.note(`plan (settleable batch): ${plan.lines.map((l) => l.trim()).join(' | ')}`);
-    report.target(`${kind} ${label(operations)} scan reads operations_settleable without sorting`, plan.index === 'operations_settleable' && plan.usesIndexWithoutSort, plan.index ? `index ${plan.index}${plan.usesIndexWithoutSort ? ', no sort' : ', but sorts'}` : 'no index');
+    report.target(
+      `${kind} ${label(operations)} scan reads operations_settleable without sorting`,
+      plan.index === 'operations_settleable' && plan.usesIndexWithoutSort,
+      plan.index ? `index ${plan.index}${plan.usesIndexWithoutSort ? ', no sort' : ', but sorts'}` : 'no index',
+    );
 
     // Baseline: every unsettled operation of every merchant loaded at once (what streaming avoids).
     const naive = await sampled(async (probe) => {
@@ -186,14 +237,27 @@ async function runSize(ctx: BenchContext, kind: StoreKind, operations: number): 
 
     const run = await sampled(async () => (await runtime.services.settlements.run({ postingDate: '2026-06-01' })).settled);
     if (run.value !== operations) throw new Error(`the run settled ${run.value} of ${operations} operations`);
-    const { n } = await runtime.store.db.selectFrom('settlementTransactions').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const { n } = await runtime.store.db
+      .selectFrom('settlementTransactions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     if (Number(n) !== operations) throw new Error(`${n} settlement transactions stored, ${operations} expected`);
 
     const line = (what: string, x: Sampled<number>) =>
-      report.note(`${what.padEnd(34)} ${x.seconds.toFixed(2).padStart(7)} s ${Math.round(operations / x.seconds).toString().padStart(7)} ops/s   heap peak +${mb(x.peakHeap).padStart(8)} (${(x.peakHeap / naive.peakHeap).toFixed(2)}×)   live peak +${mb(x.peakLive).padStart(8)} (${(x.peakLive / naive.peakLive).toFixed(2)}×)   rss peak ${mb(x.peakRss)} (before ${mb(x.rssBefore)})`);
+      report.note(
+        `${what.padEnd(34)} ${x.seconds.toFixed(2).padStart(7)} s ${Math.round(operations / x.seconds)
+          .toString()
+          .padStart(
+            7,
+          )} ops/s   heap peak +${mb(x.peakHeap).padStart(8)} (${(x.peakHeap / naive.peakHeap).toFixed(2)}×)   live peak +${mb(x.peakLive).padStart(8)} (${(x.peakLive / naive.peakLive).toFixed(2)}×)   rss peak ${mb(x.peakRss)} (before ${mb(x.rssBefore)})`,
+      );
     line(`BASELINE load all ${label(operations)} at once`, naive);
     line(`settlement run ${label(operations)}`, run);
-    report.target(`${kind} ${label(operations)} run live heap below loading everything`, run.peakLive < naive.peakLive, `${mb(run.peakLive)} vs ${mb(naive.peakLive)}`);
+    report.target(
+      `${kind} ${label(operations)} run live heap below loading everything`,
+      run.peakLive < naive.peakLive,
+      `${mb(run.peakLive)} vs ${mb(naive.peakLive)}`,
+    );
     return { operations, run, naive };
   } finally {
     await runtime.close();

@@ -14,9 +14,7 @@ import { startBaseline } from './lib/baseline.js';
 import { explain, recordQueries } from './lib/explain.js';
 import type { Measurement } from './lib/load.js';
 import { formatMs } from './lib/report.js';
-import {
-  benchDatabase, migrationFingerprint, openSeeded, measuredStores, serve, type StoreKind,
-} from './lib/stores.js';
+import { benchDatabase, migrationFingerprint, openSeeded, measuredStores, serve, type StoreKind } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 import { loadTransactions, SEED_VERSION, transactionRows, type SeedMerchant } from './lib/transactions-data.js';
 
@@ -34,20 +32,47 @@ interface Meta {
 
 // Twelve merchants of falling size; the measured one is the largest, a Danish shop.
 const MERCHANTS: Array<{ weight: number; homeCurrency: string }> = [
-  [0.25, 'DKK'], [0.15, 'EUR'], [0.12, 'SEK'], [0.1, 'NOK'], [0.08, 'DKK'], [0.07, 'EUR'],
-  [0.06, 'GBP'], [0.05, 'USD'], [0.04, 'DKK'], [0.03, 'EUR'], [0.03, 'SEK'], [0.02, 'NOK'],
+  [0.25, 'DKK'],
+  [0.15, 'EUR'],
+  [0.12, 'SEK'],
+  [0.1, 'NOK'],
+  [0.08, 'DKK'],
+  [0.07, 'EUR'],
+  [0.06, 'GBP'],
+  [0.05, 'USD'],
+  [0.04, 'DKK'],
+  [0.03, 'EUR'],
+  [0.03, 'SEK'],
+  [0.02, 'NOK'],
 ].map(([weight, homeCurrency]) => ({ weight: weight as number, homeCurrency: homeCurrency as string }));
 
 async function seed(runtime: Runtime, kind: StoreKind, name: string, rows: number): Promise<Meta> {
   const { accounts, pointsOfSale, terminals } = runtime.services;
   const merchants: SeedMerchant[] = [];
   for (const [i, m] of MERCHANTS.entries()) {
-    const account = await accounts.create({ name: `Bench merchant ${i + 1}`, email: `bench${i + 1}@shop.example.com`, currencyCode: m.homeCurrency, timezone: 'UTC', domain: 'shop.example.com' });
+    const account = await accounts.create({
+      name: `Bench merchant ${i + 1}`,
+      email: `bench${i + 1}@shop.example.com`,
+      currencyCode: m.homeCurrency,
+      timezone: 'UTC',
+      domain: 'shop.example.com',
+    });
     await accounts.activate(account.id);
-    const online = await pointsOfSale.create(account.id, { name: 'Web shop', domain: 'shop.example.com', webhookAuthentication: 'Bearer bench', type: 'ONLINE' });
+    const online = await pointsOfSale.create(account.id, {
+      name: 'Web shop',
+      domain: 'shop.example.com',
+      webhookAuthentication: 'Bearer bench',
+      type: 'ONLINE',
+    });
     const shop = await pointsOfSale.create(account.id, { name: 'Store', domain: 'shop.example.com', webhookAuthentication: 'Bearer bench', type: 'PHYSICAL' });
     const tills = [await terminals.create(account.id, shop.id, { name: 'Till 1' }), await terminals.create(account.id, shop.id, { name: 'Till 2' })];
-    merchants.push({ accountId: account.id, pointOfSaleIds: [online.id, shop.id], terminalIds: tills.map((t) => t.terminal.id), homeCurrency: m.homeCurrency, weight: m.weight });
+    merchants.push({
+      accountId: account.id,
+      pointOfSaleIds: [online.id, shop.id],
+      terminalIds: tills.map((t) => t.terminal.id),
+      homeCurrency: m.homeCurrency,
+      weight: m.weight,
+    });
   }
   const { key } = await accounts.createApiKey(merchants[0]!.accountId, 'bench');
   await runtime.close();
@@ -81,13 +106,27 @@ async function prepareSize(ctx: BenchContext, kind: StoreKind, rows: number): Pr
     const base = await serve(runtime);
     const headers = { authorization: `Bearer ${meta.apiKey}` };
     const sdb = runtime.store.db;
-    const matching = sdb.selectFrom('transactions').where('accountId', '=', meta.accountId).where('state', '=', FILTER.state).where('currency', '=', FILTER.currency);
+    const matching = sdb
+      .selectFrom('transactions')
+      .where('accountId', '=', meta.accountId)
+      .where('state', '=', FILTER.state)
+      .where('currency', '=', FILTER.currency);
     const { n } = await matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-    const { m } = await sdb.selectFrom('transactions').where('accountId', '=', meta.accountId).select((eb) => eb.fn.countAll<number>().as('m')).executeTakeFirstOrThrow();
+    const { m } = await sdb
+      .selectFrom('transactions')
+      .where('accountId', '=', meta.accountId)
+      .select((eb) => eb.fn.countAll<number>().as('m'))
+      .executeTakeFirstOrThrow();
     report.note(`measured merchant: ${Number(m)} of ${rows} rows; ${Number(n)} match state=${FILTER.state}&currency=${FILTER.currency}`);
 
     // The cursor of the row half-way back: the next page starts deep in the index.
-    const middle = await matching.select(['createdAt', 'id']).orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(Math.floor(Number(n) / 2)).limit(1).executeTakeFirstOrThrow();
+    const middle = await matching
+      .select(['createdAt', 'id'])
+      .orderBy('createdAt', 'desc')
+      .orderBy('id', 'desc')
+      .offset(Math.floor(Number(n) / 2))
+      .limit(1)
+      .executeTakeFirstOrThrow();
     const pageUrl = base + PAGE;
     const deepUrl = `${base}${PAGE}&offset=${encodeCursor(middle)}`;
 
@@ -98,14 +137,25 @@ async function prepareSize(ctx: BenchContext, kind: StoreKind, rows: number): Pr
     const repository = (d: typeof sdb) => new KyselyTransactionsRepository(d);
     const [pageQuery] = await recordQueries(sdb, (d) => repository(d).list(meta.accountId, FILTER, null, 26));
     const [deepQuery] = await recordQueries(sdb, (d) => repository(d).list(meta.accountId, FILTER, middle, 26));
-    for (const [what, query] of [['first page', pageQuery!], ['cursor page', deepQuery!]] as const) {
+    for (const [what, query] of [
+      ['first page', pageQuery!],
+      ['cursor page', deepQuery!],
+    ] as const) {
       const plan = await explain(sdb, runtime.store.dialect, query);
       report.note(`plan (${what}): ${plan.lines.map((l) => l.trim()).join(' | ')}`);
-      report.target(`${kind} ${label(rows)} ${what} reads an index in list order`, plan.usesIndexWithoutSort, plan.index ? `index ${plan.index}${plan.usesIndexWithoutSort ? ', no sort' : ', but sorts'}` : 'no index');
+      report.target(
+        `${kind} ${label(rows)} ${what} reads an index in list order`,
+        plan.usesIndexWithoutSort,
+        plan.index ? `index ${plan.index}${plan.usesIndexWithoutSort ? ', no sort' : ', but sorts'}` : 'no index',
+      );
       if (what === 'cursor page') {
         // The cursor must bound the index search; as a mere filter every row before it is read again.
         const bounded = /created_at/.test(plan.indexCondition ?? '');
-        report.target(`${kind} ${label(rows)} cursor bounds the index search`, bounded, bounded ? 'created_at in the index condition' : 'cursor applied as a filter after the index search');
+        report.target(
+          `${kind} ${label(rows)} cursor bounds the index search`,
+          bounded,
+          bounded ? 'created_at in the index condition' : 'cursor applied as a filter after the index search',
+        );
       }
     }
     return { rows, runtime, meta, pageUrl, deepUrl, firstPage };
@@ -143,7 +193,14 @@ async function runStore(ctx: BenchContext, kind: StoreKind, sizes: number[]): Pr
     // Every size uses the same merchant layout, so one credential lookup stands for all.
     baseline = await startBaseline({
       authenticate: (secret) => smallest.runtime.services.accounts.authenticate(secret),
-      routes: [{ method: 'GET', url: LIST, schema: { querystring: TransactionListQuery, response: { 200: CursorEnvelope(TransactionResponse) } }, payload: smallest.firstPage }],
+      routes: [
+        {
+          method: 'GET',
+          url: LIST,
+          schema: { querystring: TransactionListQuery, response: { 200: CursorEnvelope(TransactionResponse) } },
+          payload: smallest.firstPage,
+        },
+      ],
     });
     const baseHeaders = { authorization: `Bearer ${smallest.meta.apiKey}` };
 
@@ -179,12 +236,23 @@ async function runStore(ctx: BenchContext, kind: StoreKind, sizes: number[]): Pr
     }
     for (const level of levels) {
       const c = `c=${level.connections}`;
-      for (const [what, figures] of [['first page', level.page], ['cursor page', level.deep]] as const) {
+      for (const [what, figures] of [
+        ['first page', level.page],
+        ['cursor page', level.deep],
+      ] as const) {
         const large = figures.get(1_000_000)!;
         const small = figures.get(10_000)!;
         const growth = large.p99 / small.p99;
-        report.target(`${kind} ${what} ${c} p99 at 1M ≤ ${P99_LIMIT_MS} ms`, large.p99 <= P99_LIMIT_MS, `${formatMs(large.p99)} ms (baseline ${formatMs(level.base.p99)} ms)`);
-        report.target(`${kind} ${what} ${c} p99 1M/10k ≤ ${GROWTH_LIMIT}`, growth <= GROWTH_LIMIT, `${growth.toFixed(2)} (${formatMs(large.p99)} ms / ${formatMs(small.p99)} ms)`);
+        report.target(
+          `${kind} ${what} ${c} p99 at 1M ≤ ${P99_LIMIT_MS} ms`,
+          large.p99 <= P99_LIMIT_MS,
+          `${formatMs(large.p99)} ms (baseline ${formatMs(level.base.p99)} ms)`,
+        );
+        report.target(
+          `${kind} ${what} ${c} p99 1M/10k ≤ ${GROWTH_LIMIT}`,
+          growth <= GROWTH_LIMIT,
+          `${growth.toFixed(2)} (${formatMs(large.p99)} ms / ${formatMs(small.p99)} ms)`,
+        );
       }
     }
   } finally {

@@ -23,14 +23,17 @@ import { WEBHOOK_EVENTS } from '../src/modules/webhooks/webhook.js';
 import type { Runtime } from '../src/runtime.js';
 import { newId, newTransactionId } from '../src/shared/ids.js';
 import { formatMs } from './lib/report.js';
-import {
-  benchDatabase, openRuntime, measuredStores, resetDatabase, type StoreKind,
-} from './lib/stores.js';
+import { benchDatabase, openRuntime, measuredStores, resetDatabase, type StoreKind } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 import { startWebhookReceivers, type Arrivals, type WebhookReceivers } from './lib/webhook-receiver.js';
 
 /** Figures taken while other work shares the CPUs are lower: each section says how loaded the host was. */
-const hostLoad = (): string => `host load average ${os.loadavg().map((l) => l.toFixed(1)).slice(0, 2).join(' (1 min), ')} (5 min) on ${os.cpus().length} CPUs`;
+const hostLoad = (): string =>
+  `host load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .slice(0, 2)
+    .join(' (1 min), ')} (5 min) on ${os.cpus().length} CPUs`;
 
 const WEBHOOKS = 10;
 const EVENTS_PER_COMMIT = 100;
@@ -48,9 +51,23 @@ function eventData(accountId: string, i: number) {
   const at = new Date().toISOString();
   return {
     transaction: {
-      id: newTransactionId(), accountId, pointOfSaleId: newId(), type: 'PAYMENT', flow: 'MIT', state: 'SUCCESS', amount: 4900 + (i % 100),
-      currency: 'DKK', reference: `order-${i}`, paymentMethod: { type: 'CARD', subType: 'Visa', displayText: '**** 1111', expiry: '2034-12-31' },
-      customerId: `cust-${i}`, subscriptionId: newId(), errorCode: null, instantCapture: 'OFF', createdAt: at, updatedAt: at, finalizedAt: at,
+      id: newTransactionId(),
+      accountId,
+      pointOfSaleId: newId(),
+      type: 'PAYMENT',
+      flow: 'MIT',
+      state: 'SUCCESS',
+      amount: 4900 + (i % 100),
+      currency: 'DKK',
+      reference: `order-${i}`,
+      paymentMethod: { type: 'CARD', subType: 'Visa', displayText: '**** 1111', expiry: '2034-12-31' },
+      customerId: `cust-${i}`,
+      subscriptionId: newId(),
+      errorCode: null,
+      instantCapture: 'OFF',
+      createdAt: at,
+      updatedAt: at,
+      finalizedAt: at,
     },
     aggregates: { authorized: 4900, captured: 0, refunded: 0, voided: 0, remaining: 4900 },
   };
@@ -89,16 +106,25 @@ async function httpBaseline(receivers: WebhookReceivers, events: number): Promis
     let next = 0;
     let failed = 0;
     const start = epochNow();
-    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      for (let i = next++; i < total; i = next++) {
-        const started = performance.now();
-        const result = await sender.post(receivers.urls[i % receivers.urls.length]!, {
-          authorization: 'whsec-baseline', 'content-type': 'application/json', 'x-delivery-id': `${tag}-${i}`, 'x-event-id': `${tag}-${Math.floor(i / receivers.urls.length)}`,
-        }, body);
-        durations[i] = performance.now() - started;
-        if (result.status !== 200) failed++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        for (let i = next++; i < total; i = next++) {
+          const started = performance.now();
+          const result = await sender.post(
+            receivers.urls[i % receivers.urls.length]!,
+            {
+              authorization: 'whsec-baseline',
+              'content-type': 'application/json',
+              'x-delivery-id': `${tag}-${i}`,
+              'x-event-id': `${tag}-${Math.floor(i / receivers.urls.length)}`,
+            },
+            body,
+          );
+          durations[i] = performance.now() - started;
+          if (result.status !== 200) failed++;
+        }
+      }),
+    );
     const arrivals = await arrived;
     if (failed) throw new Error(`baseline: ${failed} of ${total} requests failed`);
     const last = arrivals.times.reduce((a, b) => Math.max(a, b), 0);
@@ -139,7 +165,16 @@ async function produce(runtime: Runtime, accountId: string, receivers: WebhookRe
 
 /** Every delivery recorded DELIVERED (a receiver may see a request just before its attempt commits). */
 async function allDelivered(runtime: Runtime, expected: number): Promise<void> {
-  const delivered = async () => Number((await runtime.store.db.selectFrom('webhookDeliveries').select(sql<number>`count(*)`.as('n')).where('state', '=', 'DELIVERED').executeTakeFirstOrThrow()).n);
+  const delivered = async () =>
+    Number(
+      (
+        await runtime.store.db
+          .selectFrom('webhookDeliveries')
+          .select(sql<number>`count(*)`.as('n'))
+          .where('state', '=', 'DELIVERED')
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const deadline = Date.now() + 60_000;
   let recorded = await delivered();
   while (recorded < expected && Date.now() < deadline) {
@@ -165,7 +200,13 @@ async function runStore(ctx: BenchContext, kind: StoreKind, receivers: WebhookRe
       report.note(`synchronous=${rows[0]?.synchronous === 2 ? 'FULL' : String(rows[0]?.synchronous)}; ${hostLoad()}`);
     }
     const { accounts, pointsOfSale, webhooks } = runtime.services;
-    const account = await accounts.create({ name: 'Webhook bench merchant', email: 'hooks@shop.example.com', currencyCode: 'DKK', timezone: 'UTC', domain: 'localhost' });
+    const account = await accounts.create({
+      name: 'Webhook bench merchant',
+      email: 'hooks@shop.example.com',
+      currencyCode: 'DKK',
+      timezone: 'UTC',
+      domain: 'localhost',
+    });
     await accounts.activate(account.id);
     await pointsOfSale.create(account.id, { name: 'Web shop', domain: 'localhost', webhookAuthentication: 'Bearer bench', type: 'ONLINE' });
     for (const [i, url] of receivers.urls.entries()) {
@@ -175,25 +216,31 @@ async function runStore(ctx: BenchContext, kind: StoreKind, receivers: WebhookRe
     const base = await httpBaseline(receivers, events);
     const header = `${''.padEnd(52)}${'deliveries/s'.padStart(13)}${'×base'.padStart(8)}${'lag p50 ms'.padStart(12)}${'p99 ms'.padStart(10)}${'max ms'.padStart(10)}`;
     report.note(header.trimEnd());
-    report.note(`${`BASELINE HTTP alone (sender, ${CONCURRENCY} at a time, no database)`.padEnd(52)}${base.rate.toFixed(0).padStart(13)}${'1.00×'.padStart(8)}${formatMs(base.p50).padStart(12)}${formatMs(base.p99).padStart(10)}${''.padStart(10)}   (${base.seconds.toFixed(2)} s; lag = one POST)`);
+    report.note(
+      `${`BASELINE HTTP alone (sender, ${CONCURRENCY} at a time, no database)`.padEnd(52)}${base.rate.toFixed(0).padStart(13)}${'1.00×'.padStart(8)}${formatMs(base.p50).padStart(12)}${formatMs(base.p99).padStart(10)}${''.padStart(10)}   (${base.seconds.toFixed(2)} s; lag = one POST)`,
+    );
 
     // The measured run: the runner relays and delivers while the events are written.
     runtime.runner.start();
     const burst = await produce(runtime, account.id, receivers, events, EVENTS_PER_COMMIT, 0);
     const lag = lagOf(burst.arrivals, burst.committedAt, burst.firstCommit);
     await allDelivered(runtime, deliveries);
-    report.note(`${`webhooks: ${events} events at once → ${deliveries} deliveries`.padEnd(52)}${lag.rate.toFixed(0).padStart(13)}${`${(lag.rate / base.rate).toFixed(2)}×`.padStart(8)}${formatMs(lag.p50).padStart(12)}${formatMs(lag.p99).padStart(10)}${formatMs(lag.max).padStart(10)}   (${lag.seconds.toFixed(2)} s; events written in ${burst.producedSeconds.toFixed(2)} s)`);
+    report.note(
+      `${`webhooks: ${events} events at once → ${deliveries} deliveries`.padEnd(52)}${lag.rate.toFixed(0).padStart(13)}${`${(lag.rate / base.rate).toFixed(2)}×`.padStart(8)}${formatMs(lag.p50).padStart(12)}${formatMs(lag.p99).padStart(10)}${formatMs(lag.max).padStart(10)}   (${lag.seconds.toFixed(2)} s; events written in ${burst.producedSeconds.toFixed(2)} s)`,
+    );
 
     // Steady: events at half the rate just measured, in small commits, so that the lag is the
     // relay's period and one delivery rather than a queue.
     const steadyEvents = ctx.quick ? 100 : 300;
     const perCommit = 10;
-    const eventsPerSecond = (lag.rate / WEBHOOKS) / 2;
+    const eventsPerSecond = lag.rate / WEBHOOKS / 2;
     const gapMs = Math.min(2_000, Math.max(10, (perCommit / eventsPerSecond) * 1000));
     const steady = await produce(runtime, account.id, receivers, steadyEvents, perCommit, gapMs);
     const steadyLag = lagOf(steady.arrivals, steady.committedAt, steady.firstCommit);
     await allDelivered(runtime, deliveries + steadyEvents * WEBHOOKS);
-    report.note(`${`webhooks: ${steadyEvents} events at ${(perCommit * 1000 / gapMs).toFixed(0)}/s (${perCommit} per commit)`.padEnd(52)}${''.padStart(13)}${''.padStart(8)}${formatMs(steadyLag.p50).padStart(12)}${formatMs(steadyLag.p99).padStart(10)}${formatMs(steadyLag.max).padStart(10)}   (steady: half the rate above; the relay runs once a second)`);
+    report.note(
+      `${`webhooks: ${steadyEvents} events at ${((perCommit * 1000) / gapMs).toFixed(0)}/s (${perCommit} per commit)`.padEnd(52)}${''.padStart(13)}${''.padStart(8)}${formatMs(steadyLag.p50).padStart(12)}${formatMs(steadyLag.p99).padStart(10)}${formatMs(steadyLag.max).padStart(10)}   (steady: half the rate above; the relay runs once a second)`,
+    );
     report.note(hostLoad());
   } finally {
     await runtime.close();

@@ -15,7 +15,9 @@ function walk(dir) {
 }
 
 const filter = process.argv.slice(2);
-const files = walk('test').sort().filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)));
+const files = walk('test')
+  .sort()
+  .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)));
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);

@@ -72,7 +72,9 @@ export class ServiceClock implements Clock {
     const timer = setInterval(() => {
       if (busy) return;
       busy = true;
-      this.refresh().then(onSuccess, onError).finally(() => (busy = false));
+      this.refresh()
+        .then(onSuccess, onError)
+        .finally(() => (busy = false));
     }, intervalMs);
     timer.unref();
     return () => clearInterval(timer);
@@ -81,7 +83,8 @@ export class ServiceClock implements Clock {
   /** Moves service time to `targetMs`; never backwards. Returns the new now. */
   async moveTo(targetMs: number): Promise<number> {
     if (!this.controllable) throw new Error('the clock is not controllable outside sandbox mode');
-    if (!Number.isFinite(targetMs) || targetMs > LATEST_SERVICE_TIME_MS) throw new RangeError(`service time must stay before ${new Date(LATEST_SERVICE_TIME_MS).toISOString()}`);
+    if (!Number.isFinite(targetMs) || targetMs > LATEST_SERVICE_TIME_MS)
+      throw new RangeError(`service time must stay before ${new Date(LATEST_SERVICE_TIME_MS).toISOString()}`);
     const delta = targetMs - this.now();
     if (delta > 0) {
       this.offsetMs += delta;

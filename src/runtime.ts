@@ -72,7 +72,15 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   const vaultKey = config.vaultKey ?? Buffer.from(loadOrCreateSecretFile(config.dataDir, 'vault.key', () => randomBytes(32).toString('hex')).value, 'hex');
   const sealer = new SecretBox(vaultKey);
 
-  const services = buildServices({ config, store, clock, sealer, operatorKey: operator.value, logger, ...(options.acquirer ? { acquirer: options.acquirer } : {}) });
+  const services = buildServices({
+    config,
+    store,
+    clock,
+    sealer,
+    operatorKey: operator.value,
+    logger,
+    ...(options.acquirer ? { acquirer: options.acquirer } : {}),
+  });
   runner = new JobRunner({ store: store.jobs, clock, logger, definitions: services.jobs, concurrency: options.jobConcurrency ?? 64 });
   clock.onJump(() => runner?.notify());
   // Sandbox: a clock move made through another process reaches this one within a second.

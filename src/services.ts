@@ -190,8 +190,20 @@ export function buildServices(deps: ServiceDeps): Services {
     gate: deliveryGate,
     clock,
   });
-  const moto = new MotoService({ pointsOfSale: { find: findPointOfSale }, paymentMethods, payments, notifications: notificationBuilder, urlPolicy: callbackUrlPolicy });
-  const payouts = new PayoutsService({ pointsOfSale: { find: findPointOfSale }, paymentMethods, payments, notifications: notificationBuilder, urlPolicy: callbackUrlPolicy });
+  const moto = new MotoService({
+    pointsOfSale: { find: findPointOfSale },
+    paymentMethods,
+    payments,
+    notifications: notificationBuilder,
+    urlPolicy: callbackUrlPolicy,
+  });
+  const payouts = new PayoutsService({
+    pointsOfSale: { find: findPointOfSale },
+    paymentMethods,
+    payments,
+    notifications: notificationBuilder,
+    urlPolicy: callbackUrlPolicy,
+  });
 
   // Webhooks reuse the callbacks' sender, URL policy and retry schedule (INTERFACE §8).
   const webhookSchedule: RetrySchedule = {
@@ -236,7 +248,9 @@ export function buildServices(deps: ServiceDeps): Services {
     paymentMethods,
     clock,
   });
-  paymentMethods.onDeleted((repos, accountId, id) => subscriptions.invalidateForPaymentMethod(repos as Repositories, accountId, id, 'PAYMENT_METHOD_DELETED').then(() => undefined));
+  paymentMethods.onDeleted((repos, accountId, id) =>
+    subscriptions.invalidateForPaymentMethod(repos as Repositories, accountId, id, 'PAYMENT_METHOD_DELETED').then(() => undefined),
+  );
   const sessions = new SessionsService({
     sessions: store.sessions,
     transaction: (fn) => store.transaction(fn),
@@ -342,5 +356,24 @@ export function buildServices(deps: ServiceDeps): Services {
     settlementRunJob({ service: settlements, jobs: store.jobs }),
     paymentMethodExpiryJob({ service: subscriptions, jobs: store.jobs }),
   ] as JobDefinition<never>[];
-  return { accounts, pointsOfSale, terminals, transactions, acquirer, paymentMethods, payments, notificationBuilder, callbacks, operations, webhooks, settlements, subscriptions, sessions, billing, paymentLinks, routes, jobs };
+  return {
+    accounts,
+    pointsOfSale,
+    terminals,
+    transactions,
+    acquirer,
+    paymentMethods,
+    payments,
+    notificationBuilder,
+    callbacks,
+    operations,
+    webhooks,
+    settlements,
+    subscriptions,
+    sessions,
+    billing,
+    paymentLinks,
+    routes,
+    jobs,
+  };
 }

@@ -19,10 +19,7 @@ export interface BaselineServer {
   close(): Promise<void>;
 }
 
-export async function startBaseline(options: {
-  routes: BaselineRoute[];
-  authenticate(secret: string): Promise<Principal | null>;
-}): Promise<BaselineServer> {
+export async function startBaseline(options: { routes: BaselineRoute[]; authenticate(secret: string): Promise<Principal | null> }): Promise<BaselineServer> {
   const app = Fastify({
     logger: false,
     // The ajv options of src/http/app.ts, so that validation costs the same.

@@ -2,7 +2,17 @@
  * Query plans of the SQL the real repositories send: a Kysely plugin records the statements a
  * repository call runs, then EXPLAIN (SQLite: EXPLAIN QUERY PLAN) runs them with the same parameters.
  */
-import { CompiledQuery, createQueryId, type Kysely, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import {
+  CompiledQuery,
+  createQueryId,
+  type Kysely,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
 import type { Dialect } from '../../src/storage/connect.js';
 import type { Database } from '../../src/storage/schema.js';
 

@@ -19,8 +19,20 @@ import autocannon from 'autocannon';
 import { Pool } from 'undici';
 
 const {
-  url, headers, connections, warmupSeconds, durationSeconds,
-  method = 'GET', body = null, items = null, itemStart = 0, wrapItems = false, tag = 'r', expect = null, recordAnswers = false, rate = null,
+  url,
+  headers,
+  connections,
+  warmupSeconds,
+  durationSeconds,
+  method = 'GET',
+  body = null,
+  items = null,
+  itemStart = 0,
+  wrapItems = false,
+  tag = 'r',
+  expect = null,
+  recordAnswers = false,
+  rate = null,
 } = workerData;
 
 const target = new URL(url);
@@ -65,39 +77,52 @@ const request = {
   ...(body === null ? {} : { body }),
 };
 // Only when needed: with setupRequest autocannon builds every request anew (a fixed one is built once).
-if (dynamic) Object.assign(request, {
-  // Called for every request: the values go into the request and its context (read back in onResponse).
-  setupRequest(req, context) {
-    let values = nextValues();
-    if (!values) {
-      exhausted++;
-      // Stays in the measurement as a failure: the suite must seed more items.
-      values = { item: items[items.length - 1], seq: `${tag}x${seq}` };
-    }
-    context.seq = values.seq;
-    const out = { ...req, path: fill(req.path, values), headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, fill(String(v), values)])) };
-    if (typeof req.body === 'string') out.body = fill(req.body, values);
-    return out;
-  },
-  onResponse(status, text, context) {
-    if (!recording || status < 200 || status >= 300) return;
-    if (expect && !text.includes(expect)) mismatches++;
-    if (recordAnswers) {
-      answerSeqs.push(context.seq);
-      answerTimes.push(now());
-    }
-  },
-});
+if (dynamic)
+  Object.assign(request, {
+    // Called for every request: the values go into the request and its context (read back in onResponse).
+    setupRequest(req, context) {
+      let values = nextValues();
+      if (!values) {
+        exhausted++;
+        // Stays in the measurement as a failure: the suite must seed more items.
+        values = { item: items[items.length - 1], seq: `${tag}x${seq}` };
+      }
+      context.seq = values.seq;
+      const out = {
+        ...req,
+        path: fill(req.path, values),
+        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, fill(String(v), values)])),
+      };
+      if (typeof req.body === 'string') out.body = fill(req.body, values);
+      return out;
+    },
+    onResponse(status, text, context) {
+      if (!recording || status < 200 || status >= 300) return;
+      if (expect && !text.includes(expect)) mismatches++;
+      if (recordAnswers) {
+        answerSeqs.push(context.seq);
+        answerTimes.push(now());
+      }
+    },
+  });
 
 function run(seconds, record) {
   return new Promise((resolve, reject) => {
     recording = record !== null;
-    const instance = autocannon({
-      url: `${target.origin}${pathTemplate}`, headers, connections, duration: seconds, pipelining: 1, requests: [request],
-    }, (err, result) => {
-      if (err) reject(err);
-      else resolve(result);
-    });
+    const instance = autocannon(
+      {
+        url: `${target.origin}${pathTemplate}`,
+        headers,
+        connections,
+        duration: seconds,
+        pipelining: 1,
+        requests: [request],
+      },
+      (err, result) => {
+        if (err) reject(err);
+        else resolve(result);
+      },
+    );
     if (record) {
       instance.on('response', (_client, statusCode, _bytes, responseTime) => {
         if (statusCode >= 200 && statusCode < 300) record.push(responseTime);
@@ -125,8 +150,11 @@ async function paced(seconds, record) {
   const inFlight = new Set();
   const fire = (scheduled) => {
     const context = {};
-    const built = dynamic ? request.setupRequest({ method, path: pathTemplate, headers: { ...headers }, body: body ?? undefined }, context) : { method, path: pathTemplate, headers, body: body ?? undefined };
-    const promise = pool.request({ method: built.method, path: built.path, headers: built.headers, body: built.body })
+    const built = dynamic
+      ? request.setupRequest({ method, path: pathTemplate, headers: { ...headers }, body: body ?? undefined }, context)
+      : { method, path: pathTemplate, headers, body: body ?? undefined };
+    const promise = pool
+      .request({ method: built.method, path: built.path, headers: built.headers, body: built.body })
       .then(async (res) => {
         const text = await res.body.text();
         const latency = performance.now() - scheduled;
@@ -136,7 +164,9 @@ async function paced(seconds, record) {
         }
         if (dynamic) request.onResponse(res.statusCode, text, context);
       })
-      .catch(() => { errors++; })
+      .catch(() => {
+        errors++;
+      })
       .finally(() => {
         answered++;
         inFlight.delete(promise);

@@ -115,7 +115,10 @@ export async function measure(options: LoadOptions): Promise<Measurement> {
  * rounds: on a machine shared with other work, a burst of load then hits every target alike
  * instead of spoiling one figure, and the ratios between them stay meaningful.
  */
-export async function measureInterleaved(targets: Array<Omit<LoadOptions, 'durationSeconds' | 'warmupSeconds'>>, settings: { rounds: number; warmupSeconds: number; durationSeconds: number }): Promise<Measurement[]> {
+export async function measureInterleaved(
+  targets: Array<Omit<LoadOptions, 'durationSeconds' | 'warmupSeconds'>>,
+  settings: { rounds: number; warmupSeconds: number; durationSeconds: number },
+): Promise<Measurement[]> {
   const runs: Run[][] = targets.map(() => []);
   const itemAt = targets.map((t) => t.itemStart ?? 0);
   const perRound = settings.durationSeconds / settings.rounds;
@@ -147,9 +150,28 @@ function run(options: LoadOptions): Promise<Run> {
       },
     });
     worker.once('error', reject);
-    worker.once('message', (m: { latencies: Float64Array; durationSeconds: number; errors: number; non2xx: Record<string, number>; itemsUsed: number; answers: Answers | null; overloaded: boolean }) => {
-      resolve({ latencies: m.latencies, seconds: m.durationSeconds, errors: m.errors, non2xx: m.non2xx, itemsUsed: m.itemsUsed, answers: m.answers, overloaded: m.overloaded });
-      void worker.terminate();
-    });
+    worker.once(
+      'message',
+      (m: {
+        latencies: Float64Array;
+        durationSeconds: number;
+        errors: number;
+        non2xx: Record<string, number>;
+        itemsUsed: number;
+        answers: Answers | null;
+        overloaded: boolean;
+      }) => {
+        resolve({
+          latencies: m.latencies,
+          seconds: m.durationSeconds,
+          errors: m.errors,
+          non2xx: m.non2xx,
+          itemsUsed: m.itemsUsed,
+          answers: m.answers,
+          overloaded: m.overloaded,
+        });
+        void worker.terminate();
+      },
+    );
   });
 }

@@ -34,14 +34,30 @@ export async function call<T = unknown>(runtime: Runtime, method: 'GET' | 'POST'
 
 export async function createMitMerchant(runtime: Runtime, subscriptions: number): Promise<BenchMerchant> {
   const { accounts, pointsOfSale } = runtime.services;
-  const account = await accounts.create({ name: 'Bench MIT merchant', email: 'mit@shop.example.com', currencyCode: 'DKK', timezone: 'UTC', domain: CALLBACK_DOMAIN });
+  const account = await accounts.create({
+    name: 'Bench MIT merchant',
+    email: 'mit@shop.example.com',
+    currencyCode: 'DKK',
+    timezone: 'UTC',
+    domain: CALLBACK_DOMAIN,
+  });
   await accounts.activate(account.id);
-  const pos = await pointsOfSale.create(account.id, { name: 'Web shop', domain: CALLBACK_DOMAIN, webhookAuthentication: 'Bearer bench-callbacks', type: 'ONLINE' });
+  const pos = await pointsOfSale.create(account.id, {
+    name: 'Web shop',
+    domain: CALLBACK_DOMAIN,
+    webhookAuthentication: 'Bearer bench-callbacks',
+    type: 'ONLINE',
+  });
   const { key } = await accounts.createApiKey(account.id, 'bench');
   const subscriptionIds: string[] = [];
   for (let i = 0; i < subscriptions; i++) {
     const init = await call<{ session: { id: string } }>(runtime, 'POST', `${API}/cit`, key, {
-      pointOfSaleId: pos.id, amount: 100, currency: 'DKK', reference: `bench-cit-${i}`, customerId: `bench-customer-${i}`, subscription: { type: 'UNSCHEDULED' },
+      pointOfSaleId: pos.id,
+      amount: 100,
+      currency: 'DKK',
+      reference: `bench-cit-${i}`,
+      customerId: `bench-customer-${i}`,
+      subscription: { type: 'UNSCHEDULED' },
     });
     await call(runtime, 'POST', `/sandbox/v1/sessions/${init.session.id}/complete`, runtime.operatorKey, { card: VISA });
     let session: { state: string; subscriptionId: string | null } | null = null;
@@ -51,7 +67,8 @@ export async function createMitMerchant(runtime: Runtime, subscriptions: number)
       // Anything the payment left to its jobs.
       await runtime.runner.drain();
     }
-    if (session?.state !== 'COMPLETED' || !session.subscriptionId) throw new Error(`CIT session ${init.session.id}: ${session?.state ?? 'missing'}, no subscription`);
+    if (session?.state !== 'COMPLETED' || !session.subscriptionId)
+      throw new Error(`CIT session ${init.session.id}: ${session?.state ?? 'missing'}, no subscription`);
     const { subscription } = await call<{ subscription: { state: string } }>(runtime, 'GET', `${API}/subscriptions/${session.subscriptionId}`, key);
     if (subscription.state !== 'ACTIVE') throw new Error(`subscription ${session.subscriptionId} is ${subscription.state}, not ACTIVE`);
     subscriptionIds.push(session.subscriptionId);

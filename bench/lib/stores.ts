@@ -120,7 +120,11 @@ export function benchConfig(db: BenchDatabase, overrides: Partial<Config> = {}):
 }
 
 /** `workers`: start the job runner (payment drive, callbacks); `jobConcurrency`: else the runtime's default. */
-export async function openRuntime(db: BenchDatabase, overrides: Partial<Config> = {}, options: { workers?: boolean; jobConcurrency?: number } = {}): Promise<Runtime> {
+export async function openRuntime(
+  db: BenchDatabase,
+  overrides: Partial<Config> = {},
+  options: { workers?: boolean; jobConcurrency?: number } = {},
+): Promise<Runtime> {
   if (db.schema) await withPgClient(db, async () => undefined);
   const config = benchConfig(db, overrides);
   const runtime = await createRuntime(config, {
@@ -155,11 +159,7 @@ export interface Seeded<M> {
  * Opens a seeded database: the cached one when its fingerprint matches, else an empty one on
  * which `seed` runs (it may close the runtime it is given; it returns the metadata to keep).
  */
-export async function openSeeded<M>(
-  db: BenchDatabase,
-  fingerprint: string,
-  seed: (runtime: Runtime) => Promise<M>,
-): Promise<Seeded<M>> {
+export async function openSeeded<M>(db: BenchDatabase, fingerprint: string, seed: (runtime: Runtime) => Promise<M>): Promise<Seeded<M>> {
   let runtime = await openRuntime(db);
   const saved = await runtime.store.settings.get(SEED_SETTING);
   if (saved) {
@@ -186,10 +186,18 @@ export async function openSeeded<M>(
 export function migrationFingerprint(kind: StoreKind, pattern: RegExp, extra: string): string {
   const dir = path.join(REPO_ROOT, 'src/storage/migrations', kind);
   const hash = createHash('sha256').update(extra);
-  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
-    const statements = fs.readFileSync(path.join(dir, file), 'utf8')
-      .split('\n').filter((l) => !l.trim().startsWith('--')).join('\n')
-      .split(/;\s*$/m).map((s) => s.trim()).filter((s) => pattern.test(s));
+  for (const file of fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()) {
+    const statements = fs
+      .readFileSync(path.join(dir, file), 'utf8')
+      .split('\n')
+      .filter((l) => !l.trim().startsWith('--'))
+      .join('\n')
+      .split(/;\s*$/m)
+      .map((s) => s.trim())
+      .filter((s) => pattern.test(s));
     for (const s of statements) hash.update(s);
   }
   return hash.digest('hex').slice(0, 16);

@@ -25,7 +25,10 @@ export interface BenchContext {
    * Measures several URLs — typically the baseline first, then the figures — in alternating
    * rounds, so that they share whatever else the machine is doing. Same order as given.
    */
-  compare(targets: Array<{ url: string; headers?: Record<string, string>; request?: RequestTemplate }>, overrides?: Partial<LoadSettings>): Promise<Measurement[]>;
+  compare(
+    targets: Array<{ url: string; headers?: Record<string, string>; request?: RequestTemplate }>,
+    overrides?: Partial<LoadSettings>,
+  ): Promise<Measurement[]>;
 }
 
 export interface BenchSuite {

@@ -23,15 +23,48 @@ export interface SeedMerchant {
 type Kind = 'text' | 'int' | 'time';
 // Column order of every generated row; types for PostgreSQL's unnest casts.
 export const COLUMNS: Array<[string, Kind]> = [
-  ['id', 'text'], ['account_id', 'text'], ['point_of_sale_id', 'text'], ['terminal_id', 'text'], ['session_id', 'text'],
-  ['subscription_id', 'text'], ['billing_agreement_charge_id', 'text'], ['payment_method_id', 'text'], ['payment_method_type', 'text'],
-  ['payment_method_sub_type', 'text'], ['payment_method_expiry', 'text'], ['payment_method_display_text', 'text'],
-  ['payment_method_holder_name', 'text'], ['customer_id', 'text'], ['type', 'text'], ['flow', 'text'], ['state', 'text'],
-  ['error_code', 'text'], ['external_status_codes', 'text'], ['sca_mode', 'text'], ['amount', 'int'], ['fee', 'int'], ['currency', 'text'],
-  ['instant_capture', 'text'], ['notification_url', 'text'], ['reference', 'text'], ['text_on_statement', 'text'], ['descriptor', 'text'],
-  ['exemptions', 'text'], ['attributes', 'text'], ['client_ip', 'text'], ['client_country', 'text'], ['acquirer', 'text'],
-  ['acquirer_reference', 'text'], ['authorized_amount', 'int'], ['captured_amount', 'int'], ['refunded_amount', 'int'],
-  ['voided_amount', 'int'], ['paid_out_amount', 'int'], ['pending_amount', 'int'], ['created_at', 'time'], ['updated_at', 'time'],
+  ['id', 'text'],
+  ['account_id', 'text'],
+  ['point_of_sale_id', 'text'],
+  ['terminal_id', 'text'],
+  ['session_id', 'text'],
+  ['subscription_id', 'text'],
+  ['billing_agreement_charge_id', 'text'],
+  ['payment_method_id', 'text'],
+  ['payment_method_type', 'text'],
+  ['payment_method_sub_type', 'text'],
+  ['payment_method_expiry', 'text'],
+  ['payment_method_display_text', 'text'],
+  ['payment_method_holder_name', 'text'],
+  ['customer_id', 'text'],
+  ['type', 'text'],
+  ['flow', 'text'],
+  ['state', 'text'],
+  ['error_code', 'text'],
+  ['external_status_codes', 'text'],
+  ['sca_mode', 'text'],
+  ['amount', 'int'],
+  ['fee', 'int'],
+  ['currency', 'text'],
+  ['instant_capture', 'text'],
+  ['notification_url', 'text'],
+  ['reference', 'text'],
+  ['text_on_statement', 'text'],
+  ['descriptor', 'text'],
+  ['exemptions', 'text'],
+  ['attributes', 'text'],
+  ['client_ip', 'text'],
+  ['client_country', 'text'],
+  ['acquirer', 'text'],
+  ['acquirer_reference', 'text'],
+  ['authorized_amount', 'int'],
+  ['captured_amount', 'int'],
+  ['refunded_amount', 'int'],
+  ['voided_amount', 'int'],
+  ['paid_out_amount', 'int'],
+  ['pending_amount', 'int'],
+  ['created_at', 'time'],
+  ['updated_at', 'time'],
   ['finalized_at', 'time'],
 ];
 type Value = string | number | null;
@@ -73,18 +106,50 @@ export function* transactionRows(count: number, merchants: SeedMerchant[]): Gene
     for (let i = 0; i < 32; i++) s += HEX[Math.floor(random() * 16)];
     return `${s.slice(0, 8)}-${s.slice(8, 12)}-4${s.slice(13, 16)}-a${s.slice(17, 20)}-${s.slice(20)}`;
   };
-  const merchant = picker(random, merchants.map((m) => [m, m.weight] as [SeedMerchant, number]));
-  const currencyPickers = new Map(merchants.map((m) => {
-    const others = ['DKK', 'EUR', 'SEK', 'NOK', 'USD', 'GBP'].filter((c) => c !== m.homeCurrency);
-    const table: Array<[string, number]> = [[m.homeCurrency, 60], [others[0]!, 20], [others[1]!, 8], [others[2]!, 7], [others[3]!, 3], [others[4]!, 2]];
-    return [m.accountId, picker(random, table)] as const;
-  }));
-  const state = picker<string>(random, [['SUCCESS', 80], ['FAILED', 16], ['PENDING', 2.5], ['PROCESSING', 1.5]]);
-  const flow = picker<string>(random, [['CIT', 45], ['MIT', 35], ['SALE', 12], ['MOTO', 5], ['PAYOUT', 3]]);
-  const method = picker<[string, string]>(random, [
-    [['CARD', 'Visa'], 47], [['CARD', 'Mastercard'], 38], [['VIPPS_MOBILEPAY', 'MobilePay'], 8], [['APPLE_PAY', 'Visa'], 4], [['GOOGLE_PAY', 'Mastercard'], 3],
+  const merchant = picker(
+    random,
+    merchants.map((m) => [m, m.weight] as [SeedMerchant, number]),
+  );
+  const currencyPickers = new Map(
+    merchants.map((m) => {
+      const others = ['DKK', 'EUR', 'SEK', 'NOK', 'USD', 'GBP'].filter((c) => c !== m.homeCurrency);
+      const table: Array<[string, number]> = [
+        [m.homeCurrency, 60],
+        [others[0]!, 20],
+        [others[1]!, 8],
+        [others[2]!, 7],
+        [others[3]!, 3],
+        [others[4]!, 2],
+      ];
+      return [m.accountId, picker(random, table)] as const;
+    }),
+  );
+  const state = picker<string>(random, [
+    ['SUCCESS', 80],
+    ['FAILED', 16],
+    ['PENDING', 2.5],
+    ['PROCESSING', 1.5],
   ]);
-  const failure = picker<string>(random, [['DECLINED_BY_ISSUER_OR_SCHEME', 50], ['INSUFFICIENT_FUNDS', 30], ['CARD_EXPIRED', 10], ['EXPIRED', 10]]);
+  const flow = picker<string>(random, [
+    ['CIT', 45],
+    ['MIT', 35],
+    ['SALE', 12],
+    ['MOTO', 5],
+    ['PAYOUT', 3],
+  ]);
+  const method = picker<[string, string]>(random, [
+    [['CARD', 'Visa'], 47],
+    [['CARD', 'Mastercard'], 38],
+    [['VIPPS_MOBILEPAY', 'MobilePay'], 8],
+    [['APPLE_PAY', 'Visa'], 4],
+    [['GOOGLE_PAY', 'Mastercard'], 3],
+  ]);
+  const failure = picker<string>(random, [
+    ['DECLINED_BY_ISSUER_OR_SCHEME', 50],
+    ['INSUFFICIENT_FUNDS', 30],
+    ['CARD_EXPIRED', 10],
+    ['EXPIRED', 10],
+  ]);
 
   const end = Date.parse('2026-06-01T00:00:00.000Z');
   const span = 730 * 86_400_000;
@@ -109,31 +174,49 @@ export function* transactionRows(count: number, merchants: SeedMerchant[]): Gene
     const failed = s === 'FAILED';
     const hasCustomer = random() < 0.6;
     yield [
-      txId(), m.accountId,
-      f === 'SALE' ? m.pointOfSaleIds[1] ?? m.pointOfSaleIds[0]! : m.pointOfSaleIds[0]!,
-      f === 'SALE' ? m.terminalIds[Math.floor(random() * m.terminalIds.length)] ?? null : null,
+      txId(),
+      m.accountId,
+      f === 'SALE' ? (m.pointOfSaleIds[1] ?? m.pointOfSaleIds[0]!) : m.pointOfSaleIds[0]!,
+      f === 'SALE' ? (m.terminalIds[Math.floor(random() * m.terminalIds.length)] ?? null) : null,
       f === 'CIT' ? uuid() : null,
       f === 'MIT' ? uuid() : null,
       f === 'MIT' && random() < 0.3 ? uuid() : null,
       f === 'MIT' || (f === 'CIT' && random() < 0.3) ? uuid() : null,
-      pmType, pmSub, `${String(1 + Math.floor(random() * 12)).padStart(2, '0')}/${28 + Math.floor(random() * 4)}`,
-      `•••• ${last4}`, null,
+      pmType,
+      pmSub,
+      `${String(1 + Math.floor(random() * 12)).padStart(2, '0')}/${28 + Math.floor(random() * 4)}`,
+      `•••• ${last4}`,
+      null,
       hasCustomer ? `cust-${Math.floor(random() * 50_000)}` : null,
-      payout ? 'PAYOUT' : f === 'MOTO' ? 'MOTO' : 'PAYMENT', f, s,
+      payout ? 'PAYOUT' : f === 'MOTO' ? 'MOTO' : 'PAYMENT',
+      f,
+      s,
       failed ? failure() : null,
       failed ? '{"terminal":null,"acquirer":"05","network":"05","sca":null}' : null,
       f === 'CIT' ? 'NORMAL' : null,
-      amount, 0, currencyPickers.get(m.accountId)!(),
+      amount,
+      0,
+      currencyPickers.get(m.accountId)!(),
       f === 'CIT' || f === 'MIT' ? (random() < 0.5 ? 'OFF' : 'NO_VOID') : null,
       f === 'SALE' ? null : 'https://shop.example.com/payments/callback',
       random() < 0.7 ? `order-${i}` : null,
-      null, 'SHOP.EXAMPLE', null,
+      null,
+      'SHOP.EXAMPLE',
+      null,
       random() < 0.2 ? '{"channel":"web"}' : null,
       f === 'CIT' ? `192.0.2.${Math.floor(random() * 255)}` : null,
       f === 'CIT' ? 'DK' : null,
-      'sandbox', final ? `acq-${i}` : null,
-      s === 'SUCCESS' && !payout ? amount : 0, captured, refunded, 0, s === 'SUCCESS' && payout ? amount : 0, 0,
-      createdAt, finalizedAt ?? createdAt, finalizedAt,
+      'sandbox',
+      final ? `acq-${i}` : null,
+      s === 'SUCCESS' && !payout ? amount : 0,
+      captured,
+      refunded,
+      0,
+      s === 'SUCCESS' && payout ? amount : 0,
+      0,
+      createdAt,
+      finalizedAt ?? createdAt,
+      finalizedAt,
     ];
   }
 }
@@ -151,7 +234,9 @@ export async function loadTransactions(db: BenchDatabase, rows: Iterable<Value[]
 function loadSqlite(file: string, rows: Iterable<Value[]>): void {
   const sqlite = new SqliteDatabase(file);
   try {
-    const indexes = sqlite.prepare(`select name, sql from sqlite_master where type = 'index' and tbl_name = 'transactions' and sql is not null`).all() as Array<{ name: string; sql: string }>;
+    const indexes = sqlite
+      .prepare(`select name, sql from sqlite_master where type = 'index' and tbl_name = 'transactions' and sql is not null`)
+      .all() as Array<{ name: string; sql: string }>;
     const perStatement = 200;
     const tuple = `(${COLUMNS.map(() => '?').join(',')})`;
     const insertSql = (n: number) => `insert into transactions (${COLUMNS.map(([c]) => c).join(',')}) values ${Array(n).fill(tuple).join(',')}`;

@@ -20,9 +20,7 @@ import type { DeliveryGate } from './delivery-gate.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { PointOfSaleWithSecret } from '../modules/points-of-sale/point-of-sale.js';
-import {
-  CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS, type CallbackJobPayload,
-} from '../modules/transactions/authorization.service.js';
+import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS, type CallbackJobPayload } from '../modules/transactions/authorization.service.js';
 import type { NotificationBuilder } from '../modules/transactions/notification.js';
 import type { Transaction } from '../modules/transactions/transaction.js';
 import type { HttpSender } from './http-sender.js';
@@ -133,7 +131,7 @@ export class CallbackDelivery {
         {
           state: delivered ? 'DELIVERED' : exhausted ? 'FAILED' : 'PENDING',
           lastStatus: result.status,
-          lastError: delivered ? null : result.error ?? `HTTP ${result.status}`,
+          lastError: delivered ? null : (result.error ?? `HTTP ${result.status}`),
           nextAttemptAt: delivered || exhausted ? null : new Date(now + delay).toISOString(),
           deliveredAt: delivered ? at : null,
           updatedAt: at,

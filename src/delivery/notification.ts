@@ -39,6 +39,9 @@ export interface NotificationsRepository {
   listForTransaction(accountId: string, transactionId: string): Promise<Notification[]>;
   attemptsOf(notificationIds: string[]): Promise<NotificationAttempt[]>;
   /** Logs an attempt and moves the notification's counters in one go. */
-  recordAttempt(attempt: NotificationAttempt, update: Pick<Notification, 'state' | 'lastStatus' | 'lastError' | 'nextAttemptAt' | 'deliveredAt' | 'updatedAt'>): Promise<void>;
+  recordAttempt(
+    attempt: NotificationAttempt,
+    update: Pick<Notification, 'state' | 'lastStatus' | 'lastError' | 'nextAttemptAt' | 'deliveredAt' | 'updatedAt'>,
+  ): Promise<void>;
   markPending(id: string, at: string): Promise<void>;
 }

@@ -51,15 +51,23 @@ export function notificationsRoutes(delivery: CallbackDelivery): RouteDef[] {
   const common = { auth: 'merchant' as const, tags: ['Transactions'] };
   return [
     defineRoute({
-      ...common, method: 'GET', url: '/transactions/:transactionId/notifications', summary: 'Callbacks of a transaction with every delivery attempt',
+      ...common,
+      method: 'GET',
+      url: '/transactions/:transactionId/notifications',
+      summary: 'Callbacks of a transaction with every delivery attempt',
       schema: { params: TransactionParams, response: { 200: NotificationListResponse } },
       handler: async ({ params, accountId }) => ({ notifications: (await delivery.list(accountId, params.transactionId)).map(notificationWire) }),
     }),
     defineRoute({
-      ...common, method: 'POST', url: '/transactions/:transactionId/notifications/:notificationId/resend',
-      summary: 'Send a callback again (same X-Delivery-Id, fresh retry schedule)', idempotent: true,
+      ...common,
+      method: 'POST',
+      url: '/transactions/:transactionId/notifications/:notificationId/resend',
+      summary: 'Send a callback again (same X-Delivery-Id, fresh retry schedule)',
+      idempotent: true,
       schema: { params: ResendParams, response: { 200: NotificationResponse } },
-      handler: async ({ params, accountId }) => ({ notification: notificationWire(await delivery.resend(accountId, params.transactionId, params.notificationId)) }),
+      handler: async ({ params, accountId }) => ({
+        notification: notificationWire(await delivery.resend(accountId, params.transactionId, params.notificationId)),
+      }),
     }),
   ];
 }

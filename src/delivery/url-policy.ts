@@ -15,8 +15,17 @@ export function isInternalAddress(ip: string): boolean {
   if (mapped) return isInternalAddress(mapped[1]!);
   if (net.isIPv4(ip)) {
     const [a, b] = ip.split('.').map(Number) as [number, number];
-    return a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254)
-      || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 198 && (b === 18 || b === 19)) || a >= 224;
+    return (
+      a === 0 ||
+      a === 10 ||
+      a === 127 ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 198 && (b === 18 || b === 19)) ||
+      a >= 224
+    );
   }
   if (net.isIPv6(ip)) {
     const lower = ip.toLowerCase();
@@ -31,8 +40,7 @@ export interface UrlPolicyOptions {
   lookup?: (host: string) => Promise<string[]>;
 }
 
-const defaultLookup = async (host: string): Promise<string[]> =>
-  (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+const defaultLookup = async (host: string): Promise<string[]> => (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 export class CallbackUrlPolicy {
   private readonly lookup: (host: string) => Promise<string[]>;

@@ -7,7 +7,14 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import AjvCompiler from '@fastify/ajv-compiler';
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyServerOptions,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import type { Logger } from 'pino';
 import type { Principal } from '../modules/accounts/account.js';
 import { isKnownCurrency } from '../shared/currencies.js';
@@ -17,7 +24,15 @@ import { errorBody, handleError, toErrorResponse } from './error-handler.js';
 import { bodyWithoutCoercion, numericFields, requireDecimalDigits } from './exact-numbers.js';
 import { serializeRecords } from './record-serializer.js';
 import {
-  type IdempotencyRef, type IdempotencyStore, IDEMPOTENCY_TTL_MS, IN_FLIGHT_LOCK_MS, isInterruptedByOutage, isPreExecutionRefusal, reopenInterrupted, requestHash, validateKey,
+  type IdempotencyRef,
+  type IdempotencyStore,
+  IDEMPOTENCY_TTL_MS,
+  IN_FLIGHT_LOCK_MS,
+  isInterruptedByOutage,
+  isPreExecutionRefusal,
+  reopenInterrupted,
+  requestHash,
+  validateKey,
 } from './idempotency.js';
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -152,7 +167,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   // Bodies nested beyond any shape this API accepts are refused before anything walks them recursively.
   app.addHook('preValidation', async (request) => {
-    for (const [part, value] of [['path', request.params], ['query', request.query], ['body', request.body]] as const) {
+    for (const [part, value] of [
+      ['path', request.params],
+      ['query', request.query],
+      ['body', request.body],
+    ] as const) {
       const problem = inspectInput(value, MAX_BODY_DEPTH);
       if (problem) throw inputError(part, problem);
     }
@@ -175,7 +194,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       info: {
         title: 'Payments Service Interface',
         version: '1.0.0',
-        description: 'Payment processing over HTTPS: MIT, MOTO, CIT sessions, terminals, lifecycle operations, payouts, subscriptions, billing, webhooks, settlements.',
+        description:
+          'Payment processing over HTTPS: MIT, MOTO, CIT sessions, terminals, lifecycle operations, payouts, subscriptions, billing, webhooks, settlements.',
       },
       servers: [{ url: options.publicUrl }],
       components: {
@@ -302,7 +322,10 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
         throw new AppError('FORBIDDEN', wanted === 'merchant' ? 'This endpoint needs a merchant credential.' : 'This endpoint needs the operator key.');
       }
       if (def.capability && principal.tier === 'merchant' && !principal.capabilities[def.capability]) {
-        throw new AppError('CAPABILITY_NOT_ENABLED', `The ${def.capability === 'moto' ? 'MOTO' : 'synchronous payout'} capability is not enabled for this account.`);
+        throw new AppError(
+          'CAPABILITY_NOT_ENABLED',
+          `The ${def.capability === 'moto' ? 'MOTO' : 'synchronous payout'} capability is not enabled for this account.`,
+        );
       }
     },
     preValidation: async (request, reply) => {
@@ -382,13 +405,17 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
       if (result === EMPTY_BODY) return reply.code(200).send();
       if (isHtml(result)) {
         if (result.headers) reply.headers(result.headers);
-        return reply.code(result.status ?? 200).type(result.contentType ?? 'text/html; charset=utf-8').send(result.html);
+        return reply
+          .code(result.status ?? 200)
+          .type(result.contentType ?? 'text/html; charset=utf-8')
+          .send(result.html);
       }
       if (!def.schema.response?.[200]) return reply.code(200).send(result);
       const text = serializeRecords(
         result,
         (payload) => reply.serializeInput(payload as Record<string, unknown>, '200') as string,
-        (dropped) => request.log.error({ recordIds: dropped.map((d) => d.id), err: dropped[0]!.error }, 'records left out of a list: they cannot be serialized'),
+        (dropped) =>
+          request.log.error({ recordIds: dropped.map((d) => d.id), err: dropped[0]!.error }, 'records left out of a list: they cannot be serialized'),
       );
       return reply.code(200).type('application/json; charset=utf-8').send(text);
     },
@@ -435,6 +462,6 @@ async function claimIdempotency(request: FastifyRequest, reply: FastifyReply, ke
   reply.header('idempotent-replayed', 'true');
   reply.code(existing.status).type(existing.contentType ?? 'application/json; charset=utf-8');
   // The stored text is sent as is (a string payload is not serialized again).
-  await reply.send(existing.body && sealed ? options.sealer.open(existing.body) : existing.body ?? '');
+  await reply.send(existing.body && sealed ? options.sealer.open(existing.body) : (existing.body ?? ''));
   return true;
 }

@@ -73,7 +73,10 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
-export const requestHash = (body: unknown): string => createHash('sha256').update(canonicalJson(body ?? null)).digest('hex');
+export const requestHash = (body: unknown): string =>
+  createHash('sha256')
+    .update(canonicalJson(body ?? null))
+    .digest('hex');
 
 /** Responses that mean "refused before execution": the claim is released, not stored. */
 export function isPreExecutionRefusal(status: number, errorCode: string | undefined): boolean {

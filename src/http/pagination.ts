@@ -104,8 +104,7 @@ export function decodeCursor(offset: string): Keyset | null {
   if (offset === '') return null;
   try {
     const value: unknown = JSON.parse(Buffer.from(offset, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string'
-      && !Number.isNaN(Date.parse(value[0]))) {
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string' && !Number.isNaN(Date.parse(value[0]))) {
       return { createdAt: new Date(value[0]).toISOString(), id: value[1] };
     }
   } catch {

@@ -31,7 +31,10 @@ const FORMAT_RULES: Record<string, [FieldRule, string]> = {
 };
 
 function fieldPath(error: SchemaError, root: string): string {
-  const parts = error.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'required') parts.push(String(error.params.missingProperty));
   return parts.length ? parts.join('.') : root;
 }

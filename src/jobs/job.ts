@@ -90,8 +90,10 @@ export interface JobDefinition<P = unknown> {
 export const JOB_LEASE_MS = 15_000;
 
 /** Exponential backoff: base · 2^(n-1), capped. */
-export const exponentialBackoff = (baseMs: number, capMs: number) => (failures: number): number =>
-  Math.min(capMs, baseMs * 2 ** Math.max(0, failures - 1));
+export const exponentialBackoff =
+  (baseMs: number, capMs: number) =>
+  (failures: number): number =>
+    Math.min(capMs, baseMs * 2 ** Math.max(0, failures - 1));
 
 /** Thrown by a handler to retry later without counting as an error in logs (e.g. acquirer timeout). */
 export class RetryLater extends Error {

@@ -214,7 +214,7 @@ export class JobRunner {
       const message = err instanceof Error ? err.message : String(err);
       // The definition's limit caps the one stored with the job (which defaults to the store's 25).
       const exhausted = job.attempts >= Math.min(job.maxAttempts, definition?.maxAttempts ?? job.maxAttempts);
-      const delay = err instanceof RetryLater && err.delayMs !== undefined ? err.delayMs : definition?.backoff(job.attempts) ?? 1000;
+      const delay = err instanceof RetryLater && err.delayMs !== undefined ? err.delayMs : (definition?.backoff(job.attempts) ?? 1000);
       const retryAt = exhausted ? null : clock.now() + delay;
       if (!(err instanceof RetryLater)) logger.warn({ err, jobId: job.id, kind: job.kind, attempt: job.attempts, dead: exhausted }, 'job failed');
       try {

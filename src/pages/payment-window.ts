@@ -137,14 +137,16 @@ export function paymentForm(view: WindowView): string {
   const errors = Object.entries(view.fieldErrors) as Array<[CardField, string]>;
   const summary = errors.length
     ? `<div class="alert" role="alert" tabindex="-1"><h2>Please correct the card details</h2><ul>${errors
-      .map(([field, message]) => `<li><a href="#card-${field}">${FIELD_LABELS[field]}: ${escapeHtml(message)}</a></li>`)
-      .join('')}</ul></div>`
+        .map(([field, message]) => `<li><a href="#card-${field}">${FIELD_LABELS[field]}: ${escapeHtml(message)}</a></li>`)
+        .join('')}</ul></div>`
     : view.decline
       ? `<div class="alert" role="alert" tabindex="-1"><h2>The payment did not go through</h2><p>${escapeHtml(view.decline)}</p></div>`
       : '';
   const verb = view.amount === 0 ? 'Save card' : `Pay ${formatAmount(view.amount, view.currency)}`;
   const attempts = view.attemptsLeft === 1 ? 'This is your last attempt.' : `You have ${view.attemptsLeft} attempts.`;
-  return page(`${view.amount === 0 ? 'Save card' : `Pay ${formatAmount(view.amount, view.currency)}`} – ${view.merchant}`, `${header(view.merchant, view.amount, view.currency)}
+  return page(
+    `${view.amount === 0 ? 'Save card' : `Pay ${formatAmount(view.amount, view.currency)}`} – ${view.merchant}`,
+    `${header(view.merchant, view.amount, view.currency)}
 ${summary}
 <form method="post" action="${escapeHtml(view.action)}" novalidate>
 ${input('number', view, 'type="text" inputmode="numeric" autocomplete="cc-number" required maxlength="23" spellcheck="false"')}
@@ -159,7 +161,8 @@ ${input('cvc', view, 'type="text" inputmode="numeric" autocomplete="cc-csc" requ
 ${input('holderName', view, 'type="text" autocomplete="cc-name" maxlength="128"', view.values.holderName ?? '')}
 <button type="submit">${escapeHtml(verb)}</button>
 <p class="hint">${attempts} Your card number is sent securely and never shown to the shop.</p>
-</form>`);
+</form>`,
+  );
 }
 
 export interface StatusView {
@@ -172,20 +175,30 @@ export interface StatusView {
 }
 
 export function paymentDone(view: StatusView): string {
-  return page(`Payment complete – ${view.merchant}`, `${header(view.merchant, view.amount, view.currency)}
+  return page(
+    `Payment complete – ${view.merchant}`,
+    `${header(view.merchant, view.amount, view.currency)}
 <div class="alert ok" role="status"><h2>${view.amount === 0 ? 'Your card is saved' : 'Thank you, the payment is complete'}</h2></div>
-${view.next ? `<a class="button" href="${escapeHtml(view.next)}">Return to ${escapeHtml(view.merchant)}</a>` : '<p>You can close this window.</p>'}`);
+${view.next ? `<a class="button" href="${escapeHtml(view.next)}">Return to ${escapeHtml(view.merchant)}</a>` : '<p>You can close this window.</p>'}`,
+  );
 }
 
 export function paymentFailed(view: StatusView): string {
-  return page(`Payment not completed – ${view.merchant}`, `${header(view.merchant, view.amount, view.currency)}
+  return page(
+    `Payment not completed – ${view.merchant}`,
+    `${header(view.merchant, view.amount, view.currency)}
 <div class="alert" role="alert"><h2>The payment was not completed</h2><p>${escapeHtml(view.message ?? 'No money has been taken.')}</p></div>
-${view.next ? `<a class="button" href="${escapeHtml(view.next)}">Return to ${escapeHtml(view.merchant)}</a>` : '<p>You can close this window.</p>'}`);
+${view.next ? `<a class="button" href="${escapeHtml(view.next)}">Return to ${escapeHtml(view.merchant)}</a>` : '<p>You can close this window.</p>'}`,
+  );
 }
 
 export function paymentProcessing(view: StatusView): string {
-  return page(`Processing payment – ${view.merchant}`, `${header(view.merchant, view.amount, view.currency)}
-<div class="alert ok" role="status"><h2>Your payment is being processed</h2><p>This page updates by itself. Please do not pay again.</p></div>`, 3);
+  return page(
+    `Processing payment – ${view.merchant}`,
+    `${header(view.merchant, view.amount, view.currency)}
+<div class="alert ok" role="status"><h2>Your payment is being processed</h2><p>This page updates by itself. Please do not pay again.</p></div>`,
+    3,
+  );
 }
 
 export function notFoundPage(): string {

@@ -13,8 +13,7 @@ export interface VirtualTerminalView {
   cards: Array<{ key: string; label: string }>;
 }
 
-const escapeHtml = (value: string): string =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** The sentence the terminal shows for a sale (or none). Shared by the page and its status endpoint. */
 export function terminalMessage(sale: VirtualTerminalView['sale']): string {

@@ -29,8 +29,7 @@ export type FieldErrors = Record<string, string[]>;
  * its own uses the closest one (a Luhn failure is `regex`, an unknown reference is `in:...`).
  */
 export type FieldRule =
-  | 'required' | 'int' | 'string' | 'boolean' | 'uuid' | 'date' | 'url' | 'regex' | 'array'
-  | `in:${string}` | `min:${number}` | `max:${number}`;
+  'required' | 'int' | 'string' | 'boolean' | 'uuid' | 'date' | 'url' | 'regex' | 'array' | `in:${string}` | `min:${number}` | `max:${number}`;
 
 /** An id that must name an existing resource of the account (a point of sale, a stored card, a terminal). */
 export const EXISTING: FieldRule = 'in:existing';
@@ -82,16 +81,40 @@ export class FieldErrorCollector {
  * operation result (capture, refund, void, renew). Kept here so that docs and tests read one list.
  */
 export const TRANSACTION_ERROR_CODES = [
-  'DECLINED_BY_ISSUER_OR_SCHEME', 'INSUFFICIENT_FUNDS', 'DO_NOT_HONOR', 'CARD_EXPIRED', 'CARD_LOST_OR_STOLEN',
-  'CARD_RESTRICTED', 'CARD_BLOCKED', 'SUSPECTED_FRAUD', 'INVALID_CARD_NUMBER', 'INVALID_CVC', 'AMOUNT_LIMIT_EXCEEDED',
-  'ACQUIRER_DECLINED', 'ACQUIRER_DOWN', 'ACQUIRER_TIMEOUT', 'ISSUER_DOWN', 'SCA_REQUIRED', 'REJECTED_BY_SCA',
-  'SCA_EXPIRED', 'SCA_CANCELLED_BY_USER', 'CANCELLED_BY_USER', 'EXPIRED', 'MANUAL_ABORTED', 'TERMINAL_BUSY',
-  'TERMINAL_NOT_CONFIGURED', 'SUBSCRIPTION_NOT_ACTIVE', 'SYSTEM_ERROR',
+  'DECLINED_BY_ISSUER_OR_SCHEME',
+  'INSUFFICIENT_FUNDS',
+  'DO_NOT_HONOR',
+  'CARD_EXPIRED',
+  'CARD_LOST_OR_STOLEN',
+  'CARD_RESTRICTED',
+  'CARD_BLOCKED',
+  'SUSPECTED_FRAUD',
+  'INVALID_CARD_NUMBER',
+  'INVALID_CVC',
+  'AMOUNT_LIMIT_EXCEEDED',
+  'ACQUIRER_DECLINED',
+  'ACQUIRER_DOWN',
+  'ACQUIRER_TIMEOUT',
+  'ISSUER_DOWN',
+  'SCA_REQUIRED',
+  'REJECTED_BY_SCA',
+  'SCA_EXPIRED',
+  'SCA_CANCELLED_BY_USER',
+  'CANCELLED_BY_USER',
+  'EXPIRED',
+  'MANUAL_ABORTED',
+  'TERMINAL_BUSY',
+  'TERMINAL_NOT_CONFIGURED',
+  'SUBSCRIPTION_NOT_ACTIVE',
+  'SYSTEM_ERROR',
 ] as const;
 export type TransactionErrorCode = (typeof TRANSACTION_ERROR_CODES)[number];
 
 export const OPERATION_ERROR_CODES = [
-  'DECLINED_BY_ISSUER_OR_SCHEME', 'AMOUNT_EXCEEDS_REMAINING', 'INVALID_STATE', 'NOT_SUPPORTED_FOR_PAYMENT_METHOD',
+  'DECLINED_BY_ISSUER_OR_SCHEME',
+  'AMOUNT_EXCEEDS_REMAINING',
+  'INVALID_STATE',
+  'NOT_SUPPORTED_FOR_PAYMENT_METHOD',
   'ACQUIRER_TIMEOUT',
 ] as const;
 export type OperationErrorCode = (typeof OPERATION_ERROR_CODES)[number];

@@ -124,7 +124,13 @@ export function createStore(connection: Connection, options: StoreOptions): Stor
     batcher: null,
     async transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {
       let enqueued = false;
-      const result = await connection.db.transaction().execute((trx) => fn(repositories(trx, connection.dialect, options, () => { enqueued = true; })));
+      const result = await connection.db.transaction().execute((trx) =>
+        fn(
+          repositories(trx, connection.dialect, options, () => {
+            enqueued = true;
+          }),
+        ),
+      );
       // Wake the runner only after the commit, so that it can see the new jobs.
       if (enqueued) notify();
       return result;
@@ -151,7 +157,13 @@ function createSqliteStore(connection: Connection, statements: NonNullable<Conne
     batcher,
     async transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {
       let enqueued = false;
-      const result = await batcher.run((conn) => fn(repositories(conn, connection.dialect, options, () => { enqueued = true; })));
+      const result = await batcher.run((conn) =>
+        fn(
+          repositories(conn, connection.dialect, options, () => {
+            enqueued = true;
+          }),
+        ),
+      );
       // Resolved after the group commit: the runner can see the new jobs.
       if (enqueued) notify();
       return result;

@@ -21,7 +21,14 @@
  */
 import type { Database as SqliteHandle, Statement } from 'better-sqlite3';
 import {
-  type CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type Kysely, type QueryResult, SqliteAdapter, SqliteIntrospector,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  SqliteAdapter,
+  SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
 import type { Database } from './schema.js';

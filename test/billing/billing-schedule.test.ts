@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  addInterval, defaultFirstChargeAt, MIN_RETRY_GAP_MS, nextAttemptAt, startOfUtcDay, utcDateOf,
-} from '../../src/modules/billing/billing-schedule.js';
+import { addInterval, defaultFirstChargeAt, MIN_RETRY_GAP_MS, nextAttemptAt, startOfUtcDay, utcDateOf } from '../../src/modules/billing/billing-schedule.js';
 
 const at = (text: string): number => Date.parse(text);
 const isoOf = (ms: number): string => new Date(ms).toISOString();

@@ -3,14 +3,29 @@ import { after, before, describe, test } from 'node:test';
 import { API, type TestMerchant, type TestResponse, type TestRuntime, startTestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
 import {
-  billingMerchant, chargesOf, createAgreement, createPlan, DAY_MS, getAgreement, moveClockTo, now, ok, startOfDay, subscribe, utcDate, waitFor,
+  billingMerchant,
+  chargesOf,
+  createAgreement,
+  createPlan,
+  DAY_MS,
+  getAgreement,
+  moveClockTo,
+  now,
+  ok,
+  startOfDay,
+  subscribe,
+  utcDate,
+  waitFor,
 } from './support.js';
 
 function expect422(res: TestResponse, field: string, rule: string) {
   assert.equal(res.status, 422, res.text);
   assert.equal(res.body.errorCode, 'VALIDATION_ERROR');
   const messages: string[] = res.body.errors?.[field] ?? [];
-  assert.ok(messages.some((msg) => msg.startsWith(`[${rule}`)), `expected [${rule}…] on ${field}, got ${JSON.stringify(res.body.errors)}`);
+  assert.ok(
+    messages.some((msg) => msg.startsWith(`[${rule}`)),
+    `expected [${rule}…] on ${field}, got ${JSON.stringify(res.body.errors)}`,
+  );
 }
 
 for (const kind of await availableStores()) {
@@ -52,7 +67,11 @@ for (const kind of await availableStores()) {
       expect422(await m.api.post(agreements, { subscriptionId }), 'billingPlanId', 'required');
       expect422(await m.api.post(agreements, { billingPlanId: plan.id, subscriptionId: 'nope' }), 'subscriptionId', 'uuid');
       expect422(await m.api.post(agreements, { billingPlanId: '00000000-0000-4000-8000-000000000000', subscriptionId }), 'billingPlanId', 'uuid');
-      expect422(await m.api.post(agreements, { billingPlanId: plan.id, subscriptionId: '00000000-0000-4000-8000-000000000000' }), 'subscriptionId', 'in:ACTIVE');
+      expect422(
+        await m.api.post(agreements, { billingPlanId: plan.id, subscriptionId: '00000000-0000-4000-8000-000000000000' }),
+        'subscriptionId',
+        'in:ACTIVE',
+      );
       const euro = await createPlan(m.api, { currency: 'EUR' });
       expect422(await m.api.post(agreements, { billingPlanId: euro.id, subscriptionId }), 'billingPlanId', 'in:DKK');
       const yesterday = utcDate(startOfDay(await now(t)) - DAY_MS);
@@ -79,7 +98,11 @@ for (const kind of await availableStores()) {
       ok(await m.api.post(`${agreements}/${agreement.id}/stop`), 'stop');
       expect422(await m.api.post(resumeUrl, { nextChargeAt: '2001-01-01' }), 'nextChargeAt', 'date');
       assert.equal((await getAgreement(m.api, agreement.id)).state, 'STOPPED', 'a refused resume changes nothing');
-      for (const url of [`${agreements}/${'0'.repeat(8)}-0000-4000-8000-000000000000`, `${plans}/nope`, `${API}/subscriptions/billing/charges/00000000-0000-4000-8000-000000000000`]) {
+      for (const url of [
+        `${agreements}/${'0'.repeat(8)}-0000-4000-8000-000000000000`,
+        `${plans}/nope`,
+        `${API}/subscriptions/billing/charges/00000000-0000-4000-8000-000000000000`,
+      ]) {
         const res = await m.api.get(url);
         assert.equal(res.status, 404, `${url}: ${res.text}`);
       }
@@ -105,7 +128,9 @@ for (const kind of await availableStores()) {
 
     test('a CIT session naming an unknown plan is refused before the customer pays', async () => {
       const res = await m.api.post(`${API}/cit`, {
-        pointOfSaleId: m.onlinePointOfSaleId, amount: 100, currency: 'DKK',
+        pointOfSaleId: m.onlinePointOfSaleId,
+        amount: 100,
+        currency: 'DKK',
         subscription: { type: 'UNSCHEDULED', billingAgreement: { billingPlanId: '00000000-0000-4000-8000-000000000000' } },
       });
       expect422(res, 'subscription.billingAgreement.billingPlanId', 'uuid');

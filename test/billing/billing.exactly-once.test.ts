@@ -25,7 +25,12 @@ async function chargeRows(t: TestRuntime, agreementIds: string[]) {
 }
 
 async function chargeTransactions(t: TestRuntime, accountId: string) {
-  return t.runtime.store.db.selectFrom('transactions').select(['id', 'billingAgreementChargeId', 'state']).where('accountId', '=', accountId).where('billingAgreementChargeId', 'is not', null).execute();
+  return t.runtime.store.db
+    .selectFrom('transactions')
+    .select(['id', 'billingAgreementChargeId', 'state'])
+    .where('accountId', '=', accountId)
+    .where('billingAgreementChargeId', 'is not', null)
+    .execute();
 }
 
 for (const kind of await availableStores()) {
@@ -42,9 +47,22 @@ for (const kind of await availableStores()) {
       const sub = await subscribe(t, m);
       const agreement = await createAgreement(m.api, sub.subscriptionId, plan.id);
       const charge = (id: string) => ({
-        id, accountId: m.accountId, billingAgreementId: agreement.id, billingPlanId: plan.id, periodStart: agreement.nextChargeAt, state: 'PROCESSING' as const,
-        amount: 4900, currency: 'DKK', maxAttempts: 3, attempts: 1, transactionId: null, deadlineAt: agreement.nextChargeAt, nextAttemptAt: null,
-        createdAt: agreement.createdAt, updatedAt: agreement.createdAt, finalizedAt: null,
+        id,
+        accountId: m.accountId,
+        billingAgreementId: agreement.id,
+        billingPlanId: plan.id,
+        periodStart: agreement.nextChargeAt,
+        state: 'PROCESSING' as const,
+        amount: 4900,
+        currency: 'DKK',
+        maxAttempts: 3,
+        attempts: 1,
+        transactionId: null,
+        deadlineAt: agreement.nextChargeAt,
+        nextAttemptAt: null,
+        createdAt: agreement.createdAt,
+        updatedAt: agreement.createdAt,
+        finalizedAt: null,
       });
       const repo = t.runtime.store.billingCharges;
       assert.equal(await repo.insertIfAbsent(charge(newId())), true);
@@ -79,29 +97,33 @@ describe('billing: two runtimes on one PostgreSQL schema race for the same perio
     if (reachable) await t.close();
   });
 
-  test('concurrent chargeDue calls from both runtimes make exactly one charge and one MIT transaction per agreement', { skip: !reachable && POSTGRES_SKIP_MESSAGE }, async () => {
-    const due = Date.parse(agreements[0]!.nextChargeAt);
-    await moveClockTo(t, due + 1000);
-    await other!.clock.refresh();
-    const schedulers = [t.runtime.services.billing.scheduler, other!.services.billing.scheduler];
-    const calls = agreements.flatMap((a) =>
-      [0, 1, 2].flatMap(() => schedulers.map((s) => s.chargeDue({ accountId: m.accountId, agreementId: a.id, periodStart: a.nextChargeAt }))),
-    );
-    const results = await Promise.all(calls);
-    assert.equal(results.filter((r) => r !== null).length, AGREEMENTS, 'one winner per agreement');
+  test(
+    'concurrent chargeDue calls from both runtimes make exactly one charge and one MIT transaction per agreement',
+    { skip: !reachable && POSTGRES_SKIP_MESSAGE },
+    async () => {
+      const due = Date.parse(agreements[0]!.nextChargeAt);
+      await moveClockTo(t, due + 1000);
+      await other!.clock.refresh();
+      const schedulers = [t.runtime.services.billing.scheduler, other!.services.billing.scheduler];
+      const calls = agreements.flatMap((a) =>
+        [0, 1, 2].flatMap(() => schedulers.map((s) => s.chargeDue({ accountId: m.accountId, agreementId: a.id, periodStart: a.nextChargeAt }))),
+      );
+      const results = await Promise.all(calls);
+      assert.equal(results.filter((r) => r !== null).length, AGREEMENTS, 'one winner per agreement');
 
-    const ids = agreements.map((a) => a.id);
-    const charges = await chargeRows(t, ids);
-    assert.equal(charges.length, AGREEMENTS);
-    assert.deepEqual(new Set(charges.map((c) => c.billingAgreementId)), new Set(ids));
-    const txs = await chargeTransactions(t, m.accountId);
-    assert.equal(txs.length, AGREEMENTS, 'the losers left no MIT transaction behind');
-    assert.deepEqual(new Set(txs.map((x) => x.billingAgreementChargeId)), new Set(charges.map((c) => c.id)));
-    for (const a of agreements) {
-      const row = await t.runtime.store.billingAgreements.findById(m.accountId, a.id);
-      assert.equal(row!.nextChargeAt, new Date(Date.parse(a.nextChargeAt) + DAY_MS).toISOString(), 'moved exactly one interval');
-    }
-  });
+      const ids = agreements.map((a) => a.id);
+      const charges = await chargeRows(t, ids);
+      assert.equal(charges.length, AGREEMENTS);
+      assert.deepEqual(new Set(charges.map((c) => c.billingAgreementId)), new Set(ids));
+      const txs = await chargeTransactions(t, m.accountId);
+      assert.equal(txs.length, AGREEMENTS, 'the losers left no MIT transaction behind');
+      assert.deepEqual(new Set(txs.map((x) => x.billingAgreementChargeId)), new Set(charges.map((c) => c.id)));
+      for (const a of agreements) {
+        const row = await t.runtime.store.billingAgreements.findById(m.accountId, a.id);
+        assert.equal(row!.nextChargeAt, new Date(Date.parse(a.nextChargeAt) + DAY_MS).toISOString(), 'moved exactly one interval');
+      }
+    },
+  );
 
   test('both job runners draining at once, then a restart, still give one charge per period', { skip: !reachable && POSTGRES_SKIP_MESSAGE }, async () => {
     const ids = agreements.map((a) => a.id);
@@ -109,7 +131,10 @@ describe('billing: two runtimes on one PostgreSQL schema race for the same perio
     await Promise.all([t.runtime.runner.drain(), other!.runner.drain()]);
     let charges = await chargeRows(t, ids);
     assert.equal(charges.length, AGREEMENTS);
-    assert.ok(charges.every((c) => c.state === 'SUCCESS'), `all charged: ${charges.map((c) => c.state).join(',')}`);
+    assert.ok(
+      charges.every((c) => c.state === 'SUCCESS'),
+      `all charged: ${charges.map((c) => c.state).join(',')}`,
+    );
 
     // Restart: the second runtime goes away, a fresh one takes its place; the next period falls due.
     await other!.close();
@@ -118,15 +143,22 @@ describe('billing: two runtimes on one PostgreSQL schema race for the same perio
     await other.clock.refresh();
     t.runtime.runner.start();
     other.runner.start();
-    charges = await waitFor(async () => {
-      const rows = await chargeRows(t, ids);
-      return rows.length >= 2 * AGREEMENTS && rows.every((c) => c.state === 'SUCCESS') ? rows : null;
-    }, 'second period charged', 20_000);
+    charges = await waitFor(
+      async () => {
+        const rows = await chargeRows(t, ids);
+        return rows.length >= 2 * AGREEMENTS && rows.every((c) => c.state === 'SUCCESS') ? rows : null;
+      },
+      'second period charged',
+      20_000,
+    );
     await new Promise((r) => setTimeout(r, 500));
     charges = await chargeRows(t, ids);
     assert.equal(charges.length, 2 * AGREEMENTS, 'exactly one charge per agreement and period');
     for (const id of ids) {
-      const periods = charges.filter((c) => c.billingAgreementId === id).map((c) => new Date(c.periodStart).toISOString()).sort();
+      const periods = charges
+        .filter((c) => c.billingAgreementId === id)
+        .map((c) => new Date(c.periodStart).toISOString())
+        .sort();
       assert.equal(periods.length, 2);
       assert.equal(Date.parse(periods[1]!) - Date.parse(periods[0]!), DAY_MS);
     }

@@ -5,8 +5,24 @@ import { availableStores } from '../support/stores.js';
 import { citBody, complete } from '../online/cit-flows.js';
 import { card } from '../online/helpers.js';
 import {
-  CARDS, chargesOf, createAgreement, createPlan, DAILY, DAY_MS, eventsOf, getAgreement, LATER_MIT_DECLINED, billingMerchant,
-  moveClockTo, now, ok, startOfDay, subscribe, utcDate, waitFor, waitForCharge,
+  CARDS,
+  chargesOf,
+  createAgreement,
+  createPlan,
+  DAILY,
+  DAY_MS,
+  eventsOf,
+  getAgreement,
+  LATER_MIT_DECLINED,
+  billingMerchant,
+  moveClockTo,
+  now,
+  ok,
+  startOfDay,
+  subscribe,
+  utcDate,
+  waitFor,
+  waitForCharge,
 } from './support.js';
 
 for (const kind of await availableStores()) {
@@ -23,7 +39,18 @@ for (const kind of await availableStores()) {
       const plan = await createPlan(m.api, { name: 'Gold', amount: 12_900, maxAttempts: 5, interval: { period: 'MONTH', frequency: 3 } });
       assert.deepEqual(
         { ...plan, id: undefined, createdAt: undefined },
-        { id: undefined, createdAt: undefined, name: 'Gold', amount: 12_900, currency: 'DKK', maxAttempts: 5, interval: { period: 'MONTH', frequency: 3 }, instantCapture: 'OFF', color: null, emoji: null },
+        {
+          id: undefined,
+          createdAt: undefined,
+          name: 'Gold',
+          amount: 12_900,
+          currency: 'DKK',
+          maxAttempts: 5,
+          interval: { period: 'MONTH', frequency: 3 },
+          instantCapture: 'OFF',
+          color: null,
+          emoji: null,
+        },
       );
       const styled = await createPlan(m.api, { color: '#00FF7f', emoji: '⭐', instantCapture: 'VOID' });
       assert.equal(styled.color, '#00FF7f');
@@ -78,10 +105,15 @@ for (const kind of await availableStores()) {
       assert.equal(moved.nextChargeAt, new Date(today + 2 * DAY_MS).toISOString());
       assert.equal(moved.lastChargeAt, charge.finalizedAt);
 
-      const events = (await eventsOf(t, m.accountId)).filter((e) => e.event.startsWith('subscription-billing.') && (e.data.billingAgreement?.id === agreement.id || e.data.billingAgreementCharge?.billingAgreementId === agreement.id));
-      assert.deepEqual(events.map((e) => e.event), [
-        'subscription-billing.agreement-active.v1', 'subscription-billing.charge-created.v1', 'subscription-billing.charge-success.v1',
-      ]);
+      const events = (await eventsOf(t, m.accountId)).filter(
+        (e) =>
+          e.event.startsWith('subscription-billing.') &&
+          (e.data.billingAgreement?.id === agreement.id || e.data.billingAgreementCharge?.billingAgreementId === agreement.id),
+      );
+      assert.deepEqual(
+        events.map((e) => e.event),
+        ['subscription-billing.agreement-active.v1', 'subscription-billing.charge-created.v1', 'subscription-billing.charge-success.v1'],
+      );
       assert.equal(events[2]!.data.billingAgreementCharge.state, 'SUCCESS');
     });
 
@@ -93,7 +125,12 @@ for (const kind of await availableStores()) {
       await moveClockTo(t, due + 1000);
       const seenRetries: string[] = [];
       for (let attempt = 1; attempt < 3; attempt++) {
-        const [charge] = await waitForCharge(m.api, agreement.id, (c) => c[0]?.attempts === attempt && c[0].nextAttemptAt !== null, `retry after attempt ${attempt}`);
+        const [charge] = await waitForCharge(
+          m.api,
+          agreement.id,
+          (c) => c[0]?.attempts === attempt && c[0].nextAttemptAt !== null,
+          `retry after attempt ${attempt}`,
+        );
         const clock = await now(t);
         assert.equal(charge.state, 'PROCESSING');
         assert.ok(Date.parse(charge.nextAttemptAt) > clock, 'the retry is in the future');
@@ -145,15 +182,26 @@ for (const kind of await availableStores()) {
       const [charge] = await waitForCharge(m.api, agreement.id, (c) => c.length === 1, 'charge after resume');
       assert.equal(charge.periodStart, `${date}T00:00:00.000Z`);
       const names = (await eventsOf(t, m.accountId)).filter((e) => e.data.billingAgreement?.id === agreement.id).map((e) => e.event);
-      assert.deepEqual(names, ['subscription-billing.agreement-active.v1', 'subscription-billing.agreement-stopped.v1', 'subscription-billing.agreement-active.v1']);
+      assert.deepEqual(names, [
+        'subscription-billing.agreement-active.v1',
+        'subscription-billing.agreement-stopped.v1',
+        'subscription-billing.agreement-active.v1',
+      ]);
     });
 
     test('a CIT session with subscription.billingAgreement makes a PENDING agreement that becomes ACTIVE when the customer pays', async () => {
       const plan = await createPlan(m.api);
-      const init = ok(await m.api.post(`${API}/cit`, citBody(m, {
-        amount: 100, customerId: 'cust-cit-billing',
-        subscription: { type: 'SCHEDULED', interval: DAILY, billingAgreement: { billingPlanId: plan.id, reference: 'from-cit' } },
-      })), 'POST /cit');
+      const init = ok(
+        await m.api.post(
+          `${API}/cit`,
+          citBody(m, {
+            amount: 100,
+            customerId: 'cust-cit-billing',
+            subscription: { type: 'SCHEDULED', interval: DAILY, billingAgreement: { billingPlanId: plan.id, reference: 'from-cit' } },
+          }),
+        ),
+        'POST /cit',
+      );
       const pending = (await listAgreements()).find((a) => a.sessionId === init.session.id);
       assert.ok(pending, 'the agreement exists while the session is open');
       assert.equal(pending.state, 'PENDING');

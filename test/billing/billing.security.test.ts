@@ -35,13 +35,17 @@ for (const kind of await availableStores()) {
         assert.ok(!res.text.includes(a.accountId), 'no data of the owner');
       }
       for (const action of ['stop', 'resume']) {
-        assert.equal((await b.api.post(`${API}/subscriptions/billing/agreements/${agreement.id}/${action}`, { nextChargeAt: '2099-01-01' })).status, 404, action);
+        assert.equal(
+          (await b.api.post(`${API}/subscriptions/billing/agreements/${agreement.id}/${action}`, { nextChargeAt: '2099-01-01' })).status,
+          404,
+          action,
+        );
       }
       for (const list of ['plans', 'agreements', 'charges']) {
         assert.equal(ok(await b.api.get(`${API}/subscriptions/billing/${list}`), list).total, 0, list);
       }
       assert.deepEqual(await chargesOf(b.api, agreement.id), [], 'filtering by a foreign agreement shows nothing');
-      assert.equal((await getState()), 'ACTIVE', 'the foreign stop changed nothing');
+      assert.equal(await getState(), 'ACTIVE', 'the foreign stop changed nothing');
     });
 
     test("another merchant's plan or subscription cannot be used for an agreement (422, nothing created)", async () => {

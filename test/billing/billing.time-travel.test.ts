@@ -30,9 +30,15 @@ for (const kind of await availableStores()) {
       const final = await chargesOf(m.api, agreement.id);
       assert.equal(final.length, 12, 'exactly one charge per missed period');
       const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-      const expected = ['01-31', leap ? '02-29' : '02-28', '03-31', '04-30', '05-31', '06-30', '07-31', '08-31', '09-30', '10-31', '11-30', '12-31'].map((d) => `${year}-${d}T00:00:00.000Z`);
+      const expected = ['01-31', leap ? '02-29' : '02-28', '03-31', '04-30', '05-31', '06-30', '07-31', '08-31', '09-30', '10-31', '11-30', '12-31'].map(
+        (d) => `${year}-${d}T00:00:00.000Z`,
+      );
       const byPeriod = [...charges].sort((a, b) => a.periodStart.localeCompare(b.periodStart));
-      assert.deepEqual(byPeriod.map((c) => c.periodStart), expected, 'one charge per month, month ends kept');
+      assert.deepEqual(
+        byPeriod.map((c) => c.periodStart),
+        expected,
+        'one charge per month, month ends kept',
+      );
       for (const [i, c] of byPeriod.entries()) {
         assert.equal(c.deadlineAt, expected[i + 1] ?? `${year + 1}-01-31T00:00:00.000Z`);
         if (i > 0) assert.ok(c.createdAt >= byPeriod[i - 1].createdAt, 'each period is charged after the one before it');
@@ -41,6 +47,5 @@ for (const kind of await availableStores()) {
       assert.equal(after.nextChargeAt, `${year + 1}-01-31T00:00:00.000Z`);
       assert.ok(after.lastChargeAt);
     });
-
   });
 }

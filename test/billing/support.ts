@@ -61,10 +61,14 @@ export async function moveClockTo(t: TestRuntime, ms: number): Promise<void> {
 
 /** Waits until the charge matches `done` (polling the charge list of its agreement). */
 export function waitForCharge(api: TestClient, agreementId: string, done: (charges: any[]) => boolean, what: string, timeoutMs = 15_000) {
-  return waitFor(async () => {
-    const charges = await chargesOf(api, agreementId);
-    return done(charges) ? charges : null;
-  }, what, timeoutMs);
+  return waitFor(
+    async () => {
+      const charges = await chargesOf(api, agreementId);
+      return done(charges) ? charges : null;
+    },
+    what,
+    timeoutMs,
+  );
 }
 
 /** Events of one account in the outbox, oldest first. */

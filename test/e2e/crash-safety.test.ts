@@ -17,7 +17,17 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { availableStores } from '../support/stores.js';
 import {
-  API, bootstrapMerchant, type Client, type E2eDatabase, freshDatabase, type Merchant, newKeys, reattach, type ServiceProcess, sleep, startService,
+  API,
+  bootstrapMerchant,
+  type Client,
+  type E2eDatabase,
+  freshDatabase,
+  type Merchant,
+  newKeys,
+  reattach,
+  type ServiceProcess,
+  sleep,
+  startService,
 } from './service.js';
 
 const VISA = '4111111111111111';
@@ -57,7 +67,12 @@ async function startReceiver() {
           state: body?.transaction?.state,
         });
       } catch {
-        deliveries.push({ deliveryId: String(req.headers['x-delivery-id'] ?? ''), authorization: req.headers.authorization, transactionId: '(unparsable)', state: '' });
+        deliveries.push({
+          deliveryId: String(req.headers['x-delivery-id'] ?? ''),
+          authorization: req.headers.authorization,
+          transactionId: '(unparsable)',
+          state: '',
+        });
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
@@ -87,7 +102,13 @@ interface LedgerEntry {
 }
 
 const readLedger = (file: string): LedgerEntry[] =>
-  fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as LedgerEntry) : [];
+  fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as LedgerEntry)
+    : [];
 
 const idsOf = (res: { status: number; body: any }): string[] => {
   if (res.status !== 200) return [];
@@ -139,9 +160,15 @@ for (const kind of await availableStores()) {
       service = first;
       let merchant: Merchant = await bootstrapMerchant(first, 'Crash Shop');
       const cit = await merchant.api.must('POST', `${API}/cit`, {
-        pointOfSaleId: merchant.pointOfSaleId, amount: 0, currency: 'DKK', customerId: 'crash-customer', subscription: { type: 'UNSCHEDULED' },
+        pointOfSaleId: merchant.pointOfSaleId,
+        amount: 0,
+        currency: 'DKK',
+        customerId: 'crash-customer',
+        subscription: { type: 'UNSCHEDULED' },
       });
-      await first.operator.must('POST', `/sandbox/v1/sessions/${cit.session.id}/complete`, { card: { number: VISA, expiryMonth: 12, expiryYear: 2030, cvc: '123' } });
+      await first.operator.must('POST', `/sandbox/v1/sessions/${cit.session.id}/complete`, {
+        card: { number: VISA, expiryMonth: 12, expiryYear: 2030, cvc: '123' },
+      });
       let subscriptionId: string | null = null;
       for (let i = 0; i < 100 && !subscriptionId; i++) {
         const { session } = await merchant.api.must('GET', `${API}/sessions/${cit.session.id}`);
@@ -167,9 +194,7 @@ for (const kind of await availableStores()) {
       const loop = async (batch: boolean) => {
         while (!stop) {
           const n = ++counter;
-          const body = batch
-            ? { transactions: Array.from({ length: BATCH_SIZE }, (_, i) => mit(`crash-${n}-${i}`)) }
-            : mit(`crash-${n}`);
+          const body = batch ? { transactions: Array.from({ length: BATCH_SIZE }, (_, i) => mit(`crash-${n}-${i}`)) } : mit(`crash-${n}`);
           const record: Sent = { key: `crash-key-${n}`, path: `${API}/mit${batch ? '/batch' : ''}`, body, status: null, transactionIds: [] };
           sent.push(record);
           await send(record, merchant.api);
@@ -178,10 +203,7 @@ for (const kind of await availableStores()) {
         }
       };
       const loadStarted = Date.now();
-      const clients = [
-        ...Array.from({ length: SINGLE_CLIENTS }, () => loop(false)),
-        ...Array.from({ length: BATCH_CLIENTS }, () => loop(true)),
-      ];
+      const clients = [...Array.from({ length: SINGLE_CLIENTS }, () => loop(false)), ...Array.from({ length: BATCH_CLIENTS }, () => loop(true))];
       while (answeredTransactions < KILL_AT_ANSWERED && Date.now() - loadStarted < KILL_AFTER_MS) await sleep(10);
       await first.kill();
       stop = true;
@@ -191,7 +213,11 @@ for (const kind of await availableStores()) {
       const answered = sent.filter((s) => s.status === 200);
       const cutOff = sent.filter((s) => s.status === null);
       const otherStatus = sent.filter((s) => s.status !== null && s.status !== 200);
-      assert.deepEqual(otherStatus.map((s) => `${s.path}: ${s.status}`), [], 'before the crash every request is answered 200');
+      assert.deepEqual(
+        otherStatus.map((s) => `${s.path}: ${s.status}`),
+        [],
+        'before the crash every request is answered 200',
+      );
       const answeredIds = answered.flatMap((s) => s.transactionIds);
       assert.ok(answeredIds.length >= 20, `enough load before the kill (${answeredIds.length} answered)`);
 
@@ -217,7 +243,12 @@ for (const kind of await availableStores()) {
         const open = [...expected].filter((id) => !FINAL.has(byId.get(id)?.state) || !called.has(id));
         if (open.length === 0) break;
         if (Date.now() > deadline) {
-          assert.fail(`${open.length} transactions not final or not called back 60 s after the restart, e.g. ${open.slice(0, 5).map((id) => `${id}:${byId.get(id)?.state ?? 'missing'}`).join(', ')}\n${second.logTail(20)}`);
+          assert.fail(
+            `${open.length} transactions not final or not called back 60 s after the restart, e.g. ${open
+              .slice(0, 5)
+              .map((id) => `${id}:${byId.get(id)?.state ?? 'missing'}`)
+              .join(', ')}\n${second.logTail(20)}`,
+          );
         }
         await sleep(200);
       }
@@ -230,9 +261,17 @@ for (const kind of await availableStores()) {
         countByReference.set(tx.reference, (countByReference.get(tx.reference) ?? 0) + 1);
       }
       for (const id of expected) assert.equal(countById.get(id), 1, `transaction ${id} listed exactly once`);
-      assert.deepEqual([...countByReference].filter(([, n]) => n > 1), [], 'one transaction per MIT request (reference)');
+      assert.deepEqual(
+        [...countByReference].filter(([, n]) => n > 1),
+        [],
+        'one transaction per MIT request (reference)',
+      );
       const orphans = transactions.filter((tx) => !expected.has(tx.id));
-      assert.deepEqual(orphans.map((tx) => tx.id), [], 'no transaction that no answer (or retry) accounts for');
+      assert.deepEqual(
+        orphans.map((tx) => tx.id),
+        [],
+        'no transaction that no answer (or retry) accounts for',
+      );
 
       // Callbacks: each transaction one X-Delivery-Id (one callback job), ≥ 1 delivery, the final state, the POS Authorization.
       const deliveryIdsByTx = new Map<string, Set<string>>();

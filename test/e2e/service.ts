@@ -85,7 +85,12 @@ export function client(baseUrl: string, token: string | null): Client {
     const h: Record<string, string> = { ...headers };
     if (token) h.authorization = `Bearer ${token}`;
     if (body !== undefined) h['content-type'] = 'application/json';
-    const res = await fetch(`${baseUrl}${url}`, { method, headers: h, ...(body === undefined ? {} : { body: JSON.stringify(body) }), signal: AbortSignal.timeout(15_000) });
+    const res = await fetch(`${baseUrl}${url}`, {
+      method,
+      headers: h,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(15_000),
+    });
     const text = await res.text();
     let json: unknown = null;
     try {
@@ -157,7 +162,12 @@ export async function startService(o: ServiceOptions): Promise<ServiceProcess> {
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', logFd, logFd] });
   fs.closeSync(logFd);
   let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve(); }));
+  const exit = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      exited = true;
+      resolve();
+    }),
+  );
   const logTail = (lines = 30) => {
     try {
       return fs.readFileSync(logPath, 'utf8').split('\n').slice(-lines).join('\n');
@@ -215,12 +225,23 @@ export interface Merchant {
 export async function bootstrapMerchant(service: ServiceProcess, name = 'E2E Shop'): Promise<Merchant> {
   const tag = randomBytes(4).toString('hex');
   const op = service.operator;
-  const { account } = await op.must('POST', `${API}/partner/accounts`, { name, email: `e2e-${tag}@example.com`, currencyCode: 'DKK', timezone: 'UTC', domain: 'localhost' });
+  const { account } = await op.must('POST', `${API}/partner/accounts`, {
+    name,
+    email: `e2e-${tag}@example.com`,
+    currencyCode: 'DKK',
+    timezone: 'UTC',
+    domain: 'localhost',
+  });
   await op.must('PATCH', `${API}/partner/accounts/${account.id}/activate`);
   const { accessToken } = await op.must('POST', `${API}/partner/accounts/${account.id}/access-token`, { environment: 'test' });
   const api = client(service.baseUrl, accessToken);
   const callbackAuthorization = `Bearer cb-${tag}`;
-  const { pointOfSale } = await api.must('POST', `${API}/management/point-of-sales`, { name, domain: 'localhost', webhookAuthentication: callbackAuthorization, type: 'ONLINE' });
+  const { pointOfSale } = await api.must('POST', `${API}/management/point-of-sales`, {
+    name,
+    domain: 'localhost',
+    webhookAuthentication: callbackAuthorization,
+    type: 'ONLINE',
+  });
   return { accountId: account.id, token: accessToken, api, pointOfSaleId: pointOfSale.id, callbackAuthorization };
 }
 

@@ -78,7 +78,8 @@ for (const kind of await availableStores()) {
     test('two processes starting at once on an empty database end up with one sandbox merchant', async () => {
       const database = await createTestDatabase(kind);
       const config = testConfig(database);
-      const open = () => createRuntime(config, { logger: createLogger('silent'), connectOptions: database.schema ? { schema: database.schema } : {}, startWorkers: false });
+      const open = () =>
+        createRuntime(config, { logger: createLogger('silent'), connectOptions: database.schema ? { schema: database.schema } : {}, startWorkers: false });
       // Opened one after the other: two SQLite connections of one process would block each other's migration.
       const a = await open();
       const b = await open();
@@ -88,7 +89,11 @@ for (const kind of await availableStores()) {
         assert.equal(x.apiKey, y.apiKey);
         assert.equal([x.created, y.created].filter(Boolean).length <= 1, true, 'at most one says it created it');
         const live = await a.store.db.selectFrom('accounts').select('id').where('name', '=', 'Sandbox merchant').where('status', '!=', 'CLOSED').execute();
-        assert.deepEqual(live.map((r) => r.id), [x.accountId], "the loser closed its own merchant");
+        assert.deepEqual(
+          live.map((r) => r.id),
+          [x.accountId],
+          'the loser closed its own merchant',
+        );
       } finally {
         await a.close();
         await b.close();
@@ -98,7 +103,11 @@ for (const kind of await availableStores()) {
 
     test('the generated operator key and vault key files are owner-only (0600) and hold the keys in use', async () => {
       const database = await createTestDatabase(kind);
-      assert.deepEqual(fs.readdirSync(database.dataDir).filter((f) => f.endsWith('.key')), [], 'an empty data directory');
+      assert.deepEqual(
+        fs.readdirSync(database.dataDir).filter((f) => f.endsWith('.key')),
+        [],
+        'an empty data directory',
+      );
       const config = testConfig(database, { operatorKey: null, vaultKey: null });
       const runtime = await createRuntime(config, {
         logger: createLogger('silent'),
@@ -166,9 +175,26 @@ test('the real service on an empty data directory prints the API, docs and healt
       return found!;
     };
     assert.ok(line(/^Payments service listening on /).includes(`listening on ${base}  (store: sqlite, sandbox)`));
-    assert.equal(line(/^ {2}API {2}/).trim().split(/\s+/)[1], `${base}/public/api/v1`);
-    assert.deepEqual(line(/^ {2}API docs/).trim().split(/\s+/).slice(2), [`${base}/docs`, 'OpenAPI:', `${base}/openapi.json`]);
-    assert.deepEqual(line(/^ {2}Health/).trim().split(/\s+/).slice(1), [`${base}/healthz`, 'Ready:', `${base}/readyz`, 'Metrics:', `${base}/metrics`]);
+    assert.equal(
+      line(/^ {2}API {2}/)
+        .trim()
+        .split(/\s+/)[1],
+      `${base}/public/api/v1`,
+    );
+    assert.deepEqual(
+      line(/^ {2}API docs/)
+        .trim()
+        .split(/\s+/)
+        .slice(2),
+      [`${base}/docs`, 'OpenAPI:', `${base}/openapi.json`],
+    );
+    assert.deepEqual(
+      line(/^ {2}Health/)
+        .trim()
+        .split(/\s+/)
+        .slice(1),
+      [`${base}/healthz`, 'Ready:', `${base}/readyz`, 'Metrics:', `${base}/metrics`],
+    );
 
     const operatorFile = path.join(db.dir, 'operator.key');
     const operatorKey = fs.readFileSync(operatorFile, 'utf8').trim();
@@ -176,7 +202,9 @@ test('the real service on an empty data directory prints the API, docs and healt
     assert.equal(modeOf(operatorFile).toString(8), '600');
     assert.equal(modeOf(path.join(db.dir, 'vault.key')).toString(8), '600');
     assert.match(line(/^ {2}Sandbox merchant /), /\(created now\)$/);
-    const apiKey = line(/^ {4}API key /).trim().split(/\s+/)[2]!;
+    const apiKey = line(/^ {4}API key /)
+      .trim()
+      .split(/\s+/)[2]!;
     assert.match(apiKey, /^sk_/);
     assert.ok(line(/^ {2}Try: curl/).includes(`Bearer ${apiKey}`));
 

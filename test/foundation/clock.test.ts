@@ -18,7 +18,11 @@ for (const kind of await availableStores()) {
     before(async () => {
       t = await startTestRuntime(kind, {}, { startWorkers: false });
       const config = testConfig(t.database, { operatorKey: t.operatorKey });
-      sibling = await createRuntime(config, { logger: createLogger('silent'), connectOptions: t.database.schema ? { schema: t.database.schema } : {}, startWorkers: false });
+      sibling = await createRuntime(config, {
+        logger: createLogger('silent'),
+        connectOptions: t.database.schema ? { schema: t.database.schema } : {},
+        startWorkers: false,
+      });
     });
     after(async () => {
       await sibling?.close();

@@ -12,7 +12,26 @@ import { availableStores } from '../support/stores.js';
 
 const CARD = { number: '4111111111111111', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 3, cvc: '123' };
 /** Every JSON value an integer amount field must refuse, written as raw JSON text. */
-const NOT_AN_AMOUNT = ['"100"', '"Infinity"', '"-Infinity"', '"1e999"', '1e999', '-1e999', 'true', 'false', '"0x10"', '"0b11"', '[12]', 'null', '1.5', '-1', '1000000000', '{}', '" 5"', '""'];
+const NOT_AN_AMOUNT = [
+  '"100"',
+  '"Infinity"',
+  '"-Infinity"',
+  '"1e999"',
+  '1e999',
+  '-1e999',
+  'true',
+  'false',
+  '"0x10"',
+  '"0b11"',
+  '[12]',
+  'null',
+  '1.5',
+  '-1',
+  '1000000000',
+  '{}',
+  '" 5"',
+  '""',
+];
 
 function assertFieldRefusal(res: TestResponse, field: string, what: string): void {
   assert.equal(res.status, 422, `${what}: ${res.text}`);
@@ -51,7 +70,10 @@ for (const kind of await availableStores()) {
     });
 
     test('captures and refunds of non-integers leave the aggregates as they were', async () => {
-      const moto = await m.api.post(`${API}/moto`, { transaction: { pointOfSaleId: m.onlinePointOfSaleId, amount: 1000, currency: 'DKK', instantCapture: 'OFF' }, card: CARD });
+      const moto = await m.api.post(`${API}/moto`, {
+        transaction: { pointOfSaleId: m.onlinePointOfSaleId, amount: 1000, currency: 'DKK', instantCapture: 'OFF' },
+        card: CARD,
+      });
       assert.equal(moto.status, 200, moto.text);
       const id = moto.body.transaction.id as string;
       for (const amount of NOT_AN_AMOUNT) {
@@ -72,13 +94,26 @@ for (const kind of await availableStores()) {
 
     test('MIT amounts, batch entries and billing plan counts refuse coercible values', async () => {
       const subscriptionId = '00000000-0000-4000-8000-000000000000';
-      assertFieldRefusal(await rawPost(`${API}/mit`, `{"subscriptionId":"${subscriptionId}","amount":"100","notificationUrl":"http://localhost/cb"}`), 'amount', 'mit');
-      const batch = await rawPost(`${API}/mit/batch`, `{"transactions":[{"subscriptionId":"${subscriptionId}","amount":true,"notificationUrl":"http://localhost/cb"}]}`);
+      assertFieldRefusal(
+        await rawPost(`${API}/mit`, `{"subscriptionId":"${subscriptionId}","amount":"100","notificationUrl":"http://localhost/cb"}`),
+        'amount',
+        'mit',
+      );
+      const batch = await rawPost(
+        `${API}/mit/batch`,
+        `{"transactions":[{"subscriptionId":"${subscriptionId}","amount":true,"notificationUrl":"http://localhost/cb"}]}`,
+      );
       assert.notEqual(batch.status, 500, batch.text);
       const entryError = batch.status === 422 ? batch.body.errors : batch.body.transactions?.[0]?.error?.errors;
-      assert.ok(Object.keys(entryError ?? {}).some((field) => field.endsWith('amount')), `the entry's amount is refused: ${batch.text}`);
+      assert.ok(
+        Object.keys(entryError ?? {}).some((field) => field.endsWith('amount')),
+        `the entry's amount is refused: ${batch.text}`,
+      );
       for (const maxAttempts of ['"3"', 'true', '3.5', '[3]']) {
-        const res = await rawPost(`${API}/subscriptions/billing/plans`, `{"name":"Plan","amount":100,"currency":"DKK","maxAttempts":${maxAttempts},"interval":{"period":"MONTH","frequency":1}}`);
+        const res = await rawPost(
+          `${API}/subscriptions/billing/plans`,
+          `{"name":"Plan","amount":100,"currency":"DKK","maxAttempts":${maxAttempts},"interval":{"period":"MONTH","frequency":1}}`,
+        );
         assertFieldRefusal(res, 'maxAttempts', `maxAttempts ${maxAttempts}`);
       }
     });

@@ -10,17 +10,31 @@ import { API, bootstrapMerchant, freshDatabase, newKeys, sleep, startService } f
 
 test('SIGTERM with an in-flight request on a keep-alive connection: the process exits once the request is done', async () => {
   const db = await freshDatabase('sqlite', 'keepalive');
-  const service = await startService({ databaseUrl: db.url, dir: db.dir, ...newKeys(), latencyMs: 1000, label: 'keepalive', env: { PAYMENTS_SHUTDOWN_TIMEOUT_MS: '2000' } });
+  const service = await startService({
+    databaseUrl: db.url,
+    dir: db.dir,
+    ...newKeys(),
+    latencyMs: 1000,
+    label: 'keepalive',
+    env: { PAYMENTS_SHUTDOWN_TIMEOUT_MS: '2000' },
+  });
   const agent = new http.Agent({ keepAlive: true });
   try {
     const m = await bootstrapMerchant(service);
     await service.operator.must('PATCH', `${API}/partner/accounts/${m.accountId}/capabilities`, { moto: true, syncPayout: false });
-    const body = JSON.stringify({ transaction: { pointOfSaleId: m.pointOfSaleId, amount: 100, currency: 'DKK' }, card: { number: '4111111111111111', expiryMonth: 12, expiryYear: 2030, cvc: '123' } });
+    const body = JSON.stringify({
+      transaction: { pointOfSaleId: m.pointOfSaleId, amount: 100, currency: 'DKK' },
+      card: { number: '4111111111111111', expiryMonth: 12, expiryYear: 2030, cvc: '123' },
+    });
     const answer = new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
-      const req = http.request(`${service.baseUrl}${API}/moto`, { method: 'POST', agent, headers: { authorization: `Bearer ${m.token}`, 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
-      });
+      const req = http.request(
+        `${service.baseUrl}${API}/moto`,
+        { method: 'POST', agent, headers: { authorization: `Bearer ${m.token}`, 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection }));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });

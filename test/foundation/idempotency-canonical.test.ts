@@ -29,18 +29,28 @@ for (const kind of await availableStores()) {
       for (const res of answers) assert.equal(res.status, 200, res.text);
       const ids = new Set(answers.map((res) => res.body.transaction.id));
       assert.equal(ids.size, 1, `one transaction, got ${[...ids].join(', ')}`);
-      assert.deepEqual(answers.map((res) => res.headers['idempotent-replayed'] ?? null), [null, 'true', 'true', 'true']);
+      assert.deepEqual(
+        answers.map((res) => res.headers['idempotent-replayed'] ?? null),
+        [null, 'true', 'true', 'true'],
+      );
       const list = await m.api.get(`${API}/transactions?amountMode=EQUAL&amount=1234`);
       assert.equal(list.body.items.length, 1);
     });
 
     test('a capture on a percent-encoded transaction id is the same request as on the plain id', async () => {
-      const moto = await m.api.post(`${API}/moto`, { transaction: { pointOfSaleId: m.onlinePointOfSaleId, amount: 1000, currency: 'DKK', instantCapture: 'OFF' }, card: CARD });
+      const moto = await m.api.post(`${API}/moto`, {
+        transaction: { pointOfSaleId: m.onlinePointOfSaleId, amount: 1000, currency: 'DKK', instantCapture: 'OFF' },
+        card: CARD,
+      });
       assert.equal(moto.status, 200, moto.text);
       const id = moto.body.transaction.id as string;
       const first = await m.api.post(`${API}/transactions/${id}/capture`, { amount: 400 }, { idempotencyKey: 'capture-spellings' });
       const second = await m.api.post(`${API}/transactions/${percentEncodeAll(id)}/capture`, { amount: 400 }, { idempotencyKey: 'capture-spellings' });
-      const third = await m.api.post(`${API}/transactions/${id.slice(0, 5)}${percentEncodeAll(id.slice(5))}/%63apture`, { amount: 400 }, { idempotencyKey: 'capture-spellings' });
+      const third = await m.api.post(
+        `${API}/transactions/${id.slice(0, 5)}${percentEncodeAll(id.slice(5))}/%63apture`,
+        { amount: 400 },
+        { idempotencyKey: 'capture-spellings' },
+      );
       assert.equal(first.body.success, true, first.text);
       assert.equal(second.headers['idempotent-replayed'], 'true');
       assert.equal(third.headers['idempotent-replayed'], 'true');
@@ -50,8 +60,14 @@ for (const kind of await availableStores()) {
     });
 
     test('the same key on another route or another transaction is another request', async () => {
-      const a = await m.api.post(`${API}/moto`, { transaction: { pointOfSaleId: m.onlinePointOfSaleId, amount: 500, currency: 'DKK', instantCapture: 'OFF' }, card: CARD });
-      const b = await m.api.post(`${API}/moto`, { transaction: { pointOfSaleId: m.onlinePointOfSaleId, amount: 500, currency: 'DKK', instantCapture: 'OFF' }, card: CARD });
+      const a = await m.api.post(`${API}/moto`, {
+        transaction: { pointOfSaleId: m.onlinePointOfSaleId, amount: 500, currency: 'DKK', instantCapture: 'OFF' },
+        card: CARD,
+      });
+      const b = await m.api.post(`${API}/moto`, {
+        transaction: { pointOfSaleId: m.onlinePointOfSaleId, amount: 500, currency: 'DKK', instantCapture: 'OFF' },
+        card: CARD,
+      });
       const onA = await m.api.post(`${API}/transactions/${a.body.transaction.id}/capture`, { amount: 100 }, { idempotencyKey: 'shared-key' });
       const onB = await m.api.post(`${API}/transactions/${b.body.transaction.id}/capture`, { amount: 100 }, { idempotencyKey: 'shared-key' });
       assert.equal(onA.body.success, true);

@@ -41,7 +41,8 @@ for (const kind of await availableStores()) {
     }
 
     const countByReference = async (reference: string) =>
-      (await t.runtime.store.db.selectFrom('transactions').select('id').where('accountId', '=', m.accountId).where('reference', '=', reference).execute()).length;
+      (await t.runtime.store.db.selectFrom('transactions').select('id').where('accountId', '=', m.accountId).where('reference', '=', reference).execute())
+        .length;
 
     test('POST /mit retried after the crash returns the same transaction; one exists', async () => {
       const key = randomUUID();

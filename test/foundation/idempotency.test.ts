@@ -159,7 +159,9 @@ for (const kind of await availableStores()) {
       const created = (await first.json()) as { key: string };
       assert.equal(((await replay.json()) as { key: string }).key, created.key);
       const tokenKey = randomUUID();
-      const token = (await (await post(`/partner/accounts/${m.accountId}/access-token`, { environment: 'test' }, tokenKey, t.operatorKey)).json()) as { accessToken: string };
+      const token = (await (await post(`/partner/accounts/${m.accountId}/access-token`, { environment: 'test' }, tokenKey, t.operatorKey)).json()) as {
+        accessToken: string;
+      };
       const tokenReplay = await post(`/partner/accounts/${m.accountId}/access-token`, { environment: 'test' }, tokenKey, t.operatorKey);
       assert.equal(((await tokenReplay.json()) as { accessToken: string }).accessToken, token.accessToken);
       const stored = await t.runtime.store.db.selectFrom('idempotencyKeys').select('responseBody').where('key', 'in', [key, tokenKey]).execute();

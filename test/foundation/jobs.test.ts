@@ -168,7 +168,10 @@ for (const kind of await availableStores()) {
       const blocker = new Promise<void>((resolve) => (release = resolve));
       let runs = 0;
       const def = {
-        kind, maxAttempts: 5, leaseMs: 30_000, backoff: () => 0,
+        kind,
+        maxAttempts: 5,
+        leaseMs: 30_000,
+        backoff: () => 0,
         async handle() {
           runs++;
           await blocker;
@@ -193,7 +196,10 @@ for (const kind of await availableStores()) {
       const blocker = new Promise<void>((resolve) => (release = resolve));
       let runs = 0;
       const def = {
-        kind, maxAttempts: 5, leaseMs: 1500, backoff: () => 0,
+        kind,
+        maxAttempts: 5,
+        leaseMs: 1500,
+        backoff: () => 0,
         async handle() {
           runs++;
           await blocker;

@@ -51,7 +51,12 @@ describe('operations endpoints: API docs and OpenAPI', () => {
       if (resolved.endsWith('.css')) assert.match(String(asset.headers['content-type']), /^text\/css/, resolved);
     }
     // The page loads its document from the service too (swagger-initializer.js → ./json).
-    const initializer = await anon.get(new URL(scripts.find((u) => u.includes('initializer'))!, 'http://127.0.0.1/docs').pathname);
+    const initializer = await anon.get(
+      new URL(
+        scripts.find((u) => u.includes('initializer'))!,
+        'http://127.0.0.1/docs',
+      ).pathname,
+    );
     assert.match(initializer.text, /url: resolveUrl\('\.\/json'\)/);
     const doc = await anon.get('/docs/json');
     assert.equal(doc.status, 200);
@@ -66,8 +71,18 @@ describe('operations endpoints: API docs and OpenAPI', () => {
     const paths = Object.keys(res.body.paths);
     const api = paths.filter((p) => p.startsWith('/public/api/v1/'));
     assert.ok(api.length >= 40, `${api.length} API paths`);
-    assert.deepEqual(paths.filter((p) => !p.startsWith('/public/api/v1/') && !p.startsWith('/sandbox/v1/')), [], 'no path outside the API and the sandbox');
-    for (const path of ['/public/api/v1/transactions', '/public/api/v1/transactions/operations', '/public/api/v1/mit', '/public/api/v1/moto', '/public/api/v1/subscriptions/{subscriptionId}']) {
+    assert.deepEqual(
+      paths.filter((p) => !p.startsWith('/public/api/v1/') && !p.startsWith('/sandbox/v1/')),
+      [],
+      'no path outside the API and the sandbox',
+    );
+    for (const path of [
+      '/public/api/v1/transactions',
+      '/public/api/v1/transactions/operations',
+      '/public/api/v1/mit',
+      '/public/api/v1/moto',
+      '/public/api/v1/subscriptions/{subscriptionId}',
+    ]) {
       assert.ok(res.body.paths[path], `${path} is documented`);
     }
     assert.ok(res.body.paths['/public/api/v1/transactions'].get.responses['200'], 'with its responses');
@@ -80,10 +95,28 @@ test('logger: Authorization headers, keys, secrets and card fields are redacted'
   const logger = createLogger('info', { write: (line: string) => void lines.push(line) });
   logger.info({ req: { method: 'GET', headers: { authorization: 'Bearer tok-in-req', 'x-request-id': 'visible-id' } } }, 'request');
   logger.info({ headers: { authorization: 'Bearer tok-in-headers' } }, 'headers');
-  logger.info({ apiKey: { key: 'sk_unit_key_1', name: 'visible-name' }, webhook: { secret: 'whsec-unit-1' }, pos: { webhookAuthentication: 'Bearer cb-unit-1' }, grant: { accessToken: 'at-unit-1' } }, 'values');
+  logger.info(
+    {
+      apiKey: { key: 'sk_unit_key_1', name: 'visible-name' },
+      webhook: { secret: 'whsec-unit-1' },
+      pos: { webhookAuthentication: 'Bearer cb-unit-1' },
+      grant: { accessToken: 'at-unit-1' },
+    },
+    'values',
+  );
   logger.info({ body: { card: { number: '4111111111111111', cvc: '987' } }, number: '5555555555554444' }, 'card');
   const out = lines.join('');
-  for (const secret of ['tok-in-req', 'tok-in-headers', 'sk_unit_key_1', 'whsec-unit-1', 'cb-unit-1', 'at-unit-1', '4111111111111111', '5555555555554444', '987']) {
+  for (const secret of [
+    'tok-in-req',
+    'tok-in-headers',
+    'sk_unit_key_1',
+    'whsec-unit-1',
+    'cb-unit-1',
+    'at-unit-1',
+    '4111111111111111',
+    '5555555555554444',
+    '987',
+  ]) {
     assert.ok(!out.includes(secret), `${secret} is not logged`);
   }
   const [req, headers, values, card] = lines.map((l) => JSON.parse(l));
@@ -151,7 +184,11 @@ for (const kind of await availableStores()) {
 
     test('the request log has one line per request with its request id, and no credential, secret or card number', async () => {
       const lines: string[] = [];
-      const t = await startTestRuntime(kind, { logLevel: 'trace' }, { startWorkers: false, logDestination: { write: (line: string) => void lines.push(line) } });
+      const t = await startTestRuntime(
+        kind,
+        { logLevel: 'trace' },
+        { startWorkers: false, logDestination: { write: (line: string) => void lines.push(line) } },
+      );
       try {
         const m = await t.createMerchant({ physical: false });
         const apiKey = (await m.api.post(`${API}/management/api-keys`, { name: 'log test' })).body.key as string;
@@ -160,16 +197,23 @@ for (const kind of await availableStores()) {
         const webhookSecret = 'whsec-never-logged-42';
         assert.equal((await m.api.get(`${API}/transactions`, { token: apiKey, headers: { 'x-request-id': 'log-test-key' } })).status, 200);
         assert.equal((await m.api.get(`${API}/transactions`, { token: bogus, headers: { 'x-request-id': 'log-test-bogus' } })).status, 401);
-        assert.equal((await m.api.post(`${API}/webhooks`, { url: 'http://localhost:9/wh', events: ['transaction.success.v1'], secret: webhookSecret })).status, 200);
-        const moto = await m.api.post(`${API}/moto`, { transaction: { pointOfSaleId: m.onlinePointOfSaleId, amount: 100, currency: 'DKK', reference: 'log' }, card: { ...CARD, number: '5555555555554444' } });
+        assert.equal(
+          (await m.api.post(`${API}/webhooks`, { url: 'http://localhost:9/wh', events: ['transaction.success.v1'], secret: webhookSecret })).status,
+          200,
+        );
+        const moto = await m.api.post(`${API}/moto`, {
+          transaction: { pointOfSaleId: m.onlinePointOfSaleId, amount: 100, currency: 'DKK', reference: 'log' },
+          card: { ...CARD, number: '5555555555554444' },
+        });
         assert.equal(moto.status, 200, moto.text);
 
         const entries = lines.map((l) => JSON.parse(l));
         const requestLine = (id: string) => entries.find((e) => e.requestId === id && e.msg === 'request');
-        assert.deepEqual(
-          (({ method, route, status }) => ({ method, route, status }))(requestLine('log-test-key')),
-          { method: 'GET', route: '/public/api/v1/transactions', status: 200 },
-        );
+        assert.deepEqual((({ method, route, status }) => ({ method, route, status }))(requestLine('log-test-key')), {
+          method: 'GET',
+          route: '/public/api/v1/transactions',
+          status: 200,
+        });
         assert.equal(requestLine('log-test-bogus')?.status, 401);
         const log = lines.join('');
         for (const secret of [t.operatorKey, m.token, apiKey, apiKey.slice(3), bogus, webhookSecret, '5555555555554444', 'Bearer cb-']) {
@@ -185,11 +229,15 @@ for (const kind of await availableStores()) {
 /** POST over a connection of its own, closed after the answer (`Connection: close`). */
 function postOnce(url: string, token: string, body: unknown): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
-    });
+    const req = http.request(
+      url,
+      { method: 'POST', agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) }));
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });

@@ -46,7 +46,12 @@ function start(command: string, args: string[], env: Record<string, string>, rea
 describe('npm start stops on SIGTERM', () => {
   test('SIGTERM to the npm process stops the service it started (no orphan keeps serving)', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-npm-stop-'));
-    const run = start('npm', ['start', '--silent'], { DATABASE_URL: path.join(dir, 'payments.db'), PAYMENTS_OPERATOR_KEY: '', PAYMENTS_VAULT_KEY: '' }, 'Try: curl');
+    const run = start(
+      'npm',
+      ['start', '--silent'],
+      { DATABASE_URL: path.join(dir, 'payments.db'), PAYMENTS_OPERATOR_KEY: '', PAYMENTS_VAULT_KEY: '' },
+      'Try: curl',
+    );
     try {
       await run.started;
       const children = fs.readFileSync(`/proc/${run.child.pid}/task/${run.child.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
@@ -168,7 +173,12 @@ describe('header values sent on refuse control characters', () => {
       assert.equal(webhook.status, 422, webhook.text);
       assert.ok(webhook.body.errors.secret, webhook.text);
     }
-    const ok = await m.api.post(`${API}/management/point-of-sales`, { name: 'Shop', domain: 'localhost', webhookAuthentication: 'Basic dXNlcjpwYXNz', type: 'ONLINE' });
+    const ok = await m.api.post(`${API}/management/point-of-sales`, {
+      name: 'Shop',
+      domain: 'localhost',
+      webhookAuthentication: 'Basic dXNlcjpwYXNz',
+      type: 'ONLINE',
+    });
     assert.equal(ok.status, 200, ok.text);
   });
 });

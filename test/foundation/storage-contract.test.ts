@@ -562,16 +562,25 @@ for (const kind of await availableStores()) {
         assert.deepEqual(await t.store.jobs.countsByState().then((c) => c.filter((x) => x.kind === k)), [], 'done jobs are not counted');
       });
 
-      test('leases per kind: a crashed worker\'s short-lease job comes back before its long-lease one', async () => {
+      test("leases per kind: a crashed worker's short-lease job comes back before its long-lease one", async () => {
         const short = kind();
         const long = kind();
-        await t.store.jobs.enqueueMany([{ kind: short, payload: null, runAt: T0 }, { kind: long, payload: null, runAt: T0 }]);
+        await t.store.jobs.enqueueMany([
+          { kind: short, payload: null, runAt: T0 },
+          { kind: long, payload: null, runAt: T0 },
+        ]);
         const leases = { [short]: 10_000, [long]: 600_000 };
         assert.equal((await t.store.jobs.claim('crashed', { now: T0, wallNow: T0 }, leases, 10, [short, long])).length, 2);
         const back = await t.store.jobs.claim('w2', { now: T0 + 10_001, wallNow: T0 + 10_001 }, leases, 10, [short, long]);
-        assert.deepEqual(back.map((j) => j.kind), [short]);
+        assert.deepEqual(
+          back.map((j) => j.kind),
+          [short],
+        );
         assert.deepEqual(await t.store.jobs.claim('w2', { now: T0 + 599_999, wallNow: T0 + 599_999 }, leases, 10, [long]), []);
-        assert.deepEqual((await t.store.jobs.claim('w3', { now: T0 + 600_001, wallNow: T0 + 600_001 }, leases, 10, [long])).map((j) => j.kind), [long]);
+        assert.deepEqual(
+          (await t.store.jobs.claim('w3', { now: T0 + 600_001, wallNow: T0 + 600_001 }, leases, 10, [long])).map((j) => j.kind),
+          [long],
+        );
       });
 
       test('fail with a retry time requeues; without one the job is dead; a dead job can be retried', async () => {
@@ -587,7 +596,11 @@ for (const kind of await availableStores()) {
         const dead = (await t.store.jobs.listDead(100)).find((j) => j.id === job!.id);
         assert.equal(dead?.state, 'dead');
         assert.equal(dead?.lastError, 'boom 2');
-        assert.deepEqual(await t.store.jobs.claim('w', { now: T0 + 100_000_000, wallNow: T0 + 100_000_000 }, 30_000, 1, [k]), [], 'dead jobs never run again by themselves');
+        assert.deepEqual(
+          await t.store.jobs.claim('w', { now: T0 + 100_000_000, wallNow: T0 + 100_000_000 }, 30_000, 1, [k]),
+          [],
+          'dead jobs never run again by themselves',
+        );
         assert.deepEqual(
           (await t.store.jobs.countsByState()).filter((x) => x.kind === k),
           [{ kind: k, state: 'dead', count: 1 }],
@@ -674,8 +687,11 @@ for (const kind of await availableStores()) {
           const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-migrate-'));
           const run = () =>
             new Promise<string>((resolve, reject) => {
-              execFile(process.execPath, [path.join(ROOT, 'bin/payments.mjs'), 'migrate'], { env: { PATH: process.env.PATH ?? '', DATABASE_URL: path.join(dir, 'p.db') } }, (err, stdout, stderr) =>
-                err ? reject(new Error(`${err.message}: ${stderr}`)) : resolve(stdout.trim()),
+              execFile(
+                process.execPath,
+                [path.join(ROOT, 'bin/payments.mjs'), 'migrate'],
+                { env: { PATH: process.env.PATH ?? '', DATABASE_URL: path.join(dir, 'p.db') } },
+                (err, stdout, stderr) => (err ? reject(new Error(`${err.message}: ${stderr}`)) : resolve(stdout.trim())),
               );
             });
           try {

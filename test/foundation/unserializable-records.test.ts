@@ -44,7 +44,10 @@ describe('one unserializable row (sqlite)', () => {
     const single = await m.api.get(`${API}/transactions/${bad}`);
     assert.equal(single.status, 500);
     assert.equal(single.body.errorCode, 'SERVER_ERROR');
-    assert.ok(log.some((line) => line.includes(bad) && line.includes('"level":50')), 'the failing record is logged with its id');
+    assert.ok(
+      log.some((line) => line.includes(bad) && line.includes('"level":50')),
+      'the failing record is logged with its id',
+    );
 
     const list = await m.api.get(`${API}/transactions`);
     assert.equal(list.status, 200, list.text);
@@ -57,14 +60,23 @@ describe('one unserializable row (sqlite)', () => {
   test('a billing plan with a text amount leaves the plan list working', async () => {
     const plans: string[] = [];
     for (const name of ['Basic', 'Plus']) {
-      const res = await m.api.post(`${API}/subscriptions/billing/plans`, { name, amount: 1000, currency: 'DKK', maxAttempts: 3, interval: { period: 'MONTH', frequency: 1 } });
+      const res = await m.api.post(`${API}/subscriptions/billing/plans`, {
+        name,
+        amount: 1000,
+        currency: 'DKK',
+        maxAttempts: 3,
+        interval: { period: 'MONTH', frequency: 1 },
+      });
       assert.equal(res.status, 200, res.text);
       plans.push(res.body.billingPlan.id);
     }
     corrupt("update billing_plans set amount = 'lots' where id = ?", plans[0]);
     const list = await m.api.get(`${API}/subscriptions/billing/plans`);
     assert.equal(list.status, 200, list.text);
-    assert.deepEqual(list.body.items.map((item: { billingPlan: { id: string } }) => item.billingPlan.id), [plans[1]]);
+    assert.deepEqual(
+      list.body.items.map((item: { billingPlan: { id: string } }) => item.billingPlan.id),
+      [plans[1]],
+    );
     assert.equal((await m.api.get(`${API}/subscriptions/billing/plans/${plans[0]}`)).status, 500);
   });
 });

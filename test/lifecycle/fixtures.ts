@@ -25,7 +25,8 @@ export interface SeedOptions {
  * sales and payouts are seeded through the repositories.
  */
 export async function seedAuthorized(t: TestRuntime, m: TestMerchant, o: SeedOptions = {}): Promise<Transaction> {
-  const viaMoto = (o.flow ?? 'MOTO') === 'MOTO' && (o.paymentMethodType ?? 'CARD') === 'CARD' && (o.state ?? 'SUCCESS') !== 'PENDING' && o.state !== 'PROCESSING';
+  const viaMoto =
+    (o.flow ?? 'MOTO') === 'MOTO' && (o.paymentMethodType ?? 'CARD') === 'CARD' && (o.state ?? 'SUCCESS') !== 'PENDING' && o.state !== 'PROCESSING';
   if (viaMoto) return motoAuthorized(t, m, o);
   return insertAuthorized(t, m, o);
 }
@@ -33,9 +34,15 @@ export async function seedAuthorized(t: TestRuntime, m: TestMerchant, o: SeedOpt
 export const DECLINED_CARD = '4000000000000002';
 
 async function motoAuthorized(t: TestRuntime, m: TestMerchant, o: SeedOptions): Promise<Transaction> {
-  const number = o.state === 'FAILED' ? DECLINED_CARD : o.card ?? '4111111111111111';
+  const number = o.state === 'FAILED' ? DECLINED_CARD : (o.card ?? '4111111111111111');
   const res = await m.api.post(`${API}/moto`, {
-    transaction: { pointOfSaleId: m.onlinePointOfSaleId, amount: o.amount ?? 1000, currency: 'DKK', reference: `moto-${newId().slice(0, 8)}`, instantCapture: 'OFF' },
+    transaction: {
+      pointOfSaleId: m.onlinePointOfSaleId,
+      amount: o.amount ?? 1000,
+      currency: 'DKK',
+      reference: `moto-${newId().slice(0, 8)}`,
+      instantCapture: 'OFF',
+    },
     card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 3, cvc: '123' },
   });
   assert.equal(res.status, 200, `MOTO (precondition): ${res.text}`);
@@ -127,7 +134,15 @@ export async function detail(m: TestMerchant, id: string) {
   return res.body as {
     transaction: Record<string, unknown>;
     aggregates: { authorized: number; captured: number; refunded: number; voided: number; remaining: number; paidOut: number };
-    operations: Array<{ id: string; type: string; state: string; amount: number; referenceTransactionOperationId: string | null; errorCode: string | null; finalizedAt: string | null }>;
+    operations: Array<{
+      id: string;
+      type: string;
+      state: string;
+      amount: number;
+      referenceTransactionOperationId: string | null;
+      errorCode: string | null;
+      finalizedAt: string | null;
+    }>;
   };
 }
 

@@ -81,8 +81,16 @@ for (const kind of await availableStores()) {
     test('50 captures and 50 refunds at once on one transaction, some declined by the acquirer → invariants hold', async () => {
       const tx = await seedAuthorized(t, m, { amount: 2000 });
       // Every fifth capture and every seventh refund call is declined: their reservations must be released.
-      acquirer.script(tx.id, 'capture', Array.from({ length: 60 }, (_, i): ScriptedAnswer => (i % 5 === 4 ? 'decline' : 'approve')));
-      acquirer.script(tx.id, 'refund', Array.from({ length: 200 }, (_, i): ScriptedAnswer => (i % 7 === 6 ? 'decline' : 'approve')));
+      acquirer.script(
+        tx.id,
+        'capture',
+        Array.from({ length: 60 }, (_, i): ScriptedAnswer => (i % 5 === 4 ? 'decline' : 'approve')),
+      );
+      acquirer.script(
+        tx.id,
+        'refund',
+        Array.from({ length: 200 }, (_, i): ScriptedAnswer => (i % 7 === 6 ? 'decline' : 'approve')),
+      );
       const first = await post(`/transactions/${tx.id}/capture`, { amount: 300 });
       assert.equal(first.body.success, true, 'a first capture so that refunds have something to take');
 
@@ -93,7 +101,9 @@ for (const kind of await availableStores()) {
       }
       const answers = await Promise.all(requests);
       for (const r of answers) assert.equal(r.status, 200, JSON.stringify(r.body));
-      const codes = new Set(answers.filter((r) => !r.body.success).map((r) => r.body.errorCode?.code ?? r.body.operations?.find((o) => !o.success)?.errorCode?.code));
+      const codes = new Set(
+        answers.filter((r) => !r.body.success).map((r) => r.body.errorCode?.code ?? r.body.operations?.find((o) => !o.success)?.errorCode?.code),
+      );
       for (const code of codes) assert.ok(['AMOUNT_EXCEEDS_REMAINING', 'DECLINED_BY_ISSUER_OR_SCHEME'].includes(code ?? ''), `unexpected ${code}`);
       assert.ok(codes.has('DECLINED_BY_ISSUER_OR_SCHEME'), 'the scripted declines happened');
 

@@ -4,9 +4,7 @@ import { LIFECYCLE_ACTIONS, LIFECYCLE_RULES, LIFECYCLE_STATES, type LifecycleAct
 import { API, startTestRuntime, type TestMerchant, type TestResponse, type TestRuntime } from '../support/harness.js';
 import { ScriptedAcquirer } from '../support/scripted-acquirer.js';
 import { availableStores } from '../support/stores.js';
-import {
-  capture, detail, eventually, ok, refund, refusedWith, renew, seedAuthorized, type SeedOptions, stored, voidTx,
-} from './fixtures.js';
+import { capture, detail, eventually, ok, refund, refusedWith, renew, seedAuthorized, type SeedOptions, stored, voidTx } from './fixtures.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -25,9 +23,12 @@ for (const kind of await availableStores()) {
     async function inState(state: LifecycleState): Promise<string> {
       const klarna: SeedOptions = { paymentMethodType: 'KLARNA' }; // so that renew reaches the table
       switch (state) {
-        case 'PENDING': return (await seedAuthorized(t, m, { ...klarna, state: 'PROCESSING' })).id;
-        case 'FAILED': return (await seedAuthorized(t, m, { ...klarna, state: 'FAILED' })).id;
-        case 'AUTHORIZED': return (await seedAuthorized(t, m, klarna)).id;
+        case 'PENDING':
+          return (await seedAuthorized(t, m, { ...klarna, state: 'PROCESSING' })).id;
+        case 'FAILED':
+          return (await seedAuthorized(t, m, { ...klarna, state: 'FAILED' })).id;
+        case 'AUTHORIZED':
+          return (await seedAuthorized(t, m, klarna)).id;
         case 'PARTIALLY_CAPTURED': {
           const tx = await seedAuthorized(t, m, klarna);
           ok(await capture(m, tx.id, 400));
@@ -43,17 +44,23 @@ for (const kind of await availableStores()) {
           ok(await voidTx(m, tx.id, -1));
           return tx.id;
         }
-        case 'SALE': return (await seedAuthorized(t, m, { ...klarna, flow: 'SALE' })).id;
-        case 'PAYOUT': return (await seedAuthorized(t, m, { ...klarna, flow: 'PAYOUT', type: 'PAYOUT' })).id;
+        case 'SALE':
+          return (await seedAuthorized(t, m, { ...klarna, flow: 'SALE' })).id;
+        case 'PAYOUT':
+          return (await seedAuthorized(t, m, { ...klarna, flow: 'PAYOUT', type: 'PAYOUT' })).id;
       }
     }
 
     const attempt = (action: LifecycleAction, id: string): Promise<TestResponse> => {
       switch (action) {
-        case 'CAPTURE': return capture(m, id, 100);
-        case 'REFUND': return refund(m, id, 100);
-        case 'VOID': return voidTx(m, id, 100);
-        case 'RENEW': return renew(m, id);
+        case 'CAPTURE':
+          return capture(m, id, 100);
+        case 'REFUND':
+          return refund(m, id, 100);
+        case 'VOID':
+          return voidTx(m, id, 100);
+        case 'RENEW':
+          return renew(m, id);
       }
     };
 
@@ -129,7 +136,13 @@ for (const kind of await availableStores()) {
       const d = await detail(m, tx.id);
       assert.equal(d.operations.find((o) => o.id === body.operationId)!.state, 'SUCCESS');
       assert.equal(d.aggregates.captured, 300);
-      assert.deepEqual(acquirer.callsOf(tx.id, 'capture').map((c) => [c.operationId, c.attempt]), [[body.operationId, 1], [body.operationId, 2]]);
+      assert.deepEqual(
+        acquirer.callsOf(tx.id, 'capture').map((c) => [c.operationId, c.attempt]),
+        [
+          [body.operationId, 1],
+          [body.operationId, 2],
+        ],
+      );
     });
 
     test('an acquirer error (exception) is an unknown outcome too; a later decline releases the reservation', async () => {
@@ -153,7 +166,13 @@ for (const kind of await availableStores()) {
       const res = await refund(m, tx.id, 1000);
       assert.equal(res.status, 200);
       assert.equal(res.body.success, false);
-      assert.deepEqual(res.body.operations.map((o: { success: boolean; state: string }) => [o.success, o.state]), [[true, 'SUCCESS'], [false, 'FAILED']]);
+      assert.deepEqual(
+        res.body.operations.map((o: { success: boolean; state: string }) => [o.success, o.state]),
+        [
+          [true, 'SUCCESS'],
+          [false, 'FAILED'],
+        ],
+      );
       assert.equal(res.body.operations[1].errorCode.code, 'DECLINED_BY_ISSUER_OR_SCHEME');
       const d = await detail(m, tx.id);
       assert.equal(d.aggregates.refunded, 600);
@@ -166,10 +185,23 @@ for (const kind of await availableStores()) {
       const tx = await seedAuthorized(t, m, { amount: 1000 });
       const authorization = (await detail(m, tx.id)).operations[0]!;
       const now = t.runtime.clock.nowIso();
-      await t.runtime.store.transactions.insertOperations([{
-        id: crypto.randomUUID(), accountId: m.accountId, transactionId: tx.id, pointOfSaleId: tx.pointOfSaleId, type: 'CAPTURE', state: 'PROCESSING',
-        amount: 1000, referenceOperationId: authorization.id, errorCode: null, externalStatusCodes: null, acquirerReference: null, createdAt: now, finalizedAt: null,
-      }]);
+      await t.runtime.store.transactions.insertOperations([
+        {
+          id: crypto.randomUUID(),
+          accountId: m.accountId,
+          transactionId: tx.id,
+          pointOfSaleId: tx.pointOfSaleId,
+          type: 'CAPTURE',
+          state: 'PROCESSING',
+          amount: 1000,
+          referenceOperationId: authorization.id,
+          errorCode: null,
+          externalStatusCodes: null,
+          acquirerReference: null,
+          createdAt: now,
+          finalizedAt: null,
+        },
+      ]);
       refusedWith(await capture(m, tx.id, 100), 'AMOUNT_EXCEEDS_REMAINING');
       refusedWith(await voidTx(m, tx.id, -1), 'AMOUNT_EXCEEDS_REMAINING');
       assert.equal((await stored(t, tx.id)).pending, 0);
@@ -196,7 +228,10 @@ for (const kind of await availableStores()) {
         assert.equal(res.status, 422, `${action} ${JSON.stringify(body)}: ${res.text}`);
         assert.equal(res.body.errorCode, 'VALIDATION_ERROR');
         const field = action === 'capture' && rule === 'boolean' ? 'voidRemaining' : 'amount';
-        assert.ok(res.body.errors[field]?.some((msg: string) => msg.startsWith(`[${rule}]: `)), `${action} ${JSON.stringify(body)}: ${res.text}`);
+        assert.ok(
+          res.body.errors[field]?.some((msg: string) => msg.startsWith(`[${rule}]: `)),
+          `${action} ${JSON.stringify(body)}: ${res.text}`,
+        );
       }
       const d = await detail(m, tx.id);
       assert.equal(d.operations.length, 1);

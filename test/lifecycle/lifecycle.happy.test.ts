@@ -42,7 +42,13 @@ for (const kind of await availableStores()) {
       assert.deepEqual(d.aggregates, { authorized: 1000, captured: 1000, refunded: 0, voided: 0, remaining: 0, paidOut: 0 });
       const authorization = d.operations.find((o) => o.type === 'AUTHORIZATION')!;
       const captures = d.operations.filter((o) => o.type === 'CAPTURE');
-      assert.deepEqual(captures.map((o) => [o.id, o.amount, o.state]), [[first.operationId, 300, 'SUCCESS'], [second.operationId, 700, 'SUCCESS']]);
+      assert.deepEqual(
+        captures.map((o) => [o.id, o.amount, o.state]),
+        [
+          [first.operationId, 300, 'SUCCESS'],
+          [second.operationId, 700, 'SUCCESS'],
+        ],
+      );
       for (const c of captures) {
         assert.equal(c.referenceTransactionOperationId, authorization.id, 'a capture refers to the authorization');
         assert.ok(c.finalizedAt);
@@ -50,7 +56,10 @@ for (const kind of await availableStores()) {
       assert.deepEqual({ ...(await stored(t, tx.id)) }, { authorized: 1000, captured: 1000, refunded: 0, voided: 0, pending: 0, pendingRefund: 0 });
 
       const events = await eventsOf(tx.id);
-      assert.deepEqual(events.map((e) => e.event), ['transaction.captured.v1', 'transaction.captured.v1']);
+      assert.deepEqual(
+        events.map((e) => e.event),
+        ['transaction.captured.v1', 'transaction.captured.v1'],
+      );
       assert.equal(events[0]!.accountId, m.accountId);
       const data = events[1]!.data as { aggregates: { captured: number }; operation: { id: string; state: string } };
       assert.equal(data.operation.id, second.operationId);
@@ -67,7 +76,10 @@ for (const kind of await availableStores()) {
       assert.equal(partial.operations.length, 1, 'the newest capture covers 500 alone');
       let d = await detail(m, tx.id);
       let refunds = d.operations.filter((o) => o.type === 'REFUND');
-      assert.deepEqual(refunds.map((o) => [o.amount, o.referenceTransactionOperationId]), [[500, c2]]);
+      assert.deepEqual(
+        refunds.map((o) => [o.amount, o.referenceTransactionOperationId]),
+        [[500, c2]],
+      );
 
       const rest = ok(await refund(m, tx.id, 500));
       assert.equal(rest.operations.length, 2);
@@ -79,7 +91,13 @@ for (const kind of await availableStores()) {
       d = await detail(m, tx.id);
       refunds = d.operations.filter((o) => o.type === 'REFUND');
       const byId = new Map(refunds.map((o) => [o.id, o]));
-      assert.deepEqual(rest.operations.map((o: { operationId: string }) => [byId.get(o.operationId)!.amount, byId.get(o.operationId)!.referenceTransactionOperationId]), [[200, c2], [300, c1]]);
+      assert.deepEqual(
+        rest.operations.map((o: { operationId: string }) => [byId.get(o.operationId)!.amount, byId.get(o.operationId)!.referenceTransactionOperationId]),
+        [
+          [200, c2],
+          [300, c1],
+        ],
+      );
       assert.equal(d.aggregates.refunded, 1000);
       assert.equal(d.aggregates.captured, 1000);
 
@@ -103,7 +121,10 @@ for (const kind of await availableStores()) {
       d = await detail(m, fresh.id);
       assert.deepEqual(d.aggregates, { authorized: 900, captured: 250, refunded: 0, voided: 650, remaining: 0, paidOut: 0 });
       assert.equal(d.operations.find((o) => o.id === whole.operationId)!.amount, 650, 'the VOID operation records the amount released');
-      assert.deepEqual((await eventsOf(fresh.id)).map((e) => e.event), ['transaction.captured.v1', 'transaction.voided.v1']);
+      assert.deepEqual(
+        (await eventsOf(fresh.id)).map((e) => e.event),
+        ['transaction.captured.v1', 'transaction.voided.v1'],
+      );
     });
 
     test('capture with voidRemaining voids the uncaptured rest as a VOID operation right after the capture', async () => {
@@ -112,9 +133,15 @@ for (const kind of await availableStores()) {
       const d = await detail(m, tx.id);
       assert.deepEqual(d.aggregates, { authorized: 1000, captured: 600, refunded: 0, voided: 400, remaining: 0, paidOut: 0 });
       const voids = d.operations.filter((o) => o.type === 'VOID');
-      assert.deepEqual(voids.map((o) => [o.amount, o.state]), [[400, 'SUCCESS']]);
+      assert.deepEqual(
+        voids.map((o) => [o.amount, o.state]),
+        [[400, 'SUCCESS']],
+      );
       assert.equal(d.operations.find((o) => o.id === c.operationId)!.type, 'CAPTURE');
-      assert.deepEqual((await eventsOf(tx.id)).map((e) => e.event), ['transaction.captured.v1', 'transaction.voided.v1']);
+      assert.deepEqual(
+        (await eventsOf(tx.id)).map((e) => e.event),
+        ['transaction.captured.v1', 'transaction.voided.v1'],
+      );
       refusedWith(await voidTx(m, tx.id, -1), 'INVALID_STATE', 'void after voidRemaining');
 
       // A full capture with voidRemaining has no rest: no VOID operation.
@@ -135,9 +162,15 @@ for (const kind of await availableStores()) {
       const op = d.operations.find((o) => o.id === r2.operationId)!;
       assert.deepEqual([op.type, op.state, op.amount], ['RENEW', 'SUCCESS', 500]);
       assert.equal(d.aggregates.remaining, 500, 'renew moves no money');
-      assert.deepEqual((await eventsOf(klarna.id)).map((e) => e.event), ['transaction.renewed.v1']);
+      assert.deepEqual(
+        (await eventsOf(klarna.id)).map((e) => e.event),
+        ['transaction.renewed.v1'],
+      );
       const calls = acquirer.callsOf(klarna.id, 'renew');
-      assert.deepEqual(calls.map((c) => [c.operationId, c.attempt, c.amount]), [[r.operationId, 1, 1000]]);
+      assert.deepEqual(
+        calls.map((c) => [c.operationId, c.attempt, c.amount]),
+        [[r.operationId, 1, 1000]],
+      );
     });
 
     test('a pending renew answers PROCESSING and is finalized later by the resolver job', async () => {
@@ -159,8 +192,17 @@ for (const kind of await availableStores()) {
       }, 'the resolver to finalize the renew');
       assert.equal(op.state, 'SUCCESS');
       assert.ok(op.finalizedAt);
-      assert.deepEqual(acquirer.callsOf(tx.id, 'renew').map((c) => [c.operationId, c.attempt]), [[r.operationId, 1], [r.operationId, 2]]);
-      assert.deepEqual((await eventsOf(tx.id)).map((e) => e.event), ['transaction.renewed.v1']);
+      assert.deepEqual(
+        acquirer.callsOf(tx.id, 'renew').map((c) => [c.operationId, c.attempt]),
+        [
+          [r.operationId, 1],
+          [r.operationId, 2],
+        ],
+      );
+      assert.deepEqual(
+        (await eventsOf(tx.id)).map((e) => e.event),
+        ['transaction.renewed.v1'],
+      );
     });
 
     test('the operations feed lists the lifecycle operations once final', async () => {
@@ -202,11 +244,16 @@ for (const kind of await availableStores()) {
       const feed = async (query: string) => {
         const res = await fetch(`${base}/transactions/operations?${query}`, { headers: { authorization: `Bearer ${m.token}` } });
         assert.equal(res.status, 200, query);
-        return (await res.json()) as { total: number; items: Array<{ id: string; transactionId: string; type: string; state: string; finalizedAt: string | null }> };
+        return (await res.json()) as {
+          total: number;
+          items: Array<{ id: string; transactionId: string; type: string; state: string; finalizedAt: string | null }>;
+        };
       };
       const both = await feed(`pointOfSaleId=${posA}&pointOfSaleId=${posB}&perPage=500`);
       const summary = (items: typeof both.items) =>
-        items.map((o) => `${o.transactionId === txA ? 'A' : o.transactionId === txB ? 'B' : o.transactionId === txC ? 'C' : o.transactionId}:${o.type}:${o.state}`).sort();
+        items
+          .map((o) => `${o.transactionId === txA ? 'A' : o.transactionId === txB ? 'B' : o.transactionId === txC ? 'C' : o.transactionId}:${o.type}:${o.state}`)
+          .sort();
       assert.deepEqual(summary(both.items), ['A:AUTHORIZATION:SUCCESS', 'A:CAPTURE:SUCCESS', 'B:AUTHORIZATION:SUCCESS']);
       assert.equal(both.total, 3);
       assert.ok(both.items.some((o) => o.id === capturedA.operationId));
@@ -216,7 +263,10 @@ for (const kind of await availableStores()) {
       assert.deepEqual(summary((await feed(`pointOfSaleId=${posC}&perPage=500`)).items), ['C:AUTHORIZATION:SUCCESS', 'C:CAPTURE:SUCCESS']);
       const all = await feed('perPage=500');
       assert.ok(!all.items.some((o) => o.id === pendingB.operationId), 'nor without a filter');
-      assert.ok(all.items.every((o) => o.state === 'SUCCESS' || o.state === 'FAILED'), 'every listed operation is final');
+      assert.ok(
+        all.items.every((o) => o.state === 'SUCCESS' || o.state === 'FAILED'),
+        'every listed operation is final',
+      );
     });
   });
 }

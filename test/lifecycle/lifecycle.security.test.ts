@@ -5,7 +5,12 @@ import { ScriptedAcquirer } from '../support/scripted-acquirer.js';
 import { availableStores } from '../support/stores.js';
 import { capture, detail, ok, seedAuthorized } from './fixtures.js';
 
-const ACTIONS: Array<[string, unknown]> = [['capture', { amount: 100 }], ['refund', { amount: 100 }], ['void', { amount: 100 }], ['renew', undefined]];
+const ACTIONS: Array<[string, unknown]> = [
+  ['capture', { amount: 100 }],
+  ['refund', { amount: 100 }],
+  ['void', { amount: 100 }],
+  ['renew', undefined],
+];
 
 for (const kind of await availableStores()) {
   describe(`lifecycle tiers, tenants and idempotency (${kind})`, () => {

@@ -6,8 +6,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import {
-  nextOperationState, nextTransactionState, OPERATION_TRANSITIONS, type OperationEvent, type OperationState, TRANSACTION_TRANSITIONS,
-  type TransactionEvent, type TransactionState,
+  nextOperationState,
+  nextTransactionState,
+  OPERATION_TRANSITIONS,
+  type OperationEvent,
+  type OperationState,
+  TRANSACTION_TRANSITIONS,
+  type TransactionEvent,
+  type TransactionState,
 } from '../../src/modules/transactions/transaction.js';
 
 const README = fs.readFileSync(new URL('../../src/modules/transactions/README.md', import.meta.url), 'utf8');
@@ -17,8 +23,14 @@ function readmeTable(name: string): Record<string, Record<string, string>> {
   const start = README.indexOf(`<!-- ${name}:start -->`);
   const end = README.indexOf(`<!-- ${name}:end -->`);
   assert.ok(start >= 0 && end > start, `README has the ${name} table`);
-  const rows = README.slice(start, end).split('\n').filter((line) => line.startsWith('|'));
-  const cells = (line: string) => line.split('|').slice(1, -1).map((c) => c.trim());
+  const rows = README.slice(start, end)
+    .split('\n')
+    .filter((line) => line.startsWith('|'));
+  const cells = (line: string) =>
+    line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim());
   const events = cells(rows[0]!).slice(1);
   return Object.fromEntries(
     rows.slice(2).map((line) => {

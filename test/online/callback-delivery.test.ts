@@ -25,8 +25,31 @@ describe('callback retry schedule (unit)', () => {
   test('callbackBackoff(n - 1) is the delay before attempt n: 1 and 2 at once, then 2^n s, capped at 3 h', () => {
     const delays = Array.from({ length: 25 }, (_, i) => callbackBackoff(i));
     const expected = [
-      0, 0, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, // attempts 1..13
-      10_800, 10_800, 10_800, 10_800, 10_800, 10_800, 10_800, 10_800, 10_800, 10_800, 10_800, 10_800, // attempts 14..25: 2^14 s > 3 h
+      0,
+      0,
+      8,
+      16,
+      32,
+      64,
+      128,
+      256,
+      512,
+      1024,
+      2048,
+      4096,
+      8192, // attempts 1..13
+      10_800,
+      10_800,
+      10_800,
+      10_800,
+      10_800,
+      10_800,
+      10_800,
+      10_800,
+      10_800,
+      10_800,
+      10_800,
+      10_800, // attempts 14..25: 2^14 s > 3 h
     ].map((s) => s * 1000);
     assert.deepEqual(delays, expected);
     for (let n = 1; n <= 25; n++) assert.equal(callbackBackoff(n - 1), contractDelayBefore(n), `attempt ${n}`);
@@ -73,7 +96,10 @@ describe('callback delivery', { concurrency: true }, () => {
         // An API key: the clock moves by days, far past the 8-hour access token.
         const m = { ...merchant, api: t.client((await merchant.api.post(`${API}/management/api-keys`, { name: 'callbacks' })).body.key) };
         const path = rx.newPath('always-500');
-        rx.respond(path, Array.from({ length: 30 }, () => 500));
+        rx.respond(
+          path,
+          Array.from({ length: 30 }, () => 500),
+        );
         const moto = await m.api.post(`${API}/moto`, motoBody(m, { notificationUrl: rx.url(path) }));
         assert.equal(moto.status, 200, moto.text);
         const txId = moto.body.transaction.id as string;
@@ -120,12 +146,18 @@ describe('callback delivery', { concurrency: true }, () => {
         assert.equal(failed.attemptCount, 25);
         assert.equal(failed.nextAttemptAt, null);
         assert.equal(failed.deliveredAt, null);
-        assert.deepEqual(failed.attempts.map((a: any) => a.attempt), Array.from({ length: 25 }, (_, i) => i + 1));
+        assert.deepEqual(
+          failed.attempts.map((a: any) => a.attempt),
+          Array.from({ length: 25 }, (_, i) => i + 1),
+        );
         assert.ok(failed.attempts.every((a: any) => a.statusCode === 500 && a.error === 'HTTP 500'));
         assert.equal(new Set(rx.at(path).map((h) => h.headers['x-delivery-id'])).size, 1);
 
         const jobs = await t.runtime.store.db.selectFrom('jobs').select(['state', 'attempts']).where('kind', '=', CALLBACK_JOB).execute();
-        assert.deepEqual(jobs.map((j) => ({ ...j })), [{ state: 'dead', attempts: 25 }]);
+        assert.deepEqual(
+          jobs.map((j) => ({ ...j })),
+          [{ state: 'dead', attempts: 25 }],
+        );
         await t.runtime.clock.advance(24 * 3600);
         await runner.drain();
         assert.equal(rx.at(path).length, 25, 'no 26th attempt');
@@ -144,10 +176,14 @@ describe('callback delivery', { concurrency: true }, () => {
         assert.equal(moto.status, 200, moto.text);
         const started = Date.now();
         const txId = moto.body.transaction.id as string;
-        const notification = await waitFor(async () => {
-          const n = (await m.api.get(`${API}/transactions/${txId}/notifications`)).body.notifications[0];
-          return n?.attempts.length ? n : null;
-        }, 'the first attempt to be recorded', 10_000);
+        const notification = await waitFor(
+          async () => {
+            const n = (await m.api.get(`${API}/transactions/${txId}/notifications`)).body.notifications[0];
+            return n?.attempts.length ? n : null;
+          },
+          'the first attempt to be recorded',
+          10_000,
+        );
         const elapsed = Date.now() - started;
         assert.ok(rx.received.length >= 1, 'the receiver got the request');
         const [attempt] = notification.attempts;

@@ -11,7 +11,11 @@ function expect422(res: TestResponse, field: string, rule?: string) {
   assert.equal(res.body.errorCode, 'VALIDATION_ERROR');
   const messages: string[] = res.body.errors?.[field] ?? [];
   assert.ok(messages.length > 0, `errors name ${field}: ${res.text}`);
-  if (rule) assert.ok(messages.some((msg) => msg.startsWith(`[${rule}]`)), `${field} carries [${rule}]: ${res.text}`);
+  if (rule)
+    assert.ok(
+      messages.some((msg) => msg.startsWith(`[${rule}]`)),
+      `${field} carries [${rule}]: ${res.text}`,
+    );
 }
 
 for (const kind of await availableStores()) {
@@ -45,8 +49,16 @@ for (const kind of await availableStores()) {
 
     test('subscription rules: SCHEDULED needs an interval; frequency 1–31; period from the list', async () => {
       expect422(await cit({ customerId: 'c', subscription: { type: 'SCHEDULED' } }), 'subscription.interval', 'required');
-      expect422(await cit({ customerId: 'c', subscription: { type: 'SCHEDULED', interval: { period: 'MONTH', frequency: 32 } } }), 'subscription.interval.frequency', 'max:31');
-      expect422(await cit({ customerId: 'c', subscription: { type: 'SCHEDULED', interval: { period: 'FORTNIGHT', frequency: 1 } } }), 'subscription.interval.period', 'in:DAY,WEEK,MONTH,YEAR');
+      expect422(
+        await cit({ customerId: 'c', subscription: { type: 'SCHEDULED', interval: { period: 'MONTH', frequency: 32 } } }),
+        'subscription.interval.frequency',
+        'max:31',
+      );
+      expect422(
+        await cit({ customerId: 'c', subscription: { type: 'SCHEDULED', interval: { period: 'FORTNIGHT', frequency: 1 } } }),
+        'subscription.interval.period',
+        'in:DAY,WEEK,MONTH,YEAR',
+      );
       expect422(await cit({ customerId: 'c', subscription: { type: 'SOMETIMES' } }), 'subscription.type');
     });
 

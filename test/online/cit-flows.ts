@@ -19,14 +19,25 @@ export function ok(res: TestResponse, what: string) {
 }
 
 /** POST /cit with a subscription, paid with `number` in the sandbox; waits for COMPLETED. */
-export async function storedCard(t: TestRuntime, m: TestMerchant, customerId: string, number: string = CARDS.VISA, subscription: Record<string, unknown> = { type: 'UNSCHEDULED' }) {
+export async function storedCard(
+  t: TestRuntime,
+  m: TestMerchant,
+  customerId: string,
+  number: string = CARDS.VISA,
+  subscription: Record<string, unknown> = { type: 'UNSCHEDULED' },
+) {
   const init = ok(await m.api.post(`${API}/cit`, citBody(m, { amount: 100, customerId, subscription })), 'POST /cit');
   ok(await complete(t, init.session.id, { card: card(number) }), 'complete');
   const session = await waitFor(async () => {
     const s = (await m.api.get(`${API}/sessions/${init.session.id}`)).body?.session;
     return s?.state === 'COMPLETED' ? s : null;
   }, 'session COMPLETED');
-  return { sessionId: session.id as string, subscriptionId: session.subscriptionId as string, paymentMethodId: session.paymentMethodId as string, transactionId: session.transactionId as string };
+  return {
+    sessionId: session.id as string,
+    subscriptionId: session.subscriptionId as string,
+    paymentMethodId: session.paymentMethodId as string,
+    transactionId: session.transactionId as string,
+  };
 }
 
 /** Polls GET /transactions/{id} until a final state. */

@@ -53,17 +53,27 @@ for (const kind of await availableStores()) {
       assert.match(page.text, /<html lang="en">/);
       assert.match(page.text, /Web shop/);
       assert.match(page.text, /1,234\.56 DKK/);
-      for (const label of ['Card number', 'Expiry month', 'Expiry year', 'Security code (CVC)', 'Name on card']) assert.ok(page.text.includes(`>${label}</label>`), label);
+      for (const label of ['Card number', 'Expiry month', 'Expiry year', 'Security code (CVC)', 'Name on card'])
+        assert.ok(page.text.includes(`>${label}</label>`), label);
       assert.match(page.text, /autocomplete="cc-number"/);
     });
 
     test('paying in the window with 4111… → 303 to successUrl; COMPLETED session, ACTIVE subscription, stored card, one callback', async () => {
       const path = rx.newPath('cit');
       const customerId = `cust-${Date.now()}`;
-      const body = ok(await m.api.post(`${API}/cit`, citBody(m, {
-        customerId, notificationUrl: rx.url(path), successUrl: 'https://shop.localhost/thanks', failureUrl: 'https://shop.localhost/sorry',
-        subscription: { type: 'SCHEDULED', reference: 'plan-a', interval: { period: 'MONTH', frequency: 1 }, expiryDate: '2031-01-31' },
-      })), 'POST /cit');
+      const body = ok(
+        await m.api.post(
+          `${API}/cit`,
+          citBody(m, {
+            customerId,
+            notificationUrl: rx.url(path),
+            successUrl: 'https://shop.localhost/thanks',
+            failureUrl: 'https://shop.localhost/sorry',
+            subscription: { type: 'SCHEDULED', reference: 'plan-a', interval: { period: 'MONTH', frequency: 1 }, expiryDate: '2031-01-31' },
+          }),
+        ),
+        'POST /cit',
+      );
       const res = await postForm(t, body.paymentWindowUrl, formCard('4111 1111 1111 1111'));
       assert.equal(res.status, 303, res.text);
       assert.equal(res.headers.location, 'https://shop.localhost/thanks');
@@ -112,10 +122,15 @@ for (const kind of await availableStores()) {
       session = ok(await m.api.get(`${API}/sessions/${body.session.id}`), 'GET').session;
       assert.equal(session.state, 'COMPLETED');
       assert.equal(session.attempts, 2);
-      const list = ok(await m.api.get(`${API}/transactions?sessionId=${body.session.id}`), 'list').items.map((i: any) => i.transaction.state).sort();
+      const list = ok(await m.api.get(`${API}/transactions?sessionId=${body.session.id}`), 'list')
+        .items.map((i: any) => i.transaction.state)
+        .sort();
       assert.deepEqual(list, ['FAILED', 'SUCCESS']);
       const methods = ok(await m.api.get(`${API}/payment-methods?customerId=${customerId}`), 'methods').items;
-      assert.deepEqual(methods.map((i: any) => i.paymentMethod.subType), ['Mastercard']);
+      assert.deepEqual(
+        methods.map((i: any) => i.paymentMethod.subType),
+        ['Mastercard'],
+      );
     });
 
     test('after maxAttempts declines the session is EXPIRED and the window sends the customer to failureUrl', async () => {

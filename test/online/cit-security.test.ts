@@ -59,7 +59,15 @@ for (const kind of await availableStores()) {
     });
 
     test('the page escapes merchant text and limits framing to the approved domain', async () => {
-      const pos = ok(await a.api.post(`${API}/management/point-of-sales`, { name: '<script>alert(1)</script>', domain: 'shop.example', webhookAuthentication: 'x', type: 'ONLINE' }), 'pos');
+      const pos = ok(
+        await a.api.post(`${API}/management/point-of-sales`, {
+          name: '<script>alert(1)</script>',
+          domain: 'shop.example',
+          webhookAuthentication: 'x',
+          type: 'ONLINE',
+        }),
+        'pos',
+      );
       const body = ok(await a.api.post(`${API}/cit`, citBody(a, { pointOfSaleId: pos.pointOfSale.id })), 'POST /cit');
       const page = await t.client(null).get(new URL(body.paymentWindowUrl).pathname);
       assert.ok(!page.text.includes('<script>alert(1)</script>'));

@@ -14,12 +14,23 @@ export const CARDS = {
 export const TEST_PANS = Object.values(CARDS);
 
 export const card = (number: string, overrides: Record<string, unknown> = {}) => ({
-  number, expiryMonth: 12, expiryYear: 2030, cvc: '123', holderName: 'Test Holder', ...overrides,
+  number,
+  expiryMonth: 12,
+  expiryYear: 2030,
+  cvc: '123',
+  holderName: 'Test Holder',
+  ...overrides,
 });
 
-export function motoBody(m: TestMerchant, options: { amount?: number; number?: string; instantCapture?: string; notificationUrl?: string; customerId?: string; card?: Record<string, unknown> } = {}) {
+export function motoBody(
+  m: TestMerchant,
+  options: { amount?: number; number?: string; instantCapture?: string; notificationUrl?: string; customerId?: string; card?: Record<string, unknown> } = {},
+) {
   const transaction: Record<string, unknown> = {
-    pointOfSaleId: m.onlinePointOfSaleId, amount: options.amount ?? 1000, currency: 'DKK', reference: 'order-1',
+    pointOfSaleId: m.onlinePointOfSaleId,
+    amount: options.amount ?? 1000,
+    currency: 'DKK',
+    reference: 'order-1',
     instantCapture: options.instantCapture ?? 'OFF',
   };
   if (options.notificationUrl) transaction.notificationUrl = options.notificationUrl;

@@ -8,7 +8,11 @@ function expect422(res: TestResponse, field: string, rule?: string) {
   assert.equal(res.status, 422, res.text);
   const messages: string[] = res.body.errors?.[field] ?? [];
   assert.ok(messages.length > 0, `errors name ${field}: ${res.text}`);
-  if (rule) assert.ok(messages.some((msg) => msg.startsWith(`[${rule}`)), `${field} carries [${rule}…]: ${res.text}`);
+  if (rule)
+    assert.ok(
+      messages.some((msg) => msg.startsWith(`[${rule}`)),
+      `${field} carries [${rule}…]: ${res.text}`,
+    );
 }
 
 for (const kind of await availableStores()) {
@@ -62,17 +66,25 @@ for (const kind of await availableStores()) {
     });
 
     test('batch: every entry is checked on its own with the single request rules', async () => {
-      const body = ok(await m.api.post(`${API}/mit/batch`, { transactions: [
-        mitBody(subscriptionId, cb, { amount: 'ten', reference: 'r-1' }),
-        mitBody('nope', 'http://example.com/x', { reference: 'r-2' }),
-        mitBody(subscriptionId, 'http://example.com/x', { reference: 'r-3' }),
-      ] }), 'batch');
+      const body = ok(
+        await m.api.post(`${API}/mit/batch`, {
+          transactions: [
+            mitBody(subscriptionId, cb, { amount: 'ten', reference: 'r-1' }),
+            mitBody('nope', 'http://example.com/x', { reference: 'r-2' }),
+            mitBody(subscriptionId, 'http://example.com/x', { reference: 'r-3' }),
+          ],
+        }),
+        'batch',
+      );
       const [a, b, c] = body.transactions;
       assert.deepEqual(Object.keys(a.error.errors), ['amount']);
       assert.ok(a.error.errors.amount[0].startsWith('[int]'));
       assert.deepEqual(Object.keys(b.error.errors).sort(), ['subscriptionId']);
       assert.ok(c.error.errors.notificationUrl[0].startsWith('[url]'));
-      assert.deepEqual(body.transactions.map((r: any) => r.reference), ['r-1', 'r-2', 'r-3']);
+      assert.deepEqual(
+        body.transactions.map((r: any) => r.reference),
+        ['r-1', 'r-2', 'r-3'],
+      );
       assert.ok(body.transactions.every((r: any) => r.transaction === null));
     });
   });

@@ -24,7 +24,10 @@ for (const kind of await availableStores()) {
 
     test('POST /mit → PENDING transaction at once; the job authorizes it (SUCCESS) and one callback follows', async () => {
       const path = rx.newPath('mit');
-      const tx = ok(await m.api.post(`${API}/mit`, mitBody(visa.subscriptionId, rx.url(path), { amount: 1234, currency: undefined, textOnStatement: 'Monthly box' })), 'POST /mit').transaction;
+      const tx = ok(
+        await m.api.post(`${API}/mit`, mitBody(visa.subscriptionId, rx.url(path), { amount: 1234, currency: undefined, textOnStatement: 'Monthly box' })),
+        'POST /mit',
+      ).transaction;
       assert.ok(['PENDING', 'PROCESSING'].includes(tx.state), tx.state);
       assert.equal(tx.amount, 1234);
       assert.equal(tx.currency, 'DKK', 'the subscription currency by default');
@@ -41,7 +44,10 @@ for (const kind of await availableStores()) {
       const detail = ok(await m.api.get(`${API}/transactions/${tx.id}`), 'GET tx');
       assert.equal(detail.transaction.state, 'SUCCESS');
       assert.equal(detail.aggregates.authorized, 1234);
-      assert.deepEqual(detail.operations.map((o: any) => [o.type, o.state]), [['AUTHORIZATION', 'SUCCESS']]);
+      assert.deepEqual(
+        detail.operations.map((o: any) => [o.type, o.state]),
+        [['AUTHORIZATION', 'SUCCESS']],
+      );
       await sleep(300);
       assert.equal(rx.at(path).length, 1, 'exactly one callback');
     });
@@ -59,7 +65,10 @@ for (const kind of await availableStores()) {
     });
 
     test('instantCapture VOID captures at once', async () => {
-      const tx = ok(await m.api.post(`${API}/mit`, mitBody(visa.subscriptionId, rx.url(rx.newPath('mit')), { amount: 500, instantCapture: 'VOID' })), 'POST /mit').transaction;
+      const tx = ok(
+        await m.api.post(`${API}/mit`, mitBody(visa.subscriptionId, rx.url(rx.newPath('mit')), { amount: 500, instantCapture: 'VOID' })),
+        'POST /mit',
+      ).transaction;
       const captured = await waitFor(async () => {
         const d = (await m.api.get(`${API}/transactions/${tx.id}`)).body;
         return d.aggregates.captured === 500 ? d : null;
@@ -88,7 +97,10 @@ for (const kind of await availableStores()) {
       const body = ok(await m.api.post(`${API}/mit/batch`, { transactions: [...entries, 42] }), 'POST /mit/batch');
       const results = body.transactions;
       assert.equal(results.length, 5);
-      assert.deepEqual(results.map((r: any) => r.reference), ['batch-0', 'batch-1', 'batch-2', 'batch-3', null]);
+      assert.deepEqual(
+        results.map((r: any) => r.reference),
+        ['batch-0', 'batch-1', 'batch-2', 'batch-3', null],
+      );
       assert.equal(results[0].transaction.amount, 100);
       assert.equal(results[3].transaction.amount, 103);
       assert.equal(results[0].error, null);
@@ -117,7 +129,8 @@ for (const kind of await availableStores()) {
 
     test('a disabled subscription keeps its existing MIT authorizations voidable and refundable', async () => {
       const sub = await storedCard(t, m, 'cust-void-refund', CARDS.VISA);
-      const mit = async (amount: number) => ok(await m.api.post(`${API}/mit`, mitBody(sub.subscriptionId, rx.url(rx.newPath('mit')), { amount })), 'POST /mit').transaction;
+      const mit = async (amount: number) =>
+        ok(await m.api.post(`${API}/mit`, mitBody(sub.subscriptionId, rx.url(rx.newPath('mit')), { amount })), 'POST /mit').transaction;
       const toRefund = await mit(800);
       const toVoid = await mit(600);
       assert.equal((await finalTransaction(m, toRefund.id)).state, 'SUCCESS');
@@ -135,10 +148,20 @@ for (const kind of await availableStores()) {
       assert.equal(captured.success, true);
       const refunded = ok(await m.api.post(`${API}/transactions/${toRefund.id}/refund`, { amount: 300 }), 'refund');
       assert.equal(refunded.success, true, refunded);
-      assert.deepEqual(refunded.operations.map((o: any) => [o.success, o.state]), [[true, 'SUCCESS']]);
+      assert.deepEqual(
+        refunded.operations.map((o: any) => [o.success, o.state]),
+        [[true, 'SUCCESS']],
+      );
       const afterRefund = ok(await m.api.get(`${API}/transactions/${toRefund.id}`), 'GET tx');
       assert.deepEqual(afterRefund.aggregates, { authorized: 800, captured: 800, refunded: 300, voided: 0, remaining: 0, paidOut: 0 });
-      assert.deepEqual(afterRefund.operations.map((o: any) => [o.type, o.state, o.amount]), [['AUTHORIZATION', 'SUCCESS', 800], ['CAPTURE', 'SUCCESS', 800], ['REFUND', 'SUCCESS', 300]]);
+      assert.deepEqual(
+        afterRefund.operations.map((o: any) => [o.type, o.state, o.amount]),
+        [
+          ['AUTHORIZATION', 'SUCCESS', 800],
+          ['CAPTURE', 'SUCCESS', 800],
+          ['REFUND', 'SUCCESS', 300],
+        ],
+      );
     });
   });
 }

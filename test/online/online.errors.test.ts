@@ -39,10 +39,26 @@ describe('sandbox acquirer scenario table', () => {
 
   test('4000…0259 authorizes but every capture is declined; unknown valid cards and wallets are approved', async () => {
     assert.equal(outcomeFor(cardInstrument(CARDS.CAPTURE_DECLINED), 'authorize', 'CIT').kind, 'approve');
-    const capture = await sim.capture({ transactionId: 'T', operationId: 'O', attempt: 1, amount: 1, currency: 'DKK', instrument: cardInstrument(CARDS.CAPTURE_DECLINED) });
+    const capture = await sim.capture({
+      transactionId: 'T',
+      operationId: 'O',
+      attempt: 1,
+      amount: 1,
+      currency: 'DKK',
+      instrument: cardInstrument(CARDS.CAPTURE_DECLINED),
+    });
     assert.equal(capture.outcome, 'declined');
     assert.equal((await auth('4012888888881881', 'MIT')).outcome, 'approved');
-    const wallet = await sim.authorize({ transactionId: 'T', attempt: 1, amount: 1, currency: 'DKK', instrument: { kind: 'wallet', paymentMethodType: 'KLARNA' }, initiator: 'CIT', scaMode: null, capture: false });
+    const wallet = await sim.authorize({
+      transactionId: 'T',
+      attempt: 1,
+      amount: 1,
+      currency: 'DKK',
+      instrument: { kind: 'wallet', paymentMethodType: 'KLARNA' },
+      initiator: 'CIT',
+      scaMode: null,
+      capture: false,
+    });
     assert.equal(wallet.outcome, 'approved');
   });
 });
@@ -64,7 +80,10 @@ for (const kind of await availableStores()) {
       assert.equal(declined.transaction.state, 'FAILED');
       assert.equal(declined.transaction.errorCode, 'DECLINED_BY_ISSUER_OR_SCHEME');
       assert.equal(declined.transaction.externalStatusCodes.acquirer, '05');
-      assert.deepEqual(declined.operations.map((o: any) => [o.type, o.state, o.errorCode]), [['AUTHORIZATION', 'FAILED', 'DECLINED_BY_ISSUER_OR_SCHEME']]);
+      assert.deepEqual(
+        declined.operations.map((o: any) => [o.type, o.state, o.errorCode]),
+        [['AUTHORIZATION', 'FAILED', 'DECLINED_BY_ISSUER_OR_SCHEME']],
+      );
       assert.equal(declined.aggregates.authorized, 0);
       const poor = (await moto({ number: CARDS.INSUFFICIENT_FUNDS })).body;
       assert.equal(poor.transaction.errorCode, 'INSUFFICIENT_FUNDS');
@@ -109,7 +128,12 @@ for (const kind of await availableStores()) {
     });
 
     test('payouts: unknown paymentMethodId → 422 on it; async payout without notificationUrl → 422 [required]', async () => {
-      const unknown = await m.api.post(`${API}/payout-sync`, { pointOfSaleId: m.onlinePointOfSaleId, amount: 100, currency: 'DKK', paymentMethodId: randomUUID() });
+      const unknown = await m.api.post(`${API}/payout-sync`, {
+        pointOfSaleId: m.onlinePointOfSaleId,
+        amount: 100,
+        currency: 'DKK',
+        paymentMethodId: randomUUID(),
+      });
       assert.equal(unknown.status, 422);
       assert.ok(unknown.body.errors.paymentMethodId);
       const paymentMethodId = await storedCardId(m);

@@ -38,7 +38,10 @@ for (const kind of await availableStores()) {
       assert.equal(body.card.pan, '411111******1111');
       assert.equal(body.card.Scheme, 'VISA');
       assert.deepEqual(body.aggregates, { authorized: 1999, captured: 0, refunded: 0, voided: 0, remaining: 1999, paidOut: 0 });
-      assert.deepEqual(body.operations.map((o: any) => [o.type, o.state]), [['AUTHORIZATION', 'SUCCESS']]);
+      assert.deepEqual(
+        body.operations.map((o: any) => [o.type, o.state]),
+        [['AUTHORIZATION', 'SUCCESS']],
+      );
       assert.deepEqual(body.sca, { rejected: false, type: null, verification: null });
       const detail = await m.api.get(`${API}/transactions/${body.transaction.id}`);
       assert.equal(detail.body.transaction.state, 'SUCCESS');
@@ -62,14 +65,27 @@ for (const kind of await availableStores()) {
       assert.deepEqual([ok.aggregates.authorized, ok.aggregates.captured, ok.aggregates.remaining], [700, 700, 0]);
       const failed = (await m.api.post(`${API}/moto`, motoBody(m, { amount: 700, number: CARDS.CAPTURE_DECLINED, instantCapture: 'NO_VOID' }))).body;
       assert.equal(failed.transaction.state, 'SUCCESS');
-      assert.deepEqual(failed.operations.map((o: any) => [o.type, o.state]), [['AUTHORIZATION', 'SUCCESS'], ['CAPTURE', 'FAILED']]);
+      assert.deepEqual(
+        failed.operations.map((o: any) => [o.type, o.state]),
+        [
+          ['AUTHORIZATION', 'SUCCESS'],
+          ['CAPTURE', 'FAILED'],
+        ],
+      );
       assert.equal(failed.operations[1].errorCode, 'DECLINED_BY_ISSUER_OR_SCHEME');
       assert.deepEqual([failed.aggregates.captured, failed.aggregates.voided, failed.aggregates.remaining], [0, 0, 700]);
     });
 
     test('instantCapture VOID: a declined capture voids the authorization', async () => {
       const body = (await m.api.post(`${API}/moto`, motoBody(m, { amount: 800, number: CARDS.CAPTURE_DECLINED, instantCapture: 'VOID' }))).body;
-      assert.deepEqual(body.operations.map((o: any) => [o.type, o.state]), [['AUTHORIZATION', 'SUCCESS'], ['CAPTURE', 'FAILED'], ['VOID', 'SUCCESS']]);
+      assert.deepEqual(
+        body.operations.map((o: any) => [o.type, o.state]),
+        [
+          ['AUTHORIZATION', 'SUCCESS'],
+          ['CAPTURE', 'FAILED'],
+          ['VOID', 'SUCCESS'],
+        ],
+      );
       assert.deepEqual([body.aggregates.authorized, body.aggregates.captured, body.aggregates.voided, body.aggregates.remaining], [800, 0, 800, 0]);
       assert.deepEqual(await eventsOf(body.transaction.id), ['transaction.success.v1', 'transaction.voided.v1'].sort());
     });
@@ -77,7 +93,12 @@ for (const kind of await availableStores()) {
     test('an instant capture writes transaction.captured.v1 besides transaction.success.v1, with the captured aggregate', async () => {
       const body = (await m.api.post(`${API}/moto`, motoBody(m, { amount: 900, instantCapture: 'NO_VOID' }))).body;
       assert.deepEqual(await eventsOf(body.transaction.id), ['transaction.captured.v1', 'transaction.success.v1']);
-      const [captured] = await t.runtime.store.db.selectFrom('events').select('data').where('event', '=', 'transaction.captured.v1').where('data', 'like', `%${body.transaction.id}%`).execute();
+      const [captured] = await t.runtime.store.db
+        .selectFrom('events')
+        .select('data')
+        .where('event', '=', 'transaction.captured.v1')
+        .where('data', 'like', `%${body.transaction.id}%`)
+        .execute();
       const data = JSON.parse(captured!.data);
       assert.equal(data.aggregates.captured, 900);
       assert.equal(data.operation.type, 'CAPTURE');
@@ -102,7 +123,13 @@ for (const kind of await availableStores()) {
     test('POST /payout → PENDING PAYOUT transaction, then one callback with the POS Authorization and X-Delivery-Id', async () => {
       const paymentMethodId = await storedCardId(m);
       const path = rx.newPath('payout');
-      const res = await m.api.post(`${API}/payout`, { pointOfSaleId: m.onlinePointOfSaleId, amount: 750, currency: 'DKK', paymentMethodId, notificationUrl: rx.url(path) });
+      const res = await m.api.post(`${API}/payout`, {
+        pointOfSaleId: m.onlinePointOfSaleId,
+        amount: 750,
+        currency: 'DKK',
+        paymentMethodId,
+        notificationUrl: rx.url(path),
+      });
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.transaction.type, 'PAYOUT');
       assert.ok(['PENDING', 'PROCESSING'].includes(res.body.transaction.state));
@@ -119,7 +146,10 @@ for (const kind of await availableStores()) {
       }, 'notification DELIVERED');
       assert.equal(list.notifications.length, 1);
       assert.equal(list.notifications[0].id, hit.headers['x-delivery-id']);
-      assert.deepEqual(list.notifications[0].attempts.map((a: any) => a.statusCode), [200]);
+      assert.deepEqual(
+        list.notifications[0].attempts.map((a: any) => a.statusCode),
+        [200],
+      );
     });
 
     test('POST /payout-sync → NotificationWebhook with paidOut', async () => {
@@ -129,7 +159,10 @@ for (const kind of await availableStores()) {
       assert.equal(res.body.transaction.type, 'PAYOUT');
       assert.equal(res.body.transaction.state, 'SUCCESS');
       assert.equal(res.body.aggregates.paidOut, 640);
-      assert.deepEqual(res.body.operations.map((o: any) => o.type), ['PAYOUT']);
+      assert.deepEqual(
+        res.body.operations.map((o: any) => o.type),
+        ['PAYOUT'],
+      );
     });
 
     test('a failing callback is retried on the schedule with one X-Delivery-Id; every attempt is recorded; resend sends it again', async () => {
@@ -145,7 +178,10 @@ for (const kind of await availableStores()) {
         return null;
       }, 'attempt 3');
       const hits = rx.at(path);
-      assert.deepEqual(hits.map((h) => h.status), [500, 500, 200]);
+      assert.deepEqual(
+        hits.map((h) => h.status),
+        [500, 500, 200],
+      );
       assert.equal(new Set(hits.map((h) => h.headers['x-delivery-id'])).size, 1, 'stable X-Delivery-Id');
       assert.equal(new Set(hits.map((h) => h.text)).size, 1, 'the same body on every attempt');
       const txId = res.body.transaction.id;
@@ -155,7 +191,10 @@ for (const kind of await availableStores()) {
         return list?.[0]?.state === 'DELIVERED' ? list : null;
       }, 'the delivery recorded as DELIVERED');
       assert.equal(notifications.length, 1);
-      assert.deepEqual(notifications[0].attempts.map((a: any) => a.statusCode), [500, 500, 200]);
+      assert.deepEqual(
+        notifications[0].attempts.map((a: any) => a.statusCode),
+        [500, 500, 200],
+      );
       await advanceClock(t, 3600);
       await sleep(300);
       assert.equal(rx.at(path).length, 3, 'nothing after a 2xx');

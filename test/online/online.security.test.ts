@@ -29,7 +29,12 @@ for (const kind of await availableStores()) {
       const moto = await b.api.post(`${API}/moto`, motoBody(b));
       assert.equal(moto.status, 403);
       assert.equal(moto.body.errorCode, 'CAPABILITY_NOT_ENABLED');
-      const payout = await b.api.post(`${API}/payout-sync`, { pointOfSaleId: b.onlinePointOfSaleId, amount: 1, currency: 'DKK', paymentMethodId: '00000000-0000-4000-8000-000000000000' });
+      const payout = await b.api.post(`${API}/payout-sync`, {
+        pointOfSaleId: b.onlinePointOfSaleId,
+        amount: 1,
+        currency: 'DKK',
+        paymentMethodId: '00000000-0000-4000-8000-000000000000',
+      });
       assert.equal(payout.status, 403);
       assert.equal(payout.body.errorCode, 'CAPABILITY_NOT_ENABLED');
       const anonymous = await t.client(null).post(`${API}/moto`, motoBody(a));
@@ -47,7 +52,13 @@ for (const kind of await availableStores()) {
       assert.equal((await b.api.get(`${API}/transactions/${tx}/notifications`)).status, 404);
       const notificationId = (await a.api.get(`${API}/transactions/${tx}/notifications`)).body.notifications[0].id;
       assert.equal((await b.api.post(`${API}/transactions/${tx}/notifications/${notificationId}/resend`)).status, 404);
-      const payout = await b.api.post(`${API}/payout`, { pointOfSaleId: b.onlinePointOfSaleId, amount: 1, currency: 'DKK', paymentMethodId: pmId, notificationUrl: rx.url('/x') });
+      const payout = await b.api.post(`${API}/payout`, {
+        pointOfSaleId: b.onlinePointOfSaleId,
+        amount: 1,
+        currency: 'DKK',
+        paymentMethodId: pmId,
+        notificationUrl: rx.url('/x'),
+      });
       assert.equal(payout.status, 422, 'a payment method of another merchant is unknown');
       assert.ok(payout.body.errors.paymentMethodId);
       const foreignPos = motoBody(a);
@@ -77,11 +88,18 @@ for (const kind of await availableStores()) {
       assert.deepEqual(leaks(log.join('')), [], 'log lines');
       if (t.kind === 'sqlite') {
         const dir = t.database.dataDir;
-        const files = fs.readdirSync(dir).filter((f) => f.startsWith('payments.db')).map((f) => path.join(dir, f));
+        const files = fs
+          .readdirSync(dir)
+          .filter((f) => f.startsWith('payments.db'))
+          .map((f) => path.join(dir, f));
         assert.ok(files.length >= 1);
         for (const file of files) {
           const bytes = fs.readFileSync(file);
-          assert.deepEqual(TEST_PANS.filter((pan) => bytes.includes(Buffer.from(pan, 'ascii'))), [], file);
+          assert.deepEqual(
+            TEST_PANS.filter((pan) => bytes.includes(Buffer.from(pan, 'ascii'))),
+            [],
+            file,
+          );
         }
       }
       // The card is in the vault, sealed: the payment method still pays (opened for the acquirer only).
@@ -110,7 +128,13 @@ for (const kind of await availableStores()) {
         assert.ok(res.body.errors['transaction.notificationUrl'], url);
       }
       const pm = await storedCardId(m);
-      const payout = await m.api.post(`${API}/payout`, { pointOfSaleId: m.onlinePointOfSaleId, amount: 1, currency: 'DKK', paymentMethodId: pm, notificationUrl: 'http://api.localhost/cb' });
+      const payout = await m.api.post(`${API}/payout`, {
+        pointOfSaleId: m.onlinePointOfSaleId,
+        amount: 1,
+        currency: 'DKK',
+        paymentMethodId: pm,
+        notificationUrl: 'http://api.localhost/cb',
+      });
       assert.equal(payout.status, 422);
       assert.match(payout.body.errors.notificationUrl[0], /loopback|resolve/);
     });

@@ -8,7 +8,11 @@ function expect422(res: TestResponse, field: string, rule?: string) {
   assert.equal(res.status, 422, res.text);
   const messages: string[] = res.body.errors?.[field] ?? [];
   assert.ok(messages.length > 0, `errors name ${field}: ${res.text}`);
-  if (rule) assert.ok(messages.some((msg) => msg.startsWith(`[${rule}`)), `${field} carries [${rule}…]: ${res.text}`);
+  if (rule)
+    assert.ok(
+      messages.some((msg) => msg.startsWith(`[${rule}`)),
+      `${field} carries [${rule}…]: ${res.text}`,
+    );
 }
 
 for (const kind of await availableStores()) {
@@ -46,7 +50,11 @@ for (const kind of await availableStores()) {
     test('ids and list queries: not a UUID → 422; unknown → 404; bad filters → 422', async () => {
       expect422(await m.api.get(`${API}/subscriptions/nope`), 'subscriptionId', 'uuid');
       const unknown = '00000000-0000-4000-8000-000000000000';
-      for (const res of [await m.api.get(`${API}/subscriptions/${unknown}`), await m.api.delete(`${API}/subscriptions/${unknown}`), await patch({ amount: 1, type: 'UNSCHEDULED' }, unknown)]) {
+      for (const res of [
+        await m.api.get(`${API}/subscriptions/${unknown}`),
+        await m.api.delete(`${API}/subscriptions/${unknown}`),
+        await patch({ amount: 1, type: 'UNSCHEDULED' }, unknown),
+      ]) {
         assert.equal(res.status, 404, res.text);
         assert.equal(res.body.errorCode, 'NOT_FOUND');
       }

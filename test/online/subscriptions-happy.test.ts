@@ -25,7 +25,21 @@ function expectNotChargeable(res: TestResponse, reason: RegExp) {
   assert.match(res.body.errors.subscriptionId[0], reason);
 }
 
-const RECORD_KEYS = ['createdAt', 'currency', 'customerId', 'description', 'expiryDate', 'id', 'interval', 'paymentMethodId', 'pointOfSaleId', 'reference', 'state', 'statusReason', 'type'];
+const RECORD_KEYS = [
+  'createdAt',
+  'currency',
+  'customerId',
+  'description',
+  'expiryDate',
+  'id',
+  'interval',
+  'paymentMethodId',
+  'pointOfSaleId',
+  'reference',
+  'state',
+  'statusReason',
+  'type',
+];
 
 for (const kind of await availableStores()) {
   describe(`subscriptions: happy paths (${kind})`, () => {
@@ -60,7 +74,10 @@ for (const kind of await availableStores()) {
       const all = ok(await m.api.get(`${API}/subscriptions`), 'list');
       assert.equal(all.total, 2);
       assert.equal(all.perPage, 25);
-      assert.deepEqual(all.items.map((i: any) => i.subscription.id), [second.subscriptionId, first.subscriptionId]);
+      assert.deepEqual(
+        all.items.map((i: any) => i.subscription.id),
+        [second.subscriptionId, first.subscriptionId],
+      );
       const q = async (query: string) => ok(await m.api.get(`${API}/subscriptions?${query}`), query).items.map((i: any) => i.subscription.id);
       assert.deepEqual(await q('customerId=cust-1'), [first.subscriptionId]);
       assert.deepEqual(await q('reference=ref-1'), [first.subscriptionId]);
@@ -79,14 +96,23 @@ for (const kind of await availableStores()) {
     });
 
     test('PATCH an ACTIVE subscription: type, interval, expiryDate; the record shows them', async () => {
-      const body = ok(await m.api.patch(`${API}/subscriptions/${first.subscriptionId}`, {
-        amount: 4900, type: 'SCHEDULED', expiryDate: '2032-12-31', interval: { period: 'MONTH', frequency: 1 },
-      }), 'PATCH');
+      const body = ok(
+        await m.api.patch(`${API}/subscriptions/${first.subscriptionId}`, {
+          amount: 4900,
+          type: 'SCHEDULED',
+          expiryDate: '2032-12-31',
+          interval: { period: 'MONTH', frequency: 1 },
+        }),
+        'PATCH',
+      );
       assert.equal(body.subscription.type, 'SCHEDULED');
       assert.deepEqual(body.subscription.interval, { period: 'MONTH', frequency: 1 });
       assert.equal(body.subscription.expiryDate, '2032-12-31');
       assert.equal(body.subscription.state, 'ACTIVE');
-      const back = ok(await m.api.patch(`${API}/subscriptions/${first.subscriptionId}`, { amount: 100, type: 'UNSCHEDULED', expiryDate: null, interval: null }), 'PATCH back');
+      const back = ok(
+        await m.api.patch(`${API}/subscriptions/${first.subscriptionId}`, { amount: 100, type: 'UNSCHEDULED', expiryDate: null, interval: null }),
+        'PATCH back',
+      );
       assert.equal(back.subscription.interval, null);
       assert.equal(back.subscription.expiryDate, null);
     });
@@ -165,7 +191,11 @@ for (const kind of await availableStores()) {
 
       const del = await api.delete(`${API}/payment-methods/${gone.paymentMethodId}`);
       assert.equal(del.status, 200, del.text);
-      assert.deepEqual({ ...(await storedRow(gone.subscriptionId)) }, { state: 'INVALID', statusReason: 'PAYMENT_METHOD_DELETED' }, 'stored by the delete itself, before any read');
+      assert.deepEqual(
+        { ...(await storedRow(gone.subscriptionId)) },
+        { state: 'INVALID', statusReason: 'PAYMENT_METHOD_DELETED' },
+        'stored by the delete itself, before any read',
+      );
 
       const got = ok(await api.get(`${API}/subscriptions/${gone.subscriptionId}`), 'GET');
       assert.equal(got.subscription.state, 'INVALID');

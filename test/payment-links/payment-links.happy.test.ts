@@ -154,12 +154,33 @@ for (const kind of await availableStores()) {
       const c = await createLink(own, { reference: 'list-b' });
       ok(await own.api.delete(`${API}/payment-links/${b.id}`), 'cancel b');
       const all = ok(await own.api.get(`${API}/payment-links`), 'list');
-      for (const key of ['page', 'perPage', 'lastPage', 'total', 'from', 'to', 'firstPageUrl', 'lastPageUrl', 'nextPageUrl', 'previousPageUrl', 'path', 'nextPage', 'previousPage', 'items']) {
+      for (const key of [
+        'page',
+        'perPage',
+        'lastPage',
+        'total',
+        'from',
+        'to',
+        'firstPageUrl',
+        'lastPageUrl',
+        'nextPageUrl',
+        'previousPageUrl',
+        'path',
+        'nextPage',
+        'previousPage',
+        'items',
+      ]) {
         assert.ok(key in all, `envelope has ${key}`);
       }
       assert.equal(all.total, 3);
-      assert.deepEqual(all.items.map((i: any) => Object.keys(i)), [['paymentLink'], ['paymentLink'], ['paymentLink']]);
-      assert.deepEqual(all.items.map((i: any) => i.paymentLink.id), [c.id, b.id, a.id]);
+      assert.deepEqual(
+        all.items.map((i: any) => Object.keys(i)),
+        [['paymentLink'], ['paymentLink'], ['paymentLink']],
+      );
+      assert.deepEqual(
+        all.items.map((i: any) => i.paymentLink.id),
+        [c.id, b.id, a.id],
+      );
       assert.deepEqual(Object.keys(all.items[0].paymentLink).sort(), LINK_KEYS);
       const ids = async (query: string) => ok(await own.api.get(`${API}/payment-links?${query}`), query).items.map((i: any) => i.paymentLink.id);
       assert.deepEqual(await ids('state=CANCELLED'), [b.id]);
@@ -170,7 +191,10 @@ for (const kind of await availableStores()) {
       const page2 = ok(await own.api.get(`${API}/payment-links?perPage=2&page=2`), 'page 2');
       assert.equal(page2.lastPage, 2);
       assert.equal(page2.from, 3);
-      assert.deepEqual(page2.items.map((i: any) => i.paymentLink.id), [a.id]);
+      assert.deepEqual(
+        page2.items.map((i: any) => i.paymentLink.id),
+        [a.id],
+      );
     });
 
     test('list: an overdue ACTIVE link is listed EXPIRED, and the state filter agrees', async () => {

@@ -3,7 +3,19 @@ import assert from 'node:assert/strict';
 import { API, type TestMerchant, type TestResponse } from '../support/harness.js';
 
 export const LINK_KEYS = [
-  'amount', 'createdAt', 'currency', 'customerId', 'expiresAt', 'id', 'pointOfSaleId', 'reference', 'sessionId', 'state', 'stateChangedAt', 'transactionId', 'url',
+  'amount',
+  'createdAt',
+  'currency',
+  'customerId',
+  'expiresAt',
+  'id',
+  'pointOfSaleId',
+  'reference',
+  'sessionId',
+  'state',
+  'stateChangedAt',
+  'transactionId',
+  'url',
 ];
 
 export function linkBody(m: TestMerchant, overrides: Record<string, unknown> = {}) {

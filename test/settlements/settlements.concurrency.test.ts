@@ -40,9 +40,18 @@ async function assertTotalsMatchRows(t: TestRuntime, accountId: string) {
   for (const tr of await transferRows(t, accountId)) {
     const mine = rows.filter((r) => r.settlementTransferId === tr.id);
     assert.equal(tr.transactionsCount, mine.length, `count of ${tr.state} transfer`);
-    assert.equal(tr.grossAmount, mine.reduce((s, r) => s + r.grossAmount, 0));
-    assert.equal(tr.transactionsNetAmount, mine.reduce((s, r) => s + r.netAmount, 0));
-    assert.equal(tr.acquirerFeeAmount, mine.reduce((s, r) => s + r.acquirerFee, 0));
+    assert.equal(
+      tr.grossAmount,
+      mine.reduce((s, r) => s + r.grossAmount, 0),
+    );
+    assert.equal(
+      tr.transactionsNetAmount,
+      mine.reduce((s, r) => s + r.netAmount, 0),
+    );
+    assert.equal(
+      tr.acquirerFeeAmount,
+      mine.reduce((s, r) => s + r.acquirerFee, 0),
+    );
   }
 }
 
@@ -88,7 +97,10 @@ for (const kind of await availableStores()) {
       assert.equal(new Set(rows.map((r) => r.operationId)).size, 18, 'no operation twice');
       await assertTotalsMatchRows(t, m.accountId);
       const transfers = await transferRows(t, m.accountId);
-      assert.ok(transfers.every((tr) => tr.state === 'READY'), 'nothing left OPEN');
+      assert.ok(
+        transfers.every((tr) => tr.state === 'READY'),
+        'nothing left OPEN',
+      );
       const gross = rows.reduce((s, r) => s + r.grossAmount, 0);
       assert.equal(gross, ids.reduce((s, _, i) => s + 2000 + i, 0) - 1500);
       const listedNet = (await walk(m.api, '/settlements/transfers', 25)).reduce((s, i) => s + minor(i.settlementTransfer.netAmount), 0n);
@@ -99,9 +111,11 @@ for (const kind of await availableStores()) {
       const m = await t.createMerchant();
       const ids = await captures(m, 5, 3000);
       // Dies in the second batch after inserting its rows, before adding them to the transfer.
-      const crashing = engine(t, 2, (repos, commit) => (commit === 2
-        ? { ...repos, settlements: Object.assign(Object.create(repos.settlements), { addToTransfer: () => Promise.reject(new Error('crash')) }) }
-        : repos));
+      const crashing = engine(t, 2, (repos, commit) =>
+        commit === 2
+          ? { ...repos, settlements: Object.assign(Object.create(repos.settlements), { addToTransfer: () => Promise.reject(new Error('crash')) }) }
+          : repos,
+      );
       await assert.rejects(crashing.run(), /crash/);
       let rows = await settledRows(t, m.accountId);
       assert.equal(rows.length, 2, 'only the first batch committed');
@@ -127,7 +141,10 @@ for (const kind of await availableStores()) {
       assert.equal(done.id, open!.id, 'the next run continues and completes the OPEN transfer');
       const items = await walk(m.api, `/settlements/transfers/${done.id}/transactions`, 500);
       assert.deepEqual(items.map((i) => i.transaction.id).sort(), [...ids].sort());
-      assert.equal(minor(done.netAmount), items.reduce((s, i) => s + minor(i.settlementTransaction.settlementNetAmount), 0n));
+      assert.equal(
+        minor(done.netAmount),
+        items.reduce((s, i) => s + minor(i.settlementTransaction.settlementNetAmount), 0n),
+      );
     });
   });
 
@@ -156,7 +173,10 @@ for (const kind of await availableStores()) {
       assert.equal(listed.length, 1);
       assert.equal(listed[0].settlementTransfer.postingDate, tomorrow);
       const items = await walk(api, `/settlements/transfers/${listed[0].settlementTransfer.id}/transactions`, 25);
-      assert.deepEqual(items.map((i) => i.transaction.id), [id]);
+      assert.deepEqual(
+        items.map((i) => i.transaction.id),
+        [id],
+      );
     });
   });
 }

@@ -21,11 +21,17 @@ for (const kind of await availableStores()) {
 
     test('perPage out of 1..500 → 422 with [min:1] / [max:500]; a foreign offset → 422 on offset', async () => {
       for (const path of ['/settlements/transfers', `/settlements/transfers/${transferId}/transactions`]) {
-        for (const [perPage, rule] of [[0, 'min:1'], [501, 'max:500']] as const) {
+        for (const [perPage, rule] of [
+          [0, 'min:1'],
+          [501, 'max:500'],
+        ] as const) {
           const res = await m.api.get(`${API}${path}?perPage=${perPage}`);
           assert.equal(res.status, 422, res.text);
           assert.equal(res.body.errorCode, 'VALIDATION_ERROR');
-          assert.ok(res.body.errors.perPage.some((e: string) => e.startsWith(`[${rule}]`)), res.text);
+          assert.ok(
+            res.body.errors.perPage.some((e: string) => e.startsWith(`[${rule}]`)),
+            res.text,
+          );
         }
         const res = await m.api.get(`${API}${path}?offset=not-a-cursor`);
         assert.equal(res.status, 422, res.text);

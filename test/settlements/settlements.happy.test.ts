@@ -10,8 +10,32 @@ import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../s
 import { availableStores } from '../support/stores.js';
 import { authorize, capture, DECIMAL_2, FEE_TYPES, minor, refund, runSettlements, terminalPayment, walk } from './support.js';
 
-const TRANSFER_KEYS = ['id', 'acquirer', 'settlementName', 'settlementIds', 'postingDate', 'netAmount', 'currency', 'acquirerReference', 'adjustments', 'adjustmentSums', 'createdAt'].sort();
-const SETTLEMENT_TX_KEYS = ['id', 'settlementTransferId', 'transactionId', 'agreementId', 'merchantReference', 'acquirerReference', 'postingDate', 'settlementNetAmount', 'settlementCurrency', 'adjustments', 'createdAt'].sort();
+const TRANSFER_KEYS = [
+  'id',
+  'acquirer',
+  'settlementName',
+  'settlementIds',
+  'postingDate',
+  'netAmount',
+  'currency',
+  'acquirerReference',
+  'adjustments',
+  'adjustmentSums',
+  'createdAt',
+].sort();
+const SETTLEMENT_TX_KEYS = [
+  'id',
+  'settlementTransferId',
+  'transactionId',
+  'agreementId',
+  'merchantReference',
+  'acquirerReference',
+  'postingDate',
+  'settlementNetAmount',
+  'settlementCurrency',
+  'adjustments',
+  'createdAt',
+].sort();
 const POSTING_DATE = '2031-03-14';
 
 for (const kind of await availableStores()) {
@@ -55,7 +79,9 @@ for (const kind of await availableStores()) {
     after(() => t?.close());
 
     const transferOf = (m: TestMerchant, currency: string) => {
-      const found = transfers.filter((tr) => tr.settlementIds.some((s: string) => s.endsWith(m.accountId.replaceAll('-', '').slice(0, 12))) && tr.currency === currency);
+      const found = transfers.filter(
+        (tr) => tr.settlementIds.some((s: string) => s.endsWith(m.accountId.replaceAll('-', '').slice(0, 12))) && tr.currency === currency,
+      );
       assert.equal(found.length, 1, `one ${currency} transfer for the merchant in ${JSON.stringify(transfers)}`);
       return found[0];
     };
@@ -68,7 +94,10 @@ for (const kind of await availableStores()) {
         assert.equal(tr.postingDate, POSTING_DATE);
         assert.match(tr.netAmount, DECIMAL_2);
         assert.ok(Array.isArray(tr.adjustments));
-        assert.deepEqual(tr.adjustmentSums.map((s: any) => s.type), FEE_TYPES);
+        assert.deepEqual(
+          tr.adjustmentSums.map((s: any) => s.type),
+          FEE_TYPES,
+        );
       }
       transferOf(a, 'DKK');
       transferOf(a, 'EUR');
@@ -92,14 +121,21 @@ for (const kind of await availableStores()) {
     });
 
     test('sums add up to the cent: row net = gross + fees, transfer net = Σ nets + transfer adjustments, adjustmentSums = Σ fees', async () => {
-      for (const [m, currency] of [[a, 'DKK'], [a, 'EUR'], [b, 'DKK']] as const) {
+      for (const [m, currency] of [
+        [a, 'DKK'],
+        [a, 'EUR'],
+        [b, 'DKK'],
+      ] as const) {
         const tr = transferOf(m, currency);
         const items = await itemsOf(m, tr.id);
         let nets = 0n;
         const perType = new Map<string, bigint>(FEE_TYPES.map((f) => [f, 0n]));
         for (const { settlementTransaction: st } of items) {
           assert.match(st.settlementNetAmount, DECIMAL_2);
-          assert.deepEqual(st.adjustments.map((adj: any) => adj.type), FEE_TYPES);
+          assert.deepEqual(
+            st.adjustments.map((adj: any) => adj.type),
+            FEE_TYPES,
+          );
           for (const adj of st.adjustments) {
             assert.match(adj.amount, DECIMAL_2);
             assert.ok(minor(adj.amount) <= 0n, `a fee is a deduction: ${adj.amount}`);
@@ -116,10 +152,18 @@ for (const kind of await availableStores()) {
 
     test('fees are exact integer arithmetic with half-up rounding (0.95 % + 0.10, 0.20 %, 0.08 %)', async () => {
       const items = await itemsOf(a, transferOf(a, 'DKK').id);
-      const row = (transactionId: string, net: string) => items.find((i: any) => i.settlementTransaction.transactionId === transactionId && i.settlementTransaction.settlementNetAmount === net);
+      const row = (transactionId: string, net: string) =>
+        items.find((i: any) => i.settlementTransaction.transactionId === transactionId && i.settlementTransaction.settlementNetAmount === net);
       const single = row(ids.single!, '9.77');
       assert.ok(single, 'capture of 10.00: net 9.77');
-      assert.deepEqual(single.settlementTransaction.adjustments.map((adj: any) => [adj.type, adj.amount]), [['ACQUIRER_FEE', '-0.20'], ['INTERCHANGE_FEE', '-0.02'], ['SCHEME_FEE', '-0.01']]);
+      assert.deepEqual(
+        single.settlementTransaction.adjustments.map((adj: any) => [adj.type, adj.amount]),
+        [
+          ['ACQUIRER_FEE', '-0.20'],
+          ['INTERCHANGE_FEE', '-0.02'],
+          ['SCHEME_FEE', '-0.01'],
+        ],
+      );
       assert.ok(row(ids.partial!, '-3.14'), 'refund of 3.00: −3.00 − 0.13 − 0.01 − 0.00');
       assert.ok(row(ids.payout!, '-6.58'), 'payout of 6.40: −6.40 − 0.16 − 0.01 − 0.01');
       assert.equal(single.settlementTransaction.merchantReference, 'order-1');
@@ -172,7 +216,10 @@ for (const kind of await availableStores()) {
       assert.notEqual(next[0].id, transferOf(a, 'DKK').id);
       assert.match(next[0].postingDate, /^\d{4}-\d{2}-\d{2}$/);
       const items = await itemsOf(a, next[0].id);
-      assert.deepEqual(items.map((i: any) => i.transaction.id), [ids.uncaptured]);
+      assert.deepEqual(
+        items.map((i: any) => i.transaction.id),
+        [ids.uncaptured],
+      );
       assert.equal(minor(next[0].netAmount), 800n - 18n - 2n - 1n, '8.00 − (0.076→0.08 + 0.10) − 0.016→0.02 − 0.0064→0.01');
     });
   });

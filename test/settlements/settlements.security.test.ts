@@ -37,8 +37,14 @@ for (const kind of await availableStores()) {
     });
 
     test('each merchant lists only its own transfers', async () => {
-      assert.deepEqual((await walk(a.api, '/settlements/transfers', 25)).map((i) => i.settlementTransfer.id), [aTransfer.id]);
-      assert.deepEqual((await walk(b.api, '/settlements/transfers', 25)).map((i) => i.settlementTransfer.id), [bTransfer.id]);
+      assert.deepEqual(
+        (await walk(a.api, '/settlements/transfers', 25)).map((i) => i.settlementTransfer.id),
+        [aTransfer.id],
+      );
+      assert.deepEqual(
+        (await walk(b.api, '/settlements/transfers', 25)).map((i) => i.settlementTransfer.id),
+        [bTransfer.id],
+      );
     });
 
     test('no credential → 401; the operator key on merchant routes → 403; a merchant cannot run settlements', async () => {

@@ -18,7 +18,11 @@ export interface TestResponse {
 }
 
 export interface TestClient {
-  request(method: string, url: string, options?: { body?: unknown; token?: string | null; headers?: Record<string, string>; idempotencyKey?: string; raw?: string; contentType?: string }): Promise<TestResponse>;
+  request(
+    method: string,
+    url: string,
+    options?: { body?: unknown; token?: string | null; headers?: Record<string, string>; idempotencyKey?: string; raw?: string; contentType?: string },
+  ): Promise<TestResponse>;
   get(url: string, options?: { token?: string | null; headers?: Record<string, string> }): Promise<TestResponse>;
   post(url: string, body?: unknown, options?: { token?: string | null; headers?: Record<string, string>; idempotencyKey?: string }): Promise<TestResponse>;
   patch(url: string, body?: unknown, options?: { token?: string | null; headers?: Record<string, string>; idempotencyKey?: string }): Promise<TestResponse>;
@@ -68,7 +72,15 @@ export function testConfig(database: TestDatabase, overrides: Partial<Config> = 
   };
 }
 
-export async function startTestRuntime(kind: StoreKind, overrides: Partial<Config> = {}, options: { startWorkers?: boolean; acquirer?: Acquirer; /** Captures the log (e.g. to grep it for card numbers). */ logDestination?: { write(line: string): void } } = {}): Promise<TestRuntime> {
+export async function startTestRuntime(
+  kind: StoreKind,
+  overrides: Partial<Config> = {},
+  options: {
+    startWorkers?: boolean;
+    acquirer?: Acquirer;
+    /** Captures the log (e.g. to grep it for card numbers). */ logDestination?: { write(line: string): void };
+  } = {},
+): Promise<TestRuntime> {
   const database = await createTestDatabase(kind);
   const config = testConfig(database, overrides);
   const logger = createLogger(config.logLevel, options.logDestination as Parameters<typeof createLogger>[1]);
@@ -128,7 +140,13 @@ export async function startTestRuntime(kind: StoreKind, overrides: Partial<Confi
     async createMerchant({ capabilities = { moto: true, syncPayout: true }, physical = true } = {}) {
       const tag = randomBytes(4).toString('hex');
       const { account } = must(
-        await operator.post(`${API}/partner/accounts`, { name: `Merchant ${tag}`, email: `m-${tag}@example.com`, currencyCode: 'DKK', timezone: 'UTC', domain: 'localhost' }),
+        await operator.post(`${API}/partner/accounts`, {
+          name: `Merchant ${tag}`,
+          email: `m-${tag}@example.com`,
+          currencyCode: 'DKK',
+          timezone: 'UTC',
+          domain: 'localhost',
+        }),
         'create account',
       );
       must(await operator.patch(`${API}/partner/accounts/${account.id}/activate`), 'activate');
@@ -136,14 +154,24 @@ export async function startTestRuntime(kind: StoreKind, overrides: Partial<Confi
       must(await operator.patch(`${API}/partner/accounts/${account.id}/capabilities`, capabilities), 'capabilities');
       const api = client(accessToken);
       const online = must(
-        await api.post(`${API}/management/point-of-sales`, { name: 'Web shop', domain: 'localhost', webhookAuthentication: `Bearer cb-${tag}`, type: 'ONLINE' }),
+        await api.post(`${API}/management/point-of-sales`, {
+          name: 'Web shop',
+          domain: 'localhost',
+          webhookAuthentication: `Bearer cb-${tag}`,
+          type: 'ONLINE',
+        }),
         'online pos',
       );
       let physicalId: string | null = null;
       const terminalIds: string[] = [];
       if (physical) {
         const pos = must(
-          await api.post(`${API}/management/point-of-sales`, { name: 'Shop', domain: 'localhost', webhookAuthentication: `Bearer cb-${tag}`, type: 'PHYSICAL' }),
+          await api.post(`${API}/management/point-of-sales`, {
+            name: 'Shop',
+            domain: 'localhost',
+            webhookAuthentication: `Bearer cb-${tag}`,
+            type: 'PHYSICAL',
+          }),
           'physical pos',
         );
         physicalId = pos.pointOfSale.id;

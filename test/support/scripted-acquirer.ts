@@ -36,7 +36,14 @@ export class ScriptedAcquirer implements Acquirer {
   }
 
   authorize(request: AuthorizeRequest): Promise<AcquirerResult> {
-    return this.answer('authorize', request.transactionId, null, request.attempt, request.amount, request.instrument.kind === 'card' ? request.instrument.pan : null);
+    return this.answer(
+      'authorize',
+      request.transactionId,
+      null,
+      request.attempt,
+      request.amount,
+      request.instrument.kind === 'card' ? request.instrument.pan : null,
+    );
   }
 
   capture(r: OperationRequest): Promise<AcquirerResult> {
@@ -63,7 +70,14 @@ export class ScriptedAcquirer implements Acquirer {
     return this.answer(kind, r.transactionId, r.operationId, r.attempt, r.amount, r.instrument.kind === 'card' ? r.instrument.pan : null);
   }
 
-  private async answer(kind: CallKind, transactionId: string, operationId: string | null, attempt: number, amount: number, pan: string | null): Promise<AcquirerResult> {
+  private async answer(
+    kind: CallKind,
+    transactionId: string,
+    operationId: string | null,
+    attempt: number,
+    amount: number,
+    pan: string | null,
+  ): Promise<AcquirerResult> {
     this.calls.push({ kind, transactionId, operationId, attempt, amount, pan });
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     // The declined test card of INTERFACE §9 declines authorizations here too (FAILED MOTO payments).
@@ -73,7 +87,12 @@ export class ScriptedAcquirer implements Acquirer {
       case 'approve':
         return { outcome: 'approved', acquirerReference: `REF-${operationId ?? transactionId}`, externalStatusCodes: codes };
       case 'decline':
-        return { outcome: 'declined', errorCode: 'DECLINED_BY_ISSUER_OR_SCHEME', message: 'Declined by the issuer or the card scheme.', externalStatusCodes: { ...codes, acquirer: '05', network: '05' } };
+        return {
+          outcome: 'declined',
+          errorCode: 'DECLINED_BY_ISSUER_OR_SCHEME',
+          message: 'Declined by the issuer or the card scheme.',
+          externalStatusCodes: { ...codes, acquirer: '05', network: '05' },
+        };
       case 'pending':
         return { outcome: 'pending', acquirerReference: `REF-${operationId ?? transactionId}`, externalStatusCodes: codes };
       case 'timeout':

@@ -2,9 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
-import {
-  abort, card, CARDS, detail, sale, saleBody, sleep, startReceiver, tap, waitForState,
-} from './support.js';
+import { abort, card, CARDS, detail, sale, saleBody, sleep, startReceiver, tap, waitForState } from './support.js';
 
 const UNPAID = ['PENDING', 'PROCESSING'];
 
@@ -14,7 +12,11 @@ function expectValidation(res: { status: number; body: any; text: string }, fiel
   assert.equal(res.body.errorCode, 'VALIDATION_ERROR');
   const messages: string[] = res.body.errors?.[field] ?? [];
   assert.ok(messages.length > 0, `errors name ${field}: ${res.text}`);
-  if (rule) assert.ok(messages.some((s) => s.startsWith(`[${rule}]`)), `rule ${rule} on ${field}: ${res.text}`);
+  if (rule)
+    assert.ok(
+      messages.some((s) => s.startsWith(`[${rule}]`)),
+      `rule ${rule} on ${field}: ${res.text}`,
+    );
 }
 
 function expectError(res: { status: number; body: any; text: string }, status: number, code: string) {
@@ -51,7 +53,12 @@ for (const kind of await availableStores()) {
     }
 
     async function physicalPointOfSale(terminals: number): Promise<{ id: string; terminalIds: string[] }> {
-      const pos = await m.api.post(`${API}/management/point-of-sales`, { name: 'Kiosk', domain: 'localhost', webhookAuthentication: 'Bearer k', type: 'PHYSICAL' });
+      const pos = await m.api.post(`${API}/management/point-of-sales`, {
+        name: 'Kiosk',
+        domain: 'localhost',
+        webhookAuthentication: 'Bearer k',
+        type: 'PHYSICAL',
+      });
       assert.equal(pos.status, 200, pos.text);
       const terminalIds: string[] = [];
       for (let i = 0; i < terminals; i++) {
@@ -133,7 +140,10 @@ for (const kind of await availableStores()) {
 
       test('concurrent sales on one terminal: exactly one takes it, every other one is TERMINAL_BUSY', async () => {
         const results = await Promise.all(Array.from({ length: 12 }, (_, i) => sale(m, { terminalId: fallback, amount: 100 + i })));
-        assert.ok(results.every((r) => r.status === 200), results.map((r) => r.text).join('\n'));
+        assert.ok(
+          results.every((r) => r.status === 200),
+          results.map((r) => r.text).join('\n'),
+        );
         const txs = results.map((r) => r.body.transaction);
         const taken = txs.filter((tx) => UNPAID.includes(tx.state));
         const busy = txs.filter((tx) => tx.errorCode === 'TERMINAL_BUSY');
@@ -183,7 +193,10 @@ for (const kind of await availableStores()) {
         }
         const d = await detail(m, waiting.id);
         assert.deepEqual([d.aggregates.captured, d.aggregates.refunded, d.aggregates.voided], [900, 0, 0]);
-        assert.deepEqual(d.operations.map((o) => o.type), ['SALE']);
+        assert.deepEqual(
+          d.operations.map((o) => o.type),
+          ['SALE'],
+        );
       });
     });
 

@@ -2,9 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
-import {
-  abort, advanceClock, CARDS, detail, sale, sleep, startReceiver, tap, waitFor, waitForState,
-} from './support.js';
+import { abort, advanceClock, CARDS, detail, sale, sleep, startReceiver, tap, waitFor, waitForState } from './support.js';
 
 for (const kind of await availableStores()) {
   describe(`terminal sales, happy paths (${kind})`, () => {
@@ -123,7 +121,10 @@ for (const kind of await availableStores()) {
       assert.equal(final.type, 'PAYOUT');
       assert.equal(final.paymentMethodSubType, 'Mastercard');
       const d = await detail(m, waiting.id);
-      assert.deepEqual(d.operations.map((o) => [o.type, o.state, o.amount]), [['PAYOUT', 'SUCCESS', 1200]]);
+      assert.deepEqual(
+        d.operations.map((o) => [o.type, o.state, o.amount]),
+        [['PAYOUT', 'SUCCESS', 1200]],
+      );
       assert.equal(d.aggregates.paidOut, 1200);
       assert.equal(d.aggregates.captured, 0);
     });

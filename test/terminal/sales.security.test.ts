@@ -57,7 +57,10 @@ for (const kind of await availableStores()) {
       const first = await sale(a);
       const other = await sale(b);
       assert.equal(other.body.transaction.state, 'PENDING');
-      for (const [m, id] of [[a, first.body.transaction.id], [b, other.body.transaction.id]] as const) {
+      for (const [m, id] of [
+        [a, first.body.transaction.id],
+        [b, other.body.transaction.id],
+      ] as const) {
         await waitForState(m, id, ['PROCESSING']);
         assert.equal((await abort(m, id)).status, 200);
       }
@@ -80,7 +83,12 @@ for (const kind of await availableStores()) {
     });
 
     test('the virtual terminal page escapes what it shows; an unknown terminal is a 404 page', async () => {
-      const pos = await a.api.post(`${API}/management/point-of-sales`, { name: 'Pop-up', domain: 'localhost', webhookAuthentication: 'Bearer p', type: 'PHYSICAL' });
+      const pos = await a.api.post(`${API}/management/point-of-sales`, {
+        name: 'Pop-up',
+        domain: 'localhost',
+        webhookAuthentication: 'Bearer p',
+        type: 'PHYSICAL',
+      });
       const created = await a.api.post(`${API}/management/point-of-sales/${pos.body.pointOfSale.id}/terminals`, { name: '<script>alert(1)</script>' });
       const page = await t.client(null).get(`/sandbox/terminals/${created.body.terminal.id}`);
       assert.equal(page.status, 200);

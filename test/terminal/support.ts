@@ -12,7 +12,12 @@ export const CARDS = {
 } as const;
 
 export const card = (number: string, overrides: Record<string, unknown> = {}) => ({
-  number, expiryMonth: 12, expiryYear: 2030, cvc: '123', holderName: 'Test Holder', ...overrides,
+  number,
+  expiryMonth: 12,
+  expiryYear: 2030,
+  cvc: '123',
+  holderName: 'Test Holder',
+  ...overrides,
 });
 
 export interface SaleOptions {
@@ -26,7 +31,10 @@ export interface SaleOptions {
 
 export function saleBody(m: TestMerchant, o: SaleOptions = {}) {
   const transaction: Record<string, unknown> = {
-    pointOfSaleId: o.pointOfSaleId ?? m.physicalPointOfSaleId, amount: o.amount ?? 2500, currency: 'DKK', reference: 'till-1',
+    pointOfSaleId: o.pointOfSaleId ?? m.physicalPointOfSaleId,
+    amount: o.amount ?? 2500,
+    currency: 'DKK',
+    reference: 'till-1',
   };
   if (o.type) transaction.type = o.type;
   if (o.notificationUrl) transaction.notificationUrl = o.notificationUrl;
@@ -61,10 +69,14 @@ export async function waitFor<T>(probe: () => Promise<T | null | undefined | fal
 
 /** Waits until the transaction's state satisfies `states`; returns the record. */
 export function waitForState(m: TestMerchant, id: string, states: string[], timeoutMs?: number) {
-  return waitFor(async () => {
-    const tx = (await detail(m, id)).transaction;
-    return states.includes(tx.state) ? tx : null;
-  }, `transaction ${id} to be ${states.join('|')}`, timeoutMs);
+  return waitFor(
+    async () => {
+      const tx = (await detail(m, id)).transaction;
+      return states.includes(tx.state) ? tx : null;
+    },
+    `transaction ${id} to be ${states.join('|')}`,
+    timeoutMs,
+  );
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -57,10 +57,11 @@ export async function startReceiver(): Promise<Receiver> {
     v6.once('error', () => resolve(false));
     v6.listen(port, '::1', () => resolve(true));
   });
-  const close = (server: http.Server) => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  const close = (server: http.Server) =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return {
     url: (path) => `http://localhost:${port}${path}`,
     at: (path) => hits.filter((h) => h.path === path),
@@ -103,7 +104,11 @@ export async function register(m: TestMerchant, rx: Receiver, events: string[], 
   const secret = options.secret ?? `whsec-${Math.random().toString(36).slice(2, 10)}`;
   const res = await m.api.post(`${API}/webhooks`, { url: rx.url(path), events, secret });
   if (res.status !== 200) throw new Error(`register webhook: HTTP ${res.status} ${res.text}`);
-  return { webhook: res.body.webhook as { id: string; url: string; events: string[]; pausedAt: string | null; pauseReason: string | null; createdAt: string }, path, secret };
+  return {
+    webhook: res.body.webhook as { id: string; url: string; events: string[]; pausedAt: string | null; pauseReason: string | null; createdAt: string },
+    path,
+    secret,
+  };
 }
 
 /** Moves the service clock forward through the sandbox API (what fell due then runs). */

@@ -145,8 +145,15 @@ for (const kind of await availableStores()) {
       const states = items.map((i: any) => i.delivery.state);
       assert.equal(states.length, 22, 'the event after the pause made no delivery');
       // Concurrent attempts pausing at once must not lose their records (e.g. to a deadlock rollback).
-      assert.equal(items.reduce((n: number, i: any) => n + i.delivery.attemptLog.length, 0), count, 'every request received is in the attempt log');
-      assert.ok(states.every((s: string) => s === 'CANCELLED' || s === 'FAILED'), JSON.stringify(states));
+      assert.equal(
+        items.reduce((n: number, i: any) => n + i.delivery.attemptLog.length, 0),
+        count,
+        'every request received is in the attempt log',
+      );
+      assert.ok(
+        states.every((s: string) => s === 'CANCELLED' || s === 'FAILED'),
+        JSON.stringify(states),
+      );
 
       // Resume: the window restarts, so one more failure does not pause it again.
       rx.answerTimes(path, 500, 1);
@@ -162,13 +169,36 @@ for (const kind of await availableStores()) {
     async function plantFailedDeliveries(webhookId: string, n: number, ageMs: number): Promise<void> {
       const at = new Date(t.runtime.clock.now() - ageMs).toISOString();
       const deliveries = Array.from({ length: n }, () => ({
-        id: randomUUID(), webhookId, accountId: m.accountId, eventId: randomUUID(), event: 'transaction.refunded.v1', body: '{}', state: 'FAILED',
-        attempts: 1, nextAttemptAt: null, lastAttemptAt: at, createdAt: at, finishedAt: at,
+        id: randomUUID(),
+        webhookId,
+        accountId: m.accountId,
+        eventId: randomUUID(),
+        event: 'transaction.refunded.v1',
+        body: '{}',
+        state: 'FAILED',
+        attempts: 1,
+        nextAttemptAt: null,
+        lastAttemptAt: at,
+        createdAt: at,
+        finishedAt: at,
       }));
       await t.runtime.store.db.insertInto('webhookDeliveries').values(deliveries).execute();
-      await t.runtime.store.db.insertInto('webhookDeliveryAttempts').values(deliveries.map((d) => ({
-        id: randomUUID(), deliveryId: d.id, webhookId, attempt: 1, success: 0, httpStatus: 500, error: 'HTTP 500', durationMs: 3, attemptedAt: at,
-      }))).execute();
+      await t.runtime.store.db
+        .insertInto('webhookDeliveryAttempts')
+        .values(
+          deliveries.map((d) => ({
+            id: randomUUID(),
+            deliveryId: d.id,
+            webhookId,
+            attempt: 1,
+            success: 0,
+            httpStatus: 500,
+            error: 'HTTP 500',
+            durationMs: 3,
+            attemptedAt: at,
+          })),
+        )
+        .execute();
     }
 
     test('the error rate counts deliveries of the previous 7 days of service time: 20 old failures do not pause, 20 recent ones do', async () => {
@@ -195,10 +225,14 @@ for (const kind of await availableStores()) {
       const { webhook, path } = await register(m, rx, ['transaction.renewed.v1']);
       rx.answer(path, 500);
       await emit(t, m, 'transaction.renewed.v1', { once: true });
-      await waitFor(async () => {
-        await advance(t, 3 * 3600);
-        return rx.at(path).length >= 25;
-      }, '25 attempts of one delivery', 20_000);
+      await waitFor(
+        async () => {
+          await advance(t, 3 * 3600);
+          return rx.at(path).length >= 25;
+        },
+        '25 attempts of one delivery',
+        20_000,
+      );
       const after = await api.get(`${API}/webhooks/${webhook.id}`);
       assert.equal(after.status, 200, after.text);
       assert.equal(after.body.webhook.pausedAt, null);

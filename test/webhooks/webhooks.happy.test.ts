@@ -42,7 +42,10 @@ for (const kind of await availableStores()) {
       assert.deepEqual(got.body, { webhook });
       const list = await m.api.get(`${API}/webhooks?perPage=500`);
       assert.equal(list.status, 200);
-      assert.deepEqual(list.body.items.find((i: any) => i.webhook.id === webhook.id), { webhook });
+      assert.deepEqual(
+        list.body.items.find((i: any) => i.webhook.id === webhook.id),
+        { webhook },
+      );
       assert.ok(!got.text.includes(secret) && !list.text.includes(secret));
     });
 
@@ -77,18 +80,28 @@ for (const kind of await availableStores()) {
       await emit(t, m, 'transaction.refunded.v1');
       await waitFor(() => rx.at(b.path).length === 2 && rx.at(a.path).length === 1, 'both deliveries');
       await sleep(300);
-      assert.deepEqual(rx.at(a.path).map((h) => h.body.event), ['transaction.refunded.v1']);
-      assert.deepEqual(rx.at(b.path).map((h) => h.body.event).sort(), ['transaction.refunded.v1', 'transaction.voided.v1']);
+      assert.deepEqual(
+        rx.at(a.path).map((h) => h.body.event),
+        ['transaction.refunded.v1'],
+      );
+      assert.deepEqual(
+        rx
+          .at(b.path)
+          .map((h) => h.body.event)
+          .sort(),
+        ['transaction.refunded.v1', 'transaction.voided.v1'],
+      );
       const ids = new Set([...rx.at(a.path), ...rx.at(b.path)].map((h) => h.headers['x-delivery-id']));
       assert.equal(ids.size, 3, 'one delivery id per (event, webhook)');
     });
 
     test('end to end through the API: MOTO approved → success, capture → captured, MOTO declined → failed', async () => {
       const { path, secret } = await register(m, rx, ['transaction.success.v1', 'transaction.failed.v1', 'transaction.captured.v1']);
-      const moto = (number: string, amount: number) => m.api.post(`${API}/moto`, {
-        transaction: { pointOfSaleId: m.onlinePointOfSaleId, amount, currency: 'DKK' },
-        card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' },
-      });
+      const moto = (number: string, amount: number) =>
+        m.api.post(`${API}/moto`, {
+          transaction: { pointOfSaleId: m.onlinePointOfSaleId, amount, currency: 'DKK' },
+          card: { number, expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 2, cvc: '123' },
+        });
       const approved = await moto('4111111111111111', 2500);
       assert.equal(approved.status, 200, approved.text);
       const txId = approved.body.transaction.id;
@@ -125,13 +138,23 @@ for (const kind of await availableStores()) {
       await advance(t, 8);
       await waitFor(() => rx.at(path).length === 3, 'attempt 3');
       const hits = rx.at(path);
-      assert.deepEqual(hits.map((h) => h.status), [503, 503, 200]);
+      assert.deepEqual(
+        hits.map((h) => h.status),
+        [503, 503, 200],
+      );
       assert.equal(new Set(hits.map((h) => h.headers['x-delivery-id'])).size, 1, 'stable delivery id');
       const done = await waitFor(async () => {
         const d = (await m.api.get(`${API}/webhooks/${webhook.id}/deliveries`)).body.items[0].delivery;
         return d.state === 'DELIVERED' ? d : null;
       }, 'DELIVERED');
-      assert.deepEqual(done.attemptLog.map((a: any) => [a.attempt, a.httpStatus, a.success]), [[1, 503, false], [2, 503, false], [3, 200, true]]);
+      assert.deepEqual(
+        done.attemptLog.map((a: any) => [a.attempt, a.httpStatus, a.success]),
+        [
+          [1, 503, false],
+          [2, 503, false],
+          [3, 200, true],
+        ],
+      );
       assert.equal(done.nextAttemptAt, null);
     });
 

@@ -21,15 +21,16 @@ for (const kind of await availableStores()) {
       await rx.close();
     });
 
-    const routes = (id: string) => [
-      ['POST', `${API}/webhooks`],
-      ['GET', `${API}/webhooks`],
-      ['GET', `${API}/webhooks/${id}`],
-      ['DELETE', `${API}/webhooks/${id}`],
-      ['POST', `${API}/webhooks/${id}/pause`],
-      ['POST', `${API}/webhooks/${id}/resume`],
-      ['GET', `${API}/webhooks/${id}/deliveries`],
-    ] as const;
+    const routes = (id: string) =>
+      [
+        ['POST', `${API}/webhooks`],
+        ['GET', `${API}/webhooks`],
+        ['GET', `${API}/webhooks/${id}`],
+        ['DELETE', `${API}/webhooks/${id}`],
+        ['POST', `${API}/webhooks/${id}/pause`],
+        ['POST', `${API}/webhooks/${id}/resume`],
+        ['GET', `${API}/webhooks/${id}/deliveries`],
+      ] as const;
 
     test('no or unknown credential → 401; the operator key → 403 FORBIDDEN, on every webhook route', async () => {
       const { webhook } = await register(a, rx, ['transaction.success.v1']);

@@ -5,9 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
-import type {
-  Acquirer, AcquirerResult, AuthorizeRequest, Initiator, Instrument, OperationRequest, ScaResult,
-} from '../acquirer.js';
+import type { Acquirer, AcquirerResult, AuthorizeRequest, Initiator, Instrument, OperationRequest, ScaResult } from '../acquirer.js';
 import { type CardScenario, DECLINE_MESSAGES, type OperationKind, type Outcome, RAW_CODES, TEST_CARDS } from './test-cards.js';
 
 const APPROVE: Outcome = { kind: 'approve' };
@@ -15,7 +13,7 @@ const NO_SCA: ScaResult = { rejected: false, type: null, verification: null };
 const CHALLENGED: ScaResult = { rejected: false, type: 'CHALLENGE', verification: 'CHALLENGED' };
 
 function scenarioOf(instrument: Instrument): CardScenario | null {
-  return instrument.kind === 'card' ? TEST_CARDS[instrument.pan] ?? null : null;
+  return instrument.kind === 'card' ? (TEST_CARDS[instrument.pan] ?? null) : null;
 }
 
 /** The table lookup: the initiator-specific authorization row wins over the generic one. */
@@ -50,8 +48,12 @@ export class SimulatorAcquirer implements Acquirer {
     if (this.ledgerPath) {
       // Synchronous append: the line is on disk before the service sees the answer, so a crash right after cannot lose it.
       const entry = {
-        pid: process.pid, transactionId: request.transactionId, attempt: request.attempt,
-        initiator: request.initiator, amount: request.amount, outcome: result.outcome,
+        pid: process.pid,
+        transactionId: request.transactionId,
+        attempt: request.attempt,
+        initiator: request.initiator,
+        amount: request.amount,
+        outcome: result.outcome,
         acquirerReference: result.outcome === 'approved' ? result.acquirerReference : null,
       };
       appendFileSync(this.ledgerPath, `${JSON.stringify(entry)}\n`);

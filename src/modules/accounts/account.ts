@@ -45,6 +45,4 @@ export type CredentialKind = 'access_token' | 'api_key';
 export const ACCESS_TOKEN_TTL_MS = 8 * 3_600_000;
 
 /** Who is calling: the operator (partner tier and sandbox) or a merchant account. */
-export type Principal =
-  | { tier: 'operator' }
-  | { tier: 'merchant'; accountId: string; capabilities: Capabilities; credentialId: string };
+export type Principal = { tier: 'operator' } | { tier: 'merchant'; accountId: string; capabilities: Capabilities; credentialId: string };

@@ -1,7 +1,12 @@
 import { PageQuery, pageEnvelope, pageOffset } from '../../http/pagination.js';
 import { defineRoute, type RouteDef } from '../../shared/route.js';
 import {
-  BillingAgreementPage, BillingAgreementParams, BillingAgreementResponse, billingAgreementWire, CreateBillingAgreementBody, ResumeBillingAgreementBody,
+  BillingAgreementPage,
+  BillingAgreementParams,
+  BillingAgreementResponse,
+  billingAgreementWire,
+  CreateBillingAgreementBody,
+  ResumeBillingAgreementBody,
 } from './agreements.schemas.js';
 import type { BillingAgreementsService } from './agreements.service.js';
 import type { BillingRepos } from './billing.ports.js';
@@ -11,12 +16,20 @@ export function billingAgreementsRoutes<R extends BillingRepos>(service: Billing
   const base = '/subscriptions/billing/agreements';
   return [
     defineRoute({
-      ...common, method: 'POST', url: base, summary: 'Create a billing agreement on an ACTIVE subscription', idempotent: true,
+      ...common,
+      method: 'POST',
+      url: base,
+      summary: 'Create a billing agreement on an ACTIVE subscription',
+      idempotent: true,
       schema: { body: CreateBillingAgreementBody, response: { 200: BillingAgreementResponse } },
       handler: async ({ body, accountId }) => billingAgreementWire(await service.create(accountId, body)),
     }),
     defineRoute({
-      ...common, method: 'GET', url: base, summary: 'List billing agreements (page pagination, newest first)', rateLimit: 'list',
+      ...common,
+      method: 'GET',
+      url: base,
+      summary: 'List billing agreements (page pagination, newest first)',
+      rateLimit: 'list',
       schema: { querystring: PageQuery, response: { 200: BillingAgreementPage } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
         const page = await service.list(accountId, pageOffset(query.page, query.perPage), query.perPage);
@@ -24,17 +37,28 @@ export function billingAgreementsRoutes<R extends BillingRepos>(service: Billing
       },
     }),
     defineRoute({
-      ...common, method: 'GET', url: `${base}/:agreementId`, summary: 'Get a billing agreement',
+      ...common,
+      method: 'GET',
+      url: `${base}/:agreementId`,
+      summary: 'Get a billing agreement',
       schema: { params: BillingAgreementParams, response: { 200: BillingAgreementResponse } },
       handler: async ({ params, accountId }) => billingAgreementWire(await service.get(accountId, params.agreementId)),
     }),
     defineRoute({
-      ...common, method: 'POST', url: `${base}/:agreementId/stop`, summary: 'Stop automatic charges (STOPPED, nextChargeAt null)', idempotent: true,
+      ...common,
+      method: 'POST',
+      url: `${base}/:agreementId/stop`,
+      summary: 'Stop automatic charges (STOPPED, nextChargeAt null)',
+      idempotent: true,
       schema: { params: BillingAgreementParams, response: { 200: BillingAgreementResponse } },
       handler: async ({ params, accountId }) => billingAgreementWire(await service.stop(accountId, params.agreementId)),
     }),
     defineRoute({
-      ...common, method: 'POST', url: `${base}/:agreementId/resume`, summary: 'Resume a STOPPED agreement; the first charge is made at nextChargeAt', idempotent: true,
+      ...common,
+      method: 'POST',
+      url: `${base}/:agreementId/resume`,
+      summary: 'Resume a STOPPED agreement; the first charge is made at nextChargeAt',
+      idempotent: true,
       schema: { params: BillingAgreementParams, body: ResumeBillingAgreementBody, response: { 200: BillingAgreementResponse } },
       handler: async ({ params, body, accountId }) => billingAgreementWire(await service.resume(accountId, params.agreementId, body.nextChargeAt)),
     }),

@@ -58,9 +58,7 @@ export class BillingAgreementsService<R extends BillingRepos> {
     const plan = await this.planFor(accountId, input.billingPlanId, 'billingPlanId');
     const subscription = await this.deps.subscriptions.requireActive(accountId, input.subscriptionId, 'subscriptionId');
     const firstChargeAt = this.firstChargeAt(plan, subscription.currency, input.nextChargeAt, { plan: 'billingPlanId', nextChargeAt: 'nextChargeAt' });
-    return this.deps.transaction((repos) =>
-      this.insertActive(repos, { accountId, plan, subscription, reference: input.reference ?? null, firstChargeAt }),
-    );
+    return this.deps.transaction((repos) => this.insertActive(repos, { accountId, plan, subscription, reference: input.reference ?? null, firstChargeAt }));
   }
 
   /**
@@ -73,7 +71,10 @@ export class BillingAgreementsService<R extends BillingRepos> {
     if (!request) return null;
     const plan = await repos.billingPlans.findById(session.accountId, request.billingPlanId);
     if (!plan) throw fieldError(`${SESSION_FIELD}.billingPlanId`, 'uuid', 'no billing plan with this id exists');
-    const first = this.firstChargeAt(plan, session.currency, request.nextChargeAt, { plan: `${SESSION_FIELD}.billingPlanId`, nextChargeAt: `${SESSION_FIELD}.nextChargeAt` });
+    const first = this.firstChargeAt(plan, session.currency, request.nextChargeAt, {
+      plan: `${SESSION_FIELD}.billingPlanId`,
+      nextChargeAt: `${SESSION_FIELD}.nextChargeAt`,
+    });
     const now = this.deps.clock.nowIso();
     const agreement: BillingAgreement = {
       id: newId(),
@@ -101,7 +102,11 @@ export class BillingAgreementsService<R extends BillingRepos> {
    * agreement becomes ACTIVE on it. Runs inside the payment result's commit, so it only refuses
    * what cannot happen (the plan was checked when the session was created and plans never change).
    */
-  async sessionCompleted(repos: R, session: Pick<SessionWithAgreement, 'id' | 'accountId'>, subscription: ChargeableSubscription): Promise<BillingAgreement | null> {
+  async sessionCompleted(
+    repos: R,
+    session: Pick<SessionWithAgreement, 'id' | 'accountId'>,
+    subscription: ChargeableSubscription,
+  ): Promise<BillingAgreement | null> {
     const pending = await repos.billingAgreements.findBySession(session.accountId, session.id);
     if (!pending || pending.state !== 'PENDING') return null;
     const plan = await repos.billingPlans.findById(session.accountId, pending.billingPlanId);
@@ -146,7 +151,8 @@ export class BillingAgreementsService<R extends BillingRepos> {
     const current = await this.get(accountId, id);
     if (current.state === 'STOPPED') {
       // Stopped because its CIT session expired unpaid: there is nothing to charge.
-      if (!current.subscriptionId) throw new AppError('CONFLICT', 'The billing agreement has no subscription (its CIT session ended without a payment); it cannot resume.');
+      if (!current.subscriptionId)
+        throw new AppError('CONFLICT', 'The billing agreement has no subscription (its CIT session ended without a payment); it cannot resume.');
       await this.deps.subscriptions.requireActive(accountId, current.subscriptionId, 'subscriptionId');
     }
     return this.transition(accountId, id, 'resume', () => ({ nextChargeAt: new Date(at).toISOString(), desiredDate: utcDateOf(at) }));
@@ -216,7 +222,12 @@ export class BillingAgreementsService<R extends BillingRepos> {
   }
 
   /** One state change by id, retried a few times when a concurrent change won the compare-and-set. */
-  private async transition(accountId: string, id: string, action: AgreementAction, changesFor: (current: BillingAgreement) => AgreementChanges): Promise<BillingAgreement> {
+  private async transition(
+    accountId: string,
+    id: string,
+    action: AgreementAction,
+    changesFor: (current: BillingAgreement) => AgreementChanges,
+  ): Promise<BillingAgreement> {
     for (let round = 0; round < 3; round++) {
       const result = await this.deps.transaction(async (repos) => {
         const current = await repos.billingAgreements.findById(accountId, id);
@@ -238,7 +249,12 @@ export class BillingAgreementsService<R extends BillingRepos> {
     if (!next) throw new AppError('CONFLICT', `The billing agreement is ${current.state}; it cannot ${action}.`);
     if (next === current.state) return current;
     const now = this.deps.clock.nowIso();
-    const updated = await repos.billingAgreements.updateIf(current.accountId, current.id, { state: current.state }, { ...changes, state: next, stateChangedAt: now, updatedAt: now });
+    const updated = await repos.billingAgreements.updateIf(
+      current.accountId,
+      current.id,
+      { state: current.state },
+      { ...changes, state: next, stateChangedAt: now, updatedAt: now },
+    );
     if (!updated) return null;
     // A PENDING agreement that never became active stops silently: nobody was told it was active.
     if (next === 'ACTIVE' || current.state === 'ACTIVE') {

@@ -57,13 +57,7 @@ export function defaultFirstChargeAt(nowMs: number, interval: Interval): number 
  * at the start of slot k, so the attempts spread over the whole period instead of bunching at its
  * start; a retry is never earlier than `now + MIN_RETRY_GAP_MS` and always before the deadline.
  */
-export function nextAttemptAt(args: {
-  attemptsMade: number;
-  maxAttempts: number;
-  periodStartMs: number;
-  deadlineMs: number;
-  nowMs: number;
-}): number | null {
+export function nextAttemptAt(args: { attemptsMade: number; maxAttempts: number; periodStartMs: number; deadlineMs: number; nowMs: number }): number | null {
   const { attemptsMade, maxAttempts, periodStartMs, deadlineMs, nowMs } = args;
   if (attemptsMade >= maxAttempts) return null;
   const slot = Math.floor((deadlineMs - periodStartMs) / maxAttempts);

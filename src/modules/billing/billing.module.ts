@@ -56,7 +56,13 @@ export interface BillingModule<R extends PipelineRepos & BillingRepos> {
 export function createBillingModule<R extends PipelineRepos & BillingRepos>(deps: BillingModuleDeps<R>): BillingModule<R> {
   const { repos, clock, transaction } = deps;
   const plans = new BillingPlansService({ plans: repos.billingPlans, clock });
-  const agreements = new BillingAgreementsService<R>({ agreements: repos.billingAgreements, plans: repos.billingPlans, subscriptions: deps.subscriptions, transaction, clock });
+  const agreements = new BillingAgreementsService<R>({
+    agreements: repos.billingAgreements,
+    plans: repos.billingPlans,
+    subscriptions: deps.subscriptions,
+    transaction,
+    clock,
+  });
   const charges = new BillingChargesService({ charges: repos.billingCharges, transactionsOf: deps.transactionsOfCharge });
   const scheduler = new ChargeScheduler<R>({
     plans: repos.billingPlans,

@@ -26,7 +26,8 @@ export class PipelineChargePayments<R extends PipelineRepos & BillingRepos> impl
     const subscription = await this.deps.subscriptions.requireActive(input.accountId, input.subscriptionId);
     const [pointOfSale, paymentMethod] = await Promise.all([
       this.deps.pointsOfSale.get(input.accountId, subscription.pointOfSaleId).catch((err: unknown) => {
-        if (err instanceof AppError && err.code === 'NOT_FOUND') throw fieldError('subscriptionId', 'in:ACTIVE', 'the point of sale of this subscription no longer exists');
+        if (err instanceof AppError && err.code === 'NOT_FOUND')
+          throw fieldError('subscriptionId', 'in:ACTIVE', 'the point of sale of this subscription no longer exists');
         throw err;
       }),
       this.deps.paymentMethods.find(input.accountId, subscription.paymentMethodId),

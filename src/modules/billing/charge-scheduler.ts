@@ -25,9 +25,7 @@ import { billingAgreementWire } from './agreements.schemas.js';
 import { addInterval, nextAttemptAt } from './billing-schedule.js';
 import type { BillingRepos, ChargeAttemptInput, ChargePayments, RunInTransaction } from './billing.ports.js';
 import { type BillingCharge, CHARGE_EVENTS, type ChargeEvent, nextChargeState } from './charge.js';
-import {
-  CHARGE_ATTEMPT_JOB, CHARGE_DUE_JOB, type ChargeAttemptPayload, type ChargeDuePayload, enqueueChargeAttempt, enqueueChargeDue,
-} from './charge-jobs.js';
+import { CHARGE_ATTEMPT_JOB, CHARGE_DUE_JOB, type ChargeAttemptPayload, type ChargeDuePayload, enqueueChargeAttempt, enqueueChargeDue } from './charge-jobs.js';
 import type { BillingChargesRepository, ChargeChanges } from './charges.repository.js';
 import { billingChargeWire } from './charges.schemas.js';
 import type { BillingPlansRepository } from './plans.repository.js';
@@ -74,35 +72,44 @@ export class ChargeScheduler<R extends BillingRepos> {
     const chargeId = newId();
     let made: BillingCharge | null = null;
     try {
-      await this.submit(agreement, { billingAgreementChargeId: chargeId, amount: plan.amount, currency: plan.currency, instantCapture: plan.instantCapture }, async (repos, transactionId) => {
-        const charge: BillingCharge = {
-          id: chargeId,
-          accountId,
-          billingAgreementId: agreement.id,
-          billingPlanId: plan.id,
-          periodStart,
-          state: 'PROCESSING',
-          amount: plan.amount,
-          currency: plan.currency,
-          maxAttempts: plan.maxAttempts,
-          attempts: 1,
-          transactionId,
-          deadlineAt: iso(deadline),
-          nextAttemptAt: null,
-          createdAt: iso(now),
-          updatedAt: iso(now),
-          finalizedAt: null,
-        };
-        if (!(await repos.billingCharges.insertIfAbsent(charge))) throw new LostRace();
-        const moved = await repos.billingAgreements.updateIf(accountId, agreement.id, { state: 'ACTIVE', nextChargeAt: periodStart }, {
-          nextChargeAt: iso(deadline),
-          updatedAt: iso(now),
-        });
-        if (!moved) throw new LostRace();
-        await repos.events.append(accountId, CHARGE_EVENTS.CREATED, billingChargeWire(charge, [transactionId]));
-        await enqueueChargeDue(repos.jobs, moved);
-        made = charge;
-      });
+      await this.submit(
+        agreement,
+        { billingAgreementChargeId: chargeId, amount: plan.amount, currency: plan.currency, instantCapture: plan.instantCapture },
+        async (repos, transactionId) => {
+          const charge: BillingCharge = {
+            id: chargeId,
+            accountId,
+            billingAgreementId: agreement.id,
+            billingPlanId: plan.id,
+            periodStart,
+            state: 'PROCESSING',
+            amount: plan.amount,
+            currency: plan.currency,
+            maxAttempts: plan.maxAttempts,
+            attempts: 1,
+            transactionId,
+            deadlineAt: iso(deadline),
+            nextAttemptAt: null,
+            createdAt: iso(now),
+            updatedAt: iso(now),
+            finalizedAt: null,
+          };
+          if (!(await repos.billingCharges.insertIfAbsent(charge))) throw new LostRace();
+          const moved = await repos.billingAgreements.updateIf(
+            accountId,
+            agreement.id,
+            { state: 'ACTIVE', nextChargeAt: periodStart },
+            {
+              nextChargeAt: iso(deadline),
+              updatedAt: iso(now),
+            },
+          );
+          if (!moved) throw new LostRace();
+          await repos.events.append(accountId, CHARGE_EVENTS.CREATED, billingChargeWire(charge, [transactionId]));
+          await enqueueChargeDue(repos.jobs, moved);
+          made = charge;
+        },
+      );
     } catch (err) {
       if (err instanceof LostRace) return null;
       if (!unchargeable(err)) throw err;
@@ -118,7 +125,13 @@ export class ChargeScheduler<R extends BillingRepos> {
     const { accountId, chargeId, attempt } = payload;
     const charge = await this.deps.charges.findById(accountId, chargeId);
     const now = this.deps.clock.now();
-    if (!charge || charge.state !== 'PROCESSING' || charge.attempts !== attempt - 1 || charge.nextAttemptAt === null || Date.parse(charge.nextAttemptAt) > now) {
+    if (
+      !charge ||
+      charge.state !== 'PROCESSING' ||
+      charge.attempts !== attempt - 1 ||
+      charge.nextAttemptAt === null ||
+      Date.parse(charge.nextAttemptAt) > now
+    ) {
       return null;
     }
     const agreement = await this.deps.agreements.findById(accountId, charge.billingAgreementId);
@@ -127,15 +140,24 @@ export class ChargeScheduler<R extends BillingRepos> {
     const plan = await this.deps.plans.findById(accountId, charge.billingPlanId);
     let made: BillingCharge | null = null;
     try {
-      await this.submit(agreement, { billingAgreementChargeId: charge.id, amount: charge.amount, currency: charge.currency, instantCapture: plan?.instantCapture ?? 'OFF' }, async (repos, transactionId) => {
-        made = await repos.billingCharges.updateIf(accountId, charge.id, { state: 'PROCESSING', attempts: charge.attempts }, {
-          attempts: attempt,
-          transactionId,
-          nextAttemptAt: null,
-          updatedAt: iso(now),
-        });
-        if (!made) throw new LostRace();
-      });
+      await this.submit(
+        agreement,
+        { billingAgreementChargeId: charge.id, amount: charge.amount, currency: charge.currency, instantCapture: plan?.instantCapture ?? 'OFF' },
+        async (repos, transactionId) => {
+          made = await repos.billingCharges.updateIf(
+            accountId,
+            charge.id,
+            { state: 'PROCESSING', attempts: charge.attempts },
+            {
+              attempts: attempt,
+              transactionId,
+              nextAttemptAt: null,
+              updatedAt: iso(now),
+            },
+          );
+          if (!made) throw new LostRace();
+        },
+      );
     } catch (err) {
       if (err instanceof LostRace) return null;
       if (!unchargeable(err)) throw err;
@@ -156,7 +178,12 @@ export class ChargeScheduler<R extends BillingRepos> {
       const done = await this.finish(repos, charge, 'succeed');
       const agreement = done ? await repos.billingAgreements.findById(charge.accountId, charge.billingAgreementId) : null;
       if (done && agreement) {
-        await repos.billingAgreements.updateIf(charge.accountId, agreement.id, { state: agreement.state }, { lastChargeAt: done.finalizedAt, updatedAt: done.updatedAt });
+        await repos.billingAgreements.updateIf(
+          charge.accountId,
+          agreement.id,
+          { state: agreement.state },
+          { lastChargeAt: done.finalizedAt, updatedAt: done.updatedAt },
+        );
       }
       return;
     }
@@ -183,9 +210,16 @@ export class ChargeScheduler<R extends BillingRepos> {
     return [due, attempt] as JobDefinition<never>[];
   }
 
-  private submit(agreement: BillingAgreement, attempt: Omit<ChargeAttemptInput, 'accountId' | 'subscriptionId' | 'reference'>, inCommit: (repos: R, transactionId: string) => Promise<void>): Promise<string> {
+  private submit(
+    agreement: BillingAgreement,
+    attempt: Omit<ChargeAttemptInput, 'accountId' | 'subscriptionId' | 'reference'>,
+    inCommit: (repos: R, transactionId: string) => Promise<void>,
+  ): Promise<string> {
     if (!agreement.subscriptionId) throw new AppError('VALIDATION_ERROR', `billing agreement ${agreement.id} has no subscription`);
-    return this.deps.payments.submitAttempt({ ...attempt, accountId: agreement.accountId, subscriptionId: agreement.subscriptionId, reference: agreement.reference }, inCommit);
+    return this.deps.payments.submitAttempt(
+      { ...attempt, accountId: agreement.accountId, subscriptionId: agreement.subscriptionId, reference: agreement.reference },
+      inCommit,
+    );
   }
 
   private async failNow(charge: BillingCharge): Promise<BillingCharge | null> {
@@ -198,7 +232,11 @@ export class ChargeScheduler<R extends BillingRepos> {
     const done = await this.change(repos, charge, event, { nextAttemptAt: null, finalizedAt: now, updatedAt: now });
     if (done) {
       const ids = await repos.billingCharges.transactionIdsOf(done.accountId, [done.id]);
-      await repos.events.append(done.accountId, event === 'succeed' ? CHARGE_EVENTS.SUCCESS : CHARGE_EVENTS.FAILED, billingChargeWire(done, ids.get(done.id) ?? []));
+      await repos.events.append(
+        done.accountId,
+        event === 'succeed' ? CHARGE_EVENTS.SUCCESS : CHARGE_EVENTS.FAILED,
+        billingChargeWire(done, ids.get(done.id) ?? []),
+      );
     }
     return done;
   }
@@ -214,9 +252,17 @@ export class ChargeScheduler<R extends BillingRepos> {
     const next = nextAgreementState(agreement.state, 'stop');
     if (!next) return;
     const now = this.deps.clock.nowIso();
-    const stopped = await repos.billingAgreements.updateIf(agreement.accountId, agreement.id, { state: agreement.state, nextChargeAt: agreement.nextChargeAt }, {
-      state: next, nextChargeAt: null, stateChangedAt: now, updatedAt: now,
-    });
+    const stopped = await repos.billingAgreements.updateIf(
+      agreement.accountId,
+      agreement.id,
+      { state: agreement.state, nextChargeAt: agreement.nextChargeAt },
+      {
+        state: next,
+        nextChargeAt: null,
+        stateChangedAt: now,
+        updatedAt: now,
+      },
+    );
     if (stopped) await repos.events.append(agreement.accountId, AGREEMENT_EVENTS.STOPPED, billingAgreementWire(stopped));
   }
 }

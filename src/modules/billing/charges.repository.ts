@@ -13,7 +13,12 @@ export interface BillingChargesRepository {
   insertIfAbsent(charge: BillingCharge): Promise<boolean>;
   findById(accountId: string, id: string): Promise<BillingCharge | null>;
   /** Newest first, optionally of one agreement. */
-  list(accountId: string, filter: { billingAgreementId?: string | undefined }, offset: number, limit: number): Promise<{ items: BillingCharge[]; total: number }>;
+  list(
+    accountId: string,
+    filter: { billingAgreementId?: string | undefined },
+    offset: number,
+    limit: number,
+  ): Promise<{ items: BillingCharge[]; total: number }>;
   /** Compare-and-set on (state, attempts); the updated row, or null when it moved on. */
   updateIf(accountId: string, id: string, expected: ChargeExpectation, changes: ChargeChanges): Promise<BillingCharge | null>;
   /** Ids of the transactions of each charge (its attempts), oldest first. */

@@ -1,16 +1,18 @@
 import { pageEnvelope, pageOffset } from '../../http/pagination.js';
 import { defineRoute, type RouteDef } from '../../shared/route.js';
 import { transactionWire } from '../transactions/transactions.schemas.js';
-import {
-  BillingChargeDetailResponse, BillingChargeListQuery, BillingChargePage, BillingChargeParams, billingChargeWire,
-} from './charges.schemas.js';
+import { BillingChargeDetailResponse, BillingChargeListQuery, BillingChargePage, BillingChargeParams, billingChargeWire } from './charges.schemas.js';
 import type { BillingChargesService } from './charges.service.js';
 
 export function billingChargesRoutes(service: BillingChargesService): RouteDef[] {
   const common = { auth: 'merchant' as const, tags: ['Subscription Billing'] };
   return [
     defineRoute({
-      ...common, method: 'GET', url: '/subscriptions/billing/charges', summary: 'List billing agreement charges (page pagination, newest first)', rateLimit: 'list',
+      ...common,
+      method: 'GET',
+      url: '/subscriptions/billing/charges',
+      summary: 'List billing agreement charges (page pagination, newest first)',
+      rateLimit: 'list',
       schema: { querystring: BillingChargeListQuery, response: { 200: BillingChargePage } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
         const page = await service.list(accountId, { billingAgreementId: query.billingAgreementId }, pageOffset(query.page, query.perPage), query.perPage);
@@ -19,7 +21,10 @@ export function billingChargesRoutes(service: BillingChargesService): RouteDef[]
       },
     }),
     defineRoute({
-      ...common, method: 'GET', url: '/subscriptions/billing/charges/:billingAgreementChargeId', summary: 'Get a billing agreement charge with its attempts\' transactions',
+      ...common,
+      method: 'GET',
+      url: '/subscriptions/billing/charges/:billingAgreementChargeId',
+      summary: "Get a billing agreement charge with its attempts' transactions",
       schema: { params: BillingChargeParams, response: { 200: BillingChargeDetailResponse } },
       handler: async ({ params, accountId }) => {
         const view = await service.get(accountId, params.billingAgreementChargeId);

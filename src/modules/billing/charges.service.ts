@@ -26,9 +26,17 @@ export class BillingChargesService {
     return { charge, transactionIds: transactions.map((t) => t.id), transactions };
   }
 
-  async list(accountId: string, filter: { billingAgreementId?: string | undefined }, offset: number, limit: number): Promise<{ items: ChargeView[]; total: number }> {
+  async list(
+    accountId: string,
+    filter: { billingAgreementId?: string | undefined },
+    offset: number,
+    limit: number,
+  ): Promise<{ items: ChargeView[]; total: number }> {
     const page = await this.deps.charges.list(accountId, filter, offset, limit);
-    const ids = await this.deps.charges.transactionIdsOf(accountId, page.items.map((c) => c.id));
+    const ids = await this.deps.charges.transactionIdsOf(
+      accountId,
+      page.items.map((c) => c.id),
+    );
     return { items: page.items.map((charge) => ({ charge, transactionIds: ids.get(charge.id) ?? [] })), total: page.total };
   }
 }

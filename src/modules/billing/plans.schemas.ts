@@ -16,7 +16,7 @@ export const CreateBillingPlanBody = Type.Object({
   currency: Currency,
   maxAttempts: Type.Integer({ minimum: 1, maximum: 31, description: 'Attempts per charge before it is FAILED.' }),
   interval: IntervalSchema,
-  instantCapture: Type.Optional(StringEnum(INSTANT_CAPTURE_MODES, { description: 'Capture mode of the charges\' payments; default OFF.' })),
+  instantCapture: Type.Optional(StringEnum(INSTANT_CAPTURE_MODES, { description: "Capture mode of the charges' payments; default OFF." })),
   color: Type.Optional(Nullable(Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'Display colour, #RRGGBB.' }))),
   emoji: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 16 }))),
 });

@@ -7,12 +7,20 @@ export function mitRoutes(service: Pick<MitService, 'create' | 'batch'>): RouteD
   const common = { auth: 'merchant' as const, tags: ['Transactions'], idempotent: true };
   return [
     defineRoute({
-      ...common, method: 'POST', url: '/mit', summary: 'Merchant-initiated authorization on an ACTIVE subscription (asynchronous)', rateLimit: 'mit',
+      ...common,
+      method: 'POST',
+      url: '/mit',
+      summary: 'Merchant-initiated authorization on an ACTIVE subscription (asynchronous)',
+      rateLimit: 'mit',
       schema: { body: MitBody, response: { 200: MitResponse } },
       handler: async ({ body, accountId, clientIp, effect }) => ({ transaction: transactionWire(await service.create(accountId, body, clientIp, effect)) }),
     }),
     defineRoute({
-      ...common, method: 'POST', url: '/mit/batch', summary: 'Up to 500 MIT authorizations; one result per entry, in order', rateLimit: 'mitBatch',
+      ...common,
+      method: 'POST',
+      url: '/mit/batch',
+      summary: 'Up to 500 MIT authorizations; one result per entry, in order',
+      rateLimit: 'mitBatch',
       schema: { body: MitBatchBody, response: { 200: MitBatchResponse } },
       handler: async ({ body, accountId, clientIp, effect }) => {
         const results = await service.batch(accountId, body.transactions, clientIp, effect);

@@ -34,9 +34,11 @@ export const BatchError = Type.Object({
 });
 
 export const MitBatchResponse = Type.Object({
-  transactions: Type.Array(Type.Object({
-    transaction: Nullable(TransactionRecord),
-    error: Nullable(BatchError),
-    reference: Nullable(Type.String()),
-  })),
+  transactions: Type.Array(
+    Type.Object({
+      transaction: Nullable(TransactionRecord),
+      error: Nullable(BatchError),
+      reference: Nullable(Type.String()),
+    }),
+  ),
 });

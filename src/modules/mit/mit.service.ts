@@ -63,7 +63,11 @@ export class MitService<R extends PipelineRepos = PipelineRepos> {
       const reference = raw && typeof raw === 'object' && typeof raw.reference === 'string' ? raw.reference : null;
       const errors = validateEntry(MitBody, entry);
       if (Object.keys(errors).length) {
-        results[index] = { transaction: null, error: { errorCode: 'VALIDATION_ERROR', message: `The entry is invalid: ${Object.keys(errors).join(', ')}.`, errors }, reference };
+        results[index] = {
+          transaction: null,
+          error: { errorCode: 'VALIDATION_ERROR', message: `The entry is invalid: ${Object.keys(errors).join(', ')}.`, errors },
+          reference,
+        };
         continue;
       }
       try {

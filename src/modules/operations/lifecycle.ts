@@ -11,9 +11,7 @@ import type { OperationType, Transaction } from '../transactions/transaction.js'
 export const LIFECYCLE_ACTIONS = ['CAPTURE', 'REFUND', 'VOID', 'RENEW'] as const;
 export type LifecycleAction = (typeof LIFECYCLE_ACTIONS)[number];
 
-export const LIFECYCLE_STATES = [
-  'PENDING', 'FAILED', 'AUTHORIZED', 'PARTIALLY_CAPTURED', 'CAPTURED', 'VOIDED', 'SALE', 'PAYOUT',
-] as const;
+export const LIFECYCLE_STATES = ['PENDING', 'FAILED', 'AUTHORIZED', 'PARTIALLY_CAPTURED', 'CAPTURED', 'VOIDED', 'SALE', 'PAYOUT'] as const;
 export type LifecycleState = (typeof LIFECYCLE_STATES)[number];
 
 export type Rule = 'ALLOWED' | Exclude<OperationErrorCode, 'DECLINED_BY_ISSUER_OR_SCHEME' | 'ACQUIRER_TIMEOUT'>;
@@ -106,7 +104,10 @@ export function amountExceeds(action: LifecycleAction, available: number): Refus
 
 /** Operation type recorded for each action. */
 export const OPERATION_TYPE_OF: Record<LifecycleAction, OperationType> = {
-  CAPTURE: 'CAPTURE', REFUND: 'REFUND', VOID: 'VOID', RENEW: 'RENEW',
+  CAPTURE: 'CAPTURE',
+  REFUND: 'REFUND',
+  VOID: 'VOID',
+  RENEW: 'RENEW',
 };
 
 /** Events appended to the outbox when an operation of the type succeeds (INTERFACE §8). */

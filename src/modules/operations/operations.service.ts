@@ -18,13 +18,17 @@ import { notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { EventOutbox } from '../events/event-outbox.js';
 import {
-  aggregatesOf, nextOperationState, type Operation, type OperationEvent, type OperationState, type OperationType, type Transaction,
+  aggregatesOf,
+  nextOperationState,
+  type Operation,
+  type OperationEvent,
+  type OperationState,
+  type OperationType,
+  type Transaction,
 } from '../transactions/transaction.js';
 import type { TransactionsRepository } from '../transactions/transactions.repository.js';
 import { operationWire, transactionWire } from '../transactions/transactions.schemas.js';
-import {
-  amountExceeds, type LifecycleAction, refusalOf, type Refusal, SUCCESS_EVENTS, uncaptured,
-} from './lifecycle.js';
+import { amountExceeds, type LifecycleAction, refusalOf, type Refusal, SUCCESS_EVENTS, uncaptured } from './lifecycle.js';
 import type { LifecycleRepository, ReservationAmounts } from './operations.repository.js';
 
 export const RESOLVE_OPERATION_JOB = 'operations.resolve';
@@ -64,7 +68,10 @@ const refused = (r: Refusal): OperationResult => ({ operationId: null, success: 
 
 /** What the acquirer call is named for each operation type. */
 const ACQUIRER_CALL: Partial<Record<OperationType, 'capture' | 'refund' | 'void' | 'renew'>> = {
-  CAPTURE: 'capture', REFUND: 'refund', VOID: 'void', RENEW: 'renew',
+  CAPTURE: 'capture',
+  REFUND: 'refund',
+  VOID: 'void',
+  RENEW: 'renew',
 };
 
 /** The acquirer's answer as an operation event; null when the outcome is still unknown. */
@@ -77,14 +84,25 @@ function eventOf(result: AcquirerResult): OperationEvent | null {
 export class OperationsService {
   constructor(private readonly deps: OperationsDeps) {}
 
-  async capture(accountId: string, transactionId: string, input: { amount: number; voidRemaining?: boolean | undefined }, effect: Effect | null = null): Promise<OperationResult> {
+  async capture(
+    accountId: string,
+    transactionId: string,
+    input: { amount: number; voidRemaining?: boolean | undefined },
+    effect: Effect | null = null,
+  ): Promise<OperationResult> {
     const tx = await this.load(accountId, transactionId);
     const recovered = await this.recover(tx, effect);
     if (recovered) return recovered[0]!;
     const refusal = refusalOf(tx, 'CAPTURE');
     if (refusal) return refused(refusal);
     const instrument = await this.deps.instrumentOf(tx);
-    const reserved = await this.reserve(tx, 'CAPTURE', effect?.key ?? null, (repos, now) => repos.lifecycle.reserveUncaptured(tx.id, input.amount, now), () => input.amount);
+    const reserved = await this.reserve(
+      tx,
+      'CAPTURE',
+      effect?.key ?? null,
+      (repos, now) => repos.lifecycle.reserveUncaptured(tx.id, input.amount, now),
+      () => input.amount,
+    );
     if ('refusal' in reserved) return refused(reserved.refusal);
     const { result, followUp } = await this.execute(tx, reserved.operation, instrument, 1, { voidRemaining: input.voidRemaining === true });
     // voidRemaining: the uncaptured rest was reserved (VOID operation recorded) in the capture's finalizing commit; void it now.
@@ -219,7 +237,14 @@ export class OperationsService {
     return tx;
   }
 
-  private newOperation(tx: Transaction, type: OperationType, amount: number, referenceOperationId: string | null, now: string, idempotencyKey: string | null = null): Operation {
+  private newOperation(
+    tx: Transaction,
+    type: OperationType,
+    amount: number,
+    referenceOperationId: string | null,
+    now: string,
+    idempotencyKey: string | null = null,
+  ): Operation {
     return {
       idempotencyKey,
       id: newId(),
@@ -273,7 +298,15 @@ export class OperationsService {
 
   private async enqueueResolvers(repos: LifecycleRepos, operations: Operation[]): Promise<void> {
     const runAt = this.deps.clock.now() + RESOLVE_FIRST_DELAY_MS;
-    await repos.jobs.enqueueMany(operations.map((op) => ({ kind: RESOLVE_OPERATION_JOB, payload: { operationId: op.id }, runAt, dedupeKey: `operation-resolve:${op.id}`, maxAttempts: RESOLVE_MAX_ATTEMPTS })));
+    await repos.jobs.enqueueMany(
+      operations.map((op) => ({
+        kind: RESOLVE_OPERATION_JOB,
+        payload: { operationId: op.id },
+        runAt,
+        dedupeKey: `operation-resolve:${op.id}`,
+        maxAttempts: RESOLVE_MAX_ATTEMPTS,
+      })),
+    );
   }
 
   /** Steps 3 and 4 for one PROCESSING operation. */
@@ -289,9 +322,18 @@ export class OperationsService {
     if (!event) {
       // Unknown outcome: the operation stays PROCESSING with its reservation; the resolver finishes it.
       return {
-        result: result.outcome === 'pending'
-          ? { operationId: op.id, success: true, state: 'PROCESSING', errorCode: null }
-          : { operationId: op.id, success: false, state: 'PROCESSING', errorCode: { code: 'ACQUIRER_TIMEOUT', message: 'The acquirer did not answer in time; the operation stays PROCESSING and is resolved later. Check the transaction before retrying.' } },
+        result:
+          result.outcome === 'pending'
+            ? { operationId: op.id, success: true, state: 'PROCESSING', errorCode: null }
+            : {
+                operationId: op.id,
+                success: false,
+                state: 'PROCESSING',
+                errorCode: {
+                  code: 'ACQUIRER_TIMEOUT',
+                  message: 'The acquirer did not answer in time; the operation stays PROCESSING and is resolved later. Check the transaction before retrying.',
+                },
+              },
         followUp: null,
       };
     }
@@ -318,7 +360,11 @@ export class OperationsService {
         const final: Operation = { ...op, state: next, acquirerReference: approved?.acquirerReference ?? null, finalizedAt: now };
         const eventName = SUCCESS_EVENTS[op.type];
         if (eventName && fresh) {
-          await repos.events.append(tx.accountId, eventName, { transaction: transactionWire(fresh), aggregates: aggregatesOf(fresh), operation: operationWire(final) });
+          await repos.events.append(tx.accountId, eventName, {
+            transaction: transactionWire(fresh),
+            aggregates: aggregatesOf(fresh),
+            operation: operationWire(final),
+          });
         }
         if (op.type === 'CAPTURE' && options.voidRemaining) {
           const rest = await repos.lifecycle.reserveAllUncaptured(tx.id, now);

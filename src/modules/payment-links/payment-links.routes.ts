@@ -3,9 +3,7 @@ import { PageEnvelope, pageEnvelope, pageOffset } from '../../http/pagination.js
 import { defineRoute, EMPTY_BODY, type RouteDef } from '../../shared/route.js';
 import { paymentWindowUrl } from '../sessions/sessions.routes.js';
 import type { PaymentLink } from './payment-link.js';
-import {
-  CreatePaymentLinkBody, PaymentLinkListQuery, PaymentLinkParams, PaymentLinkResponse, paymentLinkWire,
-} from './payment-links.schemas.js';
+import { CreatePaymentLinkBody, PaymentLinkListQuery, PaymentLinkParams, PaymentLinkResponse, paymentLinkWire } from './payment-links.schemas.js';
 import type { PaymentLinksService } from './payment-links.service.js';
 
 export function paymentLinksRoutes(service: PaymentLinksService): RouteDef[] {
@@ -13,25 +11,44 @@ export function paymentLinksRoutes(service: PaymentLinksService): RouteDef[] {
   const wrap = (link: PaymentLink, baseUrl: string) => ({ paymentLink: paymentLinkWire(link, paymentWindowUrl(baseUrl, link)) });
   return [
     defineRoute({
-      ...common, method: 'POST', url: '/payment-links', summary: 'Create a payment link (a CIT session behind a shareable URL)', idempotent: true,
+      ...common,
+      method: 'POST',
+      url: '/payment-links',
+      summary: 'Create a payment link (a CIT session behind a shareable URL)',
+      idempotent: true,
       schema: { body: CreatePaymentLinkBody, response: { 200: PaymentLinkResponse } },
       handler: async ({ body, accountId, baseUrl }) => wrap(await service.create(accountId, body), baseUrl),
     }),
     defineRoute({
-      ...common, method: 'GET', url: '/payment-links', summary: 'List payment links (page pagination, newest first)', rateLimit: 'list',
+      ...common,
+      method: 'GET',
+      url: '/payment-links',
+      summary: 'List payment links (page pagination, newest first)',
+      rateLimit: 'list',
       schema: { querystring: PaymentLinkListQuery, response: { 200: PageEnvelope(PaymentLinkResponse) } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
         const page = await service.list(accountId, { state: query.state, reference: query.reference }, pageOffset(query.page, query.perPage), query.perPage);
-        return pageEnvelope({ ...query, url: baseUrl + path, query: rawQuery }, page.items.map((link) => wrap(link, baseUrl)), page.total);
+        return pageEnvelope(
+          { ...query, url: baseUrl + path, query: rawQuery },
+          page.items.map((link) => wrap(link, baseUrl)),
+          page.total,
+        );
       },
     }),
     defineRoute({
-      ...common, method: 'GET', url: '/payment-links/:paymentLinkId', summary: 'Get a payment link',
+      ...common,
+      method: 'GET',
+      url: '/payment-links/:paymentLinkId',
+      summary: 'Get a payment link',
       schema: { params: PaymentLinkParams, response: { 200: PaymentLinkResponse } },
       handler: async ({ params, accountId, baseUrl }) => wrap(await service.get(accountId, params.paymentLinkId), baseUrl),
     }),
     defineRoute({
-      ...common, method: 'DELETE', url: '/payment-links/:paymentLinkId', summary: 'Cancel an ACTIVE payment link (200, empty body)', idempotent: true,
+      ...common,
+      method: 'DELETE',
+      url: '/payment-links/:paymentLinkId',
+      summary: 'Cancel an ACTIVE payment link (200, empty body)',
+      idempotent: true,
       schema: { params: PaymentLinkParams },
       handler: async ({ params, accountId }) => {
         await service.cancel(accountId, params.paymentLinkId);

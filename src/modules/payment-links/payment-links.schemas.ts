@@ -12,7 +12,7 @@ export const CreatePaymentLinkBody = CreateCitBody;
 export const PaymentLinkRecord = Type.Object({
   id: Uuid,
   sessionId: Uuid,
-  url: Type.String({ description: 'Opens the hosted payment window of the link\'s session.' }),
+  url: Type.String({ description: "Opens the hosted payment window of the link's session." }),
   state: StringEnum(PAYMENT_LINK_STATES),
   amount: Type.Integer(),
   currency: Type.String(),

@@ -30,10 +30,7 @@ export const PaymentMethodRecord = Type.Object({
 
 export const PaymentMethodResponse = Type.Object({ paymentMethod: PaymentMethodRecord });
 export const PaymentMethodParams = Type.Object({ paymentMethodId: Uuid });
-export const PaymentMethodListQuery = Type.Composite([
-  PageQuery,
-  Type.Object({ customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
-]);
+export const PaymentMethodListQuery = Type.Composite([PageQuery, Type.Object({ customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) })]);
 
 /** Entity → wire record (INTERFACE §7): no account id, no vault or card internals. */
 export function paymentMethodWire(pm: PaymentMethod) {

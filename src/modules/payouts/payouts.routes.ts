@@ -8,12 +8,18 @@ export function payoutsRoutes(service: PayoutsService): RouteDef[] {
   const common = { auth: 'merchant' as const, tags: ['Payouts'], idempotent: true };
   return [
     defineRoute({
-      ...common, method: 'POST', url: '/payout', summary: 'Payout to a stored card (asynchronous; outcome to notificationUrl)',
+      ...common,
+      method: 'POST',
+      url: '/payout',
+      summary: 'Payout to a stored card (asynchronous; outcome to notificationUrl)',
       schema: { body: PayoutBody, response: { 200: TransactionResponse } },
       handler: async ({ body, accountId, effect }) => ({ transaction: transactionWire(await service.payout(accountId, body, effect)) }),
     }),
     defineRoute({
-      ...common, method: 'POST', url: '/payout-sync', capability: 'syncPayout',
+      ...common,
+      method: 'POST',
+      url: '/payout-sync',
+      capability: 'syncPayout',
       summary: 'Payout to a stored card (synchronous; needs the syncPayout approval)',
       schema: { body: SyncPayoutBody, response: { 200: NotificationWebhookRecord } },
       handler: async ({ body, accountId, effect }) => service.payoutSync(accountId, body, effect),

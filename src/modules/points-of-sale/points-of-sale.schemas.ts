@@ -48,7 +48,12 @@ export const PointOfSaleResponse = Type.Object({ pointOfSale: PointOfSaleRecord,
 
 export const CreatePointOfSaleBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 256 }),
-  domain: Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.-]+$', description: 'Approved domain for callback, webhook and redirect URLs (and its sub-domains).' }),
+  domain: Type.String({
+    minLength: 1,
+    maxLength: 253,
+    pattern: '^[A-Za-z0-9.-]+$',
+    description: 'Approved domain for callback, webhook and redirect URLs (and its sub-domains).',
+  }),
   webhookAuthentication: HeaderValue('Literal Authorization header value sent with every callback (printable ASCII).'),
   type: Type.Optional(StringEnum(['ONLINE', 'PHYSICAL'] as const)),
   descriptor: Type.Optional(Type.String({ minLength: 1, maxLength: 22 })),

@@ -3,7 +3,11 @@ import { FieldErrorCollector, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { Sealer } from '../../security/secret-box.js';
 import {
-  DEFAULT_HOSTED_CONFIGURATION, type HostedConfiguration, isOnApprovedDomain, type PointOfSale, type PointOfSaleType,
+  DEFAULT_HOSTED_CONFIGURATION,
+  type HostedConfiguration,
+  isOnApprovedDomain,
+  type PointOfSale,
+  type PointOfSaleType,
   type PointOfSaleWithSecret,
 } from './point-of-sale.js';
 import type { PointsOfSaleRepository } from './points-of-sale.repository.js';
@@ -18,9 +22,7 @@ export interface CreatePointOfSaleInput {
 }
 
 export class PointsOfSaleService {
-  constructor(
-    private readonly deps: { pointsOfSale: PointsOfSaleRepository; clock: Clock; sealer: Sealer },
-  ) {}
+  constructor(private readonly deps: { pointsOfSale: PointsOfSaleRepository; clock: Clock; sealer: Sealer }) {}
 
   async create(accountId: string, input: CreatePointOfSaleInput): Promise<PointOfSale> {
     const domain = input.domain.toLowerCase();

@@ -24,7 +24,13 @@ export interface SalesRepository {
   /** The sale that holds the terminal (an active stage), if any. */
   activeOnTerminal(terminalId: string): Promise<TerminalSale | null>;
   /** Conditional claim: moves the sale from `from` to `to`; false when it was not in `from` (someone else won). */
-  moveStage(transactionId: string, from: SaleStage, to: SaleStage, fields?: Partial<Pick<TerminalSale, 'dispatchedAt' | 'expiresAt' | 'cardPresentedAt' | 'endedAt'>> & { updatedAt: string }, notExpiredAt?: string): Promise<boolean>;
+  moveStage(
+    transactionId: string,
+    from: SaleStage,
+    to: SaleStage,
+    fields?: Partial<Pick<TerminalSale, 'dispatchedAt' | 'expiresAt' | 'cardPresentedAt' | 'endedAt'>> & { updatedAt: string },
+    notExpiredAt?: string,
+  ): Promise<boolean>;
   /** Conditional state change of the sale's transaction: only from one of `from`. */
   moveTransaction(transactionId: string, from: TransactionState[], ending: TransactionEnding): Promise<boolean>;
   /** A terminal by id whatever its account (sandbox device controls act as the terminal itself). */

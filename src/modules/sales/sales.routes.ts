@@ -6,9 +6,7 @@ import { defineRoute, EMPTY_BODY, type RouteDef } from '../../shared/route.js';
 import { ErrorResponse, ValidationErrorResponse } from '../../shared/wire.js';
 import { renderTerminalNotFound, renderVirtualTerminal, terminalMessage, type VirtualTerminalView } from '../../pages/virtual-terminal.js';
 import { TransactionParams, TransactionResponse, transactionWire } from '../transactions/transactions.schemas.js';
-import {
-  PageTapBody, SaleBody, TapBody, TapParams, TerminalStatusResponse,
-} from './sales.schemas.js';
+import { PageTapBody, SaleBody, TapBody, TapParams, TerminalStatusResponse } from './sales.schemas.js';
 import { VIRTUAL_TERMINAL_CARDS } from './sandbox-cards.js';
 import type { SaleRepos, SalesService, TerminalDisplay } from './sales.service.js';
 
@@ -17,13 +15,21 @@ const errors = { 400: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 422
 export function salesRoutes<R extends SaleRepos>(service: SalesService<R>): RouteDef[] {
   return [
     defineRoute({
-      auth: 'merchant', tags: ['Terminals'], method: 'POST', url: '/sale', idempotent: true,
+      auth: 'merchant',
+      tags: ['Terminals'],
+      method: 'POST',
+      url: '/sale',
+      idempotent: true,
       summary: 'Physical sale on a card terminal (confirms creation only; the outcome goes to notificationUrl)',
       schema: { body: SaleBody, response: { 200: TransactionResponse, 422: ValidationErrorResponse } },
       handler: async ({ body, accountId, effect }) => ({ transaction: transactionWire(await service.create(accountId, body, effect)) }),
     }),
     defineRoute({
-      auth: 'merchant', tags: ['Transactions'], method: 'POST', url: '/transactions/:transactionId/abort', idempotent: true,
+      auth: 'merchant',
+      tags: ['Transactions'],
+      method: 'POST',
+      url: '/transactions/:transactionId/abort',
+      idempotent: true,
       summary: 'Abort an unpaid card terminal transaction before the card is tapped (200 with an empty body)',
       schema: { params: TransactionParams, response: { 200: Type.Null({ description: 'Empty body.' }), ...errors } },
       handler: async ({ params, accountId }) => {
@@ -38,7 +44,11 @@ export function salesRoutes<R extends SaleRepos>(service: SalesService<R>): Rout
 export function salesSandboxRoutes<R extends SaleRepos>(service: SalesService<R>): RouteDef[] {
   return [
     defineRoute({
-      auth: 'sandbox', tags: ['Sandbox'], root: true, method: 'POST', url: '/sandbox/v1/terminals/:terminalId/tap',
+      auth: 'sandbox',
+      tags: ['Sandbox'],
+      root: true,
+      method: 'POST',
+      url: '/sandbox/v1/terminals/:terminalId/tap',
       summary: 'A customer presents a card on the terminal (pays the sale waiting there)',
       schema: { params: TapParams, body: TapBody, response: { 200: TransactionResponse, ...errors } },
       handler: async ({ params, body }) => ({ transaction: transactionWire(await service.tap(params.terminalId, body.card)) }),
@@ -46,7 +56,12 @@ export function salesSandboxRoutes<R extends SaleRepos>(service: SalesService<R>
     // The virtual terminal page. Public like a physical terminal on a counter: whoever has the
     // (unguessable) terminal id may look at it and tap a test card; it accepts test cards only.
     defineRoute({
-      auth: 'public', tags: ['Sandbox'], root: true, hidden: true, method: 'GET', url: '/sandbox/terminals/:terminalId',
+      auth: 'public',
+      tags: ['Sandbox'],
+      root: true,
+      hidden: true,
+      method: 'GET',
+      url: '/sandbox/terminals/:terminalId',
       summary: 'Virtual terminal page',
       schema: { params: TapParams },
       handler: async ({ params }) => {
@@ -56,13 +71,23 @@ export function salesSandboxRoutes<R extends SaleRepos>(service: SalesService<R>
       },
     }),
     defineRoute({
-      auth: 'public', tags: ['Sandbox'], root: true, hidden: true, method: 'GET', url: '/sandbox/terminals/:terminalId/status',
+      auth: 'public',
+      tags: ['Sandbox'],
+      root: true,
+      hidden: true,
+      method: 'GET',
+      url: '/sandbox/terminals/:terminalId/status',
       summary: 'What the virtual terminal shows',
       schema: { params: TapParams, response: { 200: TerminalStatusResponse } },
       handler: async ({ params }) => statusOf(await service.display(params.terminalId)),
     }),
     defineRoute({
-      auth: 'public', tags: ['Sandbox'], root: true, hidden: true, method: 'POST', url: '/sandbox/terminals/:terminalId/tap',
+      auth: 'public',
+      tags: ['Sandbox'],
+      root: true,
+      hidden: true,
+      method: 'POST',
+      url: '/sandbox/terminals/:terminalId/tap',
       summary: 'Tap a test card on the virtual terminal',
       schema: { params: TapParams, body: PageTapBody, response: { 200: TerminalStatusResponse } },
       handler: async ({ params, body }) => {
@@ -70,7 +95,12 @@ export function salesSandboxRoutes<R extends SaleRepos>(service: SalesService<R>
         const tx = await service.tap(params.terminalId, { number: card.number, expiryMonth: 12, expiryYear: 2099, cvc: '123', holderName: 'Virtual Terminal' });
         const status = statusOf(await service.display(params.terminalId));
         // The tapped sale no longer holds the terminal once final: report its outcome.
-        return status.sale ? status : { ...status, message: `${tx.type === 'PAYOUT' ? 'Payout' : 'Payment'} ${tx.state === 'SUCCESS' ? 'approved' : `failed${tx.errorCode ? ` (${tx.errorCode})` : ''}`}.` };
+        return status.sale
+          ? status
+          : {
+              ...status,
+              message: `${tx.type === 'PAYOUT' ? 'Payout' : 'Payment'} ${tx.state === 'SUCCESS' ? 'approved' : `failed${tx.errorCode ? ` (${tx.errorCode})` : ''}`}.`,
+            };
       },
     }),
   ];

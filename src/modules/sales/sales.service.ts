@@ -22,9 +22,7 @@ import type { Terminal } from '../terminals/terminal.js';
 import type { TerminalsRepository } from '../terminals/terminals.repository.js';
 import { nextTransactionState, type Transaction, type TransactionEvent, type TransactionType } from '../transactions/transaction.js';
 import type { NewTransaction, TransactionsRepository } from '../transactions/transactions.repository.js';
-import {
-  ABORT_REFUSALS, DEFAULT_TERMINAL_TIMEOUT_MS, ENDING_ERROR_CODES, type SaleEvent, type SaleStage, saleTransition, type TerminalSale,
-} from './sale.js';
+import { ABORT_REFUSALS, DEFAULT_TERMINAL_TIMEOUT_MS, ENDING_ERROR_CODES, type SaleEvent, type SaleStage, saleTransition, type TerminalSale } from './sale.js';
 import type { SalesRepository } from './sales.repository.js';
 
 export const SALE_DISPATCH_JOB = 'sales.dispatch';
@@ -128,8 +126,16 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
       return this.read(accountId, tx.id);
     }
     const sale: TerminalSale = {
-      transactionId: tx.id, accountId, terminalId: terminal.id, stage: 'QUEUED',
-      dispatchedAt: null, expiresAt: null, cardPresentedAt: null, endedAt: null, createdAt: now, updatedAt: now,
+      transactionId: tx.id,
+      accountId,
+      terminalId: terminal.id,
+      stage: 'QUEUED',
+      dispatchedAt: null,
+      expiresAt: null,
+      cardPresentedAt: null,
+      endedAt: null,
+      createdAt: now,
+      updatedAt: now,
     };
     await this.deps.transaction(async (repos) => {
       if (await repos.sales.insertIfTerminalFree(tx, sale)) {
@@ -150,7 +156,8 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
       if (!sale || !transition) return; // already dispatched (job replay)
       const now = iso(nowMs);
       const expiresAtMs = nowMs + this.timeoutMs;
-      if (!(await repos.sales.moveStage(transactionId, sale.stage, transition.next, { dispatchedAt: now, expiresAt: iso(expiresAtMs), updatedAt: now }))) return;
+      if (!(await repos.sales.moveStage(transactionId, sale.stage, transition.next, { dispatchedAt: now, expiresAt: iso(expiresAtMs), updatedAt: now })))
+        return;
       const next = nextTransactionState('PENDING', transition.transaction!)!;
       await repos.sales.moveTransaction(transactionId, ['PENDING'], { state: next, errorCode: null, updatedAt: now, finalizedAt: null });
       await repos.jobs.enqueue({ kind: SALE_EXPIRE_JOB, payload: { transactionId }, runAt: expiresAtMs, dedupeKey: `${SALE_EXPIRE_JOB}:${transactionId}` });

@@ -10,7 +10,10 @@ export function sandboxClockRoutes(clock: ServiceClock): RouteDef[] {
   const common = { auth: 'sandbox' as const, tags: ['Sandbox'], root: true };
   return [
     defineRoute({
-      ...common, method: 'GET', url: `${SANDBOX_PREFIX}/clock`, summary: 'Read the service clock',
+      ...common,
+      method: 'GET',
+      url: `${SANDBOX_PREFIX}/clock`,
+      summary: 'Read the service clock',
       schema: { response: { 200: ClockResponse } },
       handler: async () => {
         await clock.refresh();
@@ -18,7 +21,10 @@ export function sandboxClockRoutes(clock: ServiceClock): RouteDef[] {
       },
     }),
     defineRoute({
-      ...common, method: 'POST', url: `${SANDBOX_PREFIX}/clock`, summary: 'Move the service clock forward (never backwards)',
+      ...common,
+      method: 'POST',
+      url: `${SANDBOX_PREFIX}/clock`,
+      summary: 'Move the service clock forward (never backwards)',
       schema: { body: MoveClockBody, response: { 200: ClockResponse } },
       handler: async ({ body }) => {
         await clock.refresh();
@@ -27,7 +33,9 @@ export function sandboxClockRoutes(clock: ServiceClock): RouteDef[] {
         if (target < clock.now() - 1000) throw fieldError('now', 'date', 'the service clock never moves backwards');
         if (target > LATEST_SERVICE_TIME_MS) {
           const latest = new Date(LATEST_SERVICE_TIME_MS).toISOString();
-          throw field === 'now' ? fieldError('now', 'date', `must be before ${latest}`) : fieldError(field, `max:${Math.floor((LATEST_SERVICE_TIME_MS - clock.now()) / 1000)}`, `would move the service clock past ${latest}`);
+          throw field === 'now'
+            ? fieldError('now', 'date', `must be before ${latest}`)
+            : fieldError(field, `max:${Math.floor((LATEST_SERVICE_TIME_MS - clock.now()) / 1000)}`, `would move the service clock past ${latest}`);
         }
         await clock.moveTo(target);
         return { now: clock.nowIso() };

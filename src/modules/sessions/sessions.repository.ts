@@ -1,7 +1,8 @@
 import type { Session, SessionState } from './session.js';
 
-export type SessionChanges = Partial<Pick<Session,
-  'state' | 'attempts' | 'transactionId' | 'subscriptionId' | 'paymentMethodId' | 'errorCode' | 'finalizedAt'>> & { updatedAt: string };
+export type SessionChanges = Partial<
+  Pick<Session, 'state' | 'attempts' | 'transactionId' | 'subscriptionId' | 'paymentMethodId' | 'errorCode' | 'finalizedAt'>
+> & { updatedAt: string };
 
 export interface SessionsRepository {
   insert(session: Session): Promise<void>;

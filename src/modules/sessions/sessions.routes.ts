@@ -7,14 +7,28 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../../shared/errors.js';
 import { defineRoute, type HtmlResult, type RouteDef } from '../../shared/route.js';
 import {
-  checkoutScript, type CardField, declineMessage, notFoundPage, paymentDone, paymentFailed, paymentForm, paymentProcessing, type StatusView,
+  checkoutScript,
+  type CardField,
+  declineMessage,
+  notFoundPage,
+  paymentDone,
+  paymentFailed,
+  paymentForm,
+  paymentProcessing,
+  type StatusView,
 } from '../../pages/payment-window.js';
 import type { CardInput } from '../payment-methods/card.js';
 import type { WalletType } from '../payment-methods/payment-methods.service.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { Session } from './session.js';
 import {
-  CompleteSessionBody, CompleteSessionResponse, CreateCitBody, CreateCitResponse, SessionParams, SessionResponse, sessionWire,
+  CompleteSessionBody,
+  CompleteSessionResponse,
+  CreateCitBody,
+  CreateCitResponse,
+  SessionParams,
+  SessionResponse,
+  sessionWire,
 } from './sessions.schemas.js';
 import type { SessionsService } from './sessions.service.js';
 
@@ -37,9 +51,16 @@ const PaymentForm = Type.Object({
 function pageHeaders(pointOfSale: PointOfSale | null, session: Session | null): Record<string, string> {
   const domain = pointOfSale?.domain;
   const shop = domain ? [`http://${domain}:*`, `https://${domain}:*`, `http://*.${domain}:*`, `https://*.${domain}:*`].join(' ') : '';
-  const redirects = [session?.successUrl, session?.failureUrl].filter((u): u is string => Boolean(u)).map((u) => new URL(u).origin).join(' ');
+  const redirects = [session?.successUrl, session?.failureUrl]
+    .filter((u): u is string => Boolean(u))
+    .map((u) => new URL(u).origin)
+    .join(' ');
   return {
-    'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self' ${redirects}; frame-ancestors 'self' ${shop}`.replace(/\s+;/g, ';'),
+    'content-security-policy':
+      `default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self' ${redirects}; frame-ancestors 'self' ${shop}`.replace(
+        /\s+;/g,
+        ';',
+      ),
     'cache-control': 'no-store',
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',
@@ -63,7 +84,11 @@ function toCard(form: Record<string, string | undefined>): CardInput {
 export function sessionsRoutes(service: SessionsService, options: { sandbox: boolean }): RouteDef[] {
   const common = { auth: 'merchant' as const, tags: ['Sessions'] };
 
-  async function render(session: Session, baseUrl: string, form?: { decline?: string | null; fieldErrors?: Partial<Record<CardField, string>>; values?: Record<string, string | undefined> }): Promise<HtmlResult> {
+  async function render(
+    session: Session,
+    baseUrl: string,
+    form?: { decline?: string | null; fieldErrors?: Partial<Record<CardField, string>>; values?: Record<string, string | undefined> },
+  ): Promise<HtmlResult> {
     const pointOfSale = await service.pointOfSaleOf(session);
     const merchant = pointOfSale.descriptor ?? pointOfSale.name;
     const headers = pageHeaders(pointOfSale, session);
@@ -72,7 +97,14 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
       case 'COMPLETED':
         return { html: paymentDone({ ...status, next: session.successUrl }), headers };
       case 'EXPIRED':
-        return { html: paymentFailed({ ...status, next: session.failureUrl, message: session.errorCode === 'EXPIRED' ? 'The time for this payment ran out. No money has been taken.' : declineMessage(session.errorCode) }), headers };
+        return {
+          html: paymentFailed({
+            ...status,
+            next: session.failureUrl,
+            message: session.errorCode === 'EXPIRED' ? 'The time for this payment ran out. No money has been taken.' : declineMessage(session.errorCode),
+          }),
+          headers,
+        };
       case 'PROCESSING':
         return { html: paymentProcessing(status), headers };
       default: {
@@ -97,7 +129,11 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
 
   const routes: RouteDef[] = [
     defineRoute({
-      ...common, method: 'POST', url: '/cit', summary: 'Create a CIT payment session (hosted payment window)', idempotent: true,
+      ...common,
+      method: 'POST',
+      url: '/cit',
+      summary: 'Create a CIT payment session (hosted payment window)',
+      idempotent: true,
       schema: { body: CreateCitBody, response: { 200: CreateCitResponse } },
       handler: async ({ body, accountId, baseUrl }) => {
         const session = await service.create(accountId, body);
@@ -110,17 +146,36 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
       },
     }),
     defineRoute({
-      ...common, method: 'GET', url: '/sessions/:sessionId', summary: 'Get a CIT session',
+      ...common,
+      method: 'GET',
+      url: '/sessions/:sessionId',
+      summary: 'Get a CIT session',
       schema: { params: SessionParams, response: { 200: SessionResponse } },
       handler: async ({ params, accountId }) => ({ session: sessionWire(await service.get(accountId, params.sessionId)) }),
     }),
     defineRoute({
-      auth: 'public', root: true, hidden: true, tags: ['Sessions'], method: 'GET', url: `${PAY_PATH}/checkout.js`, summary: 'Payment window embed script',
+      auth: 'public',
+      root: true,
+      hidden: true,
+      tags: ['Sessions'],
+      method: 'GET',
+      url: `${PAY_PATH}/checkout.js`,
+      summary: 'Payment window embed script',
       schema: {},
-      handler: async ({ baseUrl }) => ({ html: checkoutScript(baseUrl), contentType: 'application/javascript; charset=utf-8', headers: { 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' } }),
+      handler: async ({ baseUrl }) => ({
+        html: checkoutScript(baseUrl),
+        contentType: 'application/javascript; charset=utf-8',
+        headers: { 'cache-control': 'public, max-age=300', 'x-content-type-options': 'nosniff' },
+      }),
     }),
     defineRoute({
-      auth: 'public', root: true, hidden: true, tags: ['Sessions'], method: 'GET', url: `${PAY_PATH}/:key`, summary: 'Hosted payment window',
+      auth: 'public',
+      root: true,
+      hidden: true,
+      tags: ['Sessions'],
+      method: 'GET',
+      url: `${PAY_PATH}/:key`,
+      summary: 'Hosted payment window',
       schema: { params: KeyParams },
       handler: async ({ params, baseUrl }) => {
         const session = await service.byClientKey(params.key);
@@ -129,7 +184,14 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
       },
     }),
     defineRoute({
-      auth: 'public', root: true, hidden: true, acceptsForm: true, tags: ['Sessions'], method: 'POST', url: `${PAY_PATH}/:key`, summary: 'Pay in the hosted payment window',
+      auth: 'public',
+      root: true,
+      hidden: true,
+      acceptsForm: true,
+      tags: ['Sessions'],
+      method: 'POST',
+      url: `${PAY_PATH}/:key`,
+      summary: 'Pay in the hosted payment window',
       schema: { params: KeyParams, body: PaymentForm },
       handler: async ({ params, body, baseUrl, clientIp }) => {
         const session = await service.byClientKey(params.key);
@@ -139,7 +201,14 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
         try {
           const { session: after } = await service.pay(session, { card: toCard(form) }, clientIp);
           const pointOfSale = await service.pointOfSaleOf(after);
-          const redirect = after.state === 'COMPLETED' ? after.successUrl : after.state === 'EXPIRED' ? after.failureUrl : after.state === 'PROCESSING' ? paymentWindowUrl(baseUrl, after) : null;
+          const redirect =
+            after.state === 'COMPLETED'
+              ? after.successUrl
+              : after.state === 'EXPIRED'
+                ? after.failureUrl
+                : after.state === 'PROCESSING'
+                  ? paymentWindowUrl(baseUrl, after)
+                  : null;
           if (redirect) return { status: 303, html: '', headers: { ...pageHeaders(pointOfSale, after), location: redirect } };
           return render(after, baseUrl, { values: form });
         } catch (err) {
@@ -160,24 +229,33 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
   ];
 
   if (options.sandbox) {
-    routes.push(defineRoute({
-      auth: 'sandbox', root: true, tags: ['Sandbox'], method: 'POST', url: `${SANDBOX_PREFIX}/sessions/:sessionId/complete`,
-      summary: 'The customer pays in the payment window (card or wallet)',
-      schema: { params: SessionParams, body: CompleteSessionBody, response: { 200: CompleteSessionResponse } },
-      handler: async ({ params, body, clientIp }) => {
-        const session = await service.byIdAnyAccount(params.sessionId);
-        if (!session) throw new AppError('NOT_FOUND', 'The session does not exist.');
-        let input: { card: CardInput } | { wallet: WalletType };
-        if (body.card) input = { card: body.card };
-        else if (body.paymentMethodType && body.paymentMethodType !== 'CARD') input = { wallet: body.paymentMethodType };
-        else throw new AppError('VALIDATION_ERROR', 'Give a card or a wallet paymentMethodType.', { card: ['[required]: a card, or a paymentMethodType other than CARD, is required'] });
-        const { session: after, transaction } = await service.pay(session, input, clientIp);
-        return {
-          session: sessionWire(after),
-          transaction: transaction ? { id: transaction.id, state: transaction.state, errorCode: transaction.errorCode } : null,
-        };
-      },
-    }));
+    routes.push(
+      defineRoute({
+        auth: 'sandbox',
+        root: true,
+        tags: ['Sandbox'],
+        method: 'POST',
+        url: `${SANDBOX_PREFIX}/sessions/:sessionId/complete`,
+        summary: 'The customer pays in the payment window (card or wallet)',
+        schema: { params: SessionParams, body: CompleteSessionBody, response: { 200: CompleteSessionResponse } },
+        handler: async ({ params, body, clientIp }) => {
+          const session = await service.byIdAnyAccount(params.sessionId);
+          if (!session) throw new AppError('NOT_FOUND', 'The session does not exist.');
+          let input: { card: CardInput } | { wallet: WalletType };
+          if (body.card) input = { card: body.card };
+          else if (body.paymentMethodType && body.paymentMethodType !== 'CARD') input = { wallet: body.paymentMethodType };
+          else
+            throw new AppError('VALIDATION_ERROR', 'Give a card or a wallet paymentMethodType.', {
+              card: ['[required]: a card, or a paymentMethodType other than CARD, is required'],
+            });
+          const { session: after, transaction } = await service.pay(session, input, clientIp);
+          return {
+            session: sessionWire(after),
+            transaction: transaction ? { id: transaction.id, state: transaction.state, errorCode: transaction.errorCode } : null,
+          };
+        },
+      }),
+    );
   }
   return routes;
 }

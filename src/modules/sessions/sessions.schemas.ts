@@ -1,7 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import {
-  Amount, Attributes, Currency, DateOnly, DateTime, Nullable, StringEnum, Url, Uuid,
-} from '../../shared/wire.js';
+import { Amount, Attributes, Currency, DateOnly, DateTime, Nullable, StringEnum, Url, Uuid } from '../../shared/wire.js';
 import { CardInputSchema } from '../payment-methods/payment-methods.schemas.js';
 import { WALLET_TYPES } from '../payment-methods/payment-methods.service.js';
 import { SUBSCRIPTION_TYPES } from '../subscriptions/subscription.js';

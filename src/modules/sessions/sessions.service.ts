@@ -81,13 +81,16 @@ export interface CreateSessionInput {
   successUrl?: string | null | undefined;
   failureUrl?: string | null | undefined;
   reportFailure?: boolean | null | undefined;
-  subscription?: {
-    type: 'SCHEDULED' | 'UNSCHEDULED';
-    reference?: string | null | undefined;
-    expiryDate?: string | null | undefined;
-    interval?: { period: 'DAY' | 'WEEK' | 'MONTH' | 'YEAR'; frequency: number } | null | undefined;
-    billingAgreement?: { billingPlanId: string; reference?: string | null | undefined; nextChargeAt?: string | null | undefined } | null | undefined;
-  } | null | undefined;
+  subscription?:
+    | {
+        type: 'SCHEDULED' | 'UNSCHEDULED';
+        reference?: string | null | undefined;
+        expiryDate?: string | null | undefined;
+        interval?: { period: 'DAY' | 'WEEK' | 'MONTH' | 'YEAR'; frequency: number } | null | undefined;
+        billingAgreement?: { billingPlanId: string; reference?: string | null | undefined; nextChargeAt?: string | null | undefined } | null | undefined;
+      }
+    | null
+    | undefined;
 }
 
 /** What the customer pays with: a card just typed in, or a wallet. */
@@ -112,7 +115,11 @@ export class SessionsService {
    * POST /cit. `options.inCommit` runs inside the commit that inserts the session (a payment link
    * is written together with its session).
    */
-  async create(accountId: string, input: CreateSessionInput, options: { inCommit?: (repos: SessionRepos, session: Session) => Promise<void> } = {}): Promise<Session> {
+  async create(
+    accountId: string,
+    input: CreateSessionInput,
+    options: { inCommit?: (repos: SessionRepos, session: Session) => Promise<void> } = {},
+  ): Promise<Session> {
     const errors = new FieldErrorCollector();
     const pointOfSale = await this.deps.pointsOfSale.get(accountId, input.pointOfSaleId).catch((err: unknown) => {
       if (err instanceof AppError && err.code === 'NOT_FOUND') return null;
@@ -137,7 +144,8 @@ export class SessionsService {
     if (urls.notificationUrl) {
       await this.deps.urlPolicy.check('notificationUrl', urls.notificationUrl, pos.domain).catch((err: unknown) => {
         if (!(err instanceof AppError) || !err.errors) throw err;
-        for (const [field, messages] of Object.entries(err.errors)) for (const m of messages) errors.add(field, m.slice(1, m.indexOf(']')) as FieldRule, m.slice(m.indexOf(']') + 3));
+        for (const [field, messages] of Object.entries(err.errors))
+          for (const m of messages) errors.add(field, m.slice(1, m.indexOf(']')) as FieldRule, m.slice(m.indexOf(']') + 3));
       });
     }
     const customerId = input.customerId ?? null;
@@ -184,7 +192,12 @@ export class SessionsService {
     await this.deps.transaction(async (repos) => {
       await repos.sessions.insert(session);
       // Expiry follows the service clock: the job becomes due when the (sandbox) clock passes expiresAt.
-      await repos.jobs.enqueue({ kind: SESSION_EXPIRE_JOB, payload: { sessionId: session.id }, runAt: Date.parse(session.expiresAt), dedupeKey: `${SESSION_EXPIRE_JOB}:${session.id}` });
+      await repos.jobs.enqueue({
+        kind: SESSION_EXPIRE_JOB,
+        payload: { sessionId: session.id },
+        runAt: Date.parse(session.expiresAt),
+        dedupeKey: `${SESSION_EXPIRE_JOB}:${session.id}`,
+      });
       if (subscription?.billingAgreement) {
         if (!this.billing) throw fieldError('subscription.billingAgreement', 'in:none', 'subscription billing is not available on this service');
         await this.billing.sessionCreated(repos, session);
@@ -204,7 +217,12 @@ export class SessionsService {
     if (!session) throw new AppError('NOT_FOUND', 'The session does not exist.');
     const next = nextSessionState(session.state, 'cancel');
     if (!next) {
-      throw new AppError('CONFLICT', session.state === 'PROCESSING' ? 'A payment of this session is in progress; it cannot be cancelled now.' : `The session is ${session.state}; it cannot be cancelled.`);
+      throw new AppError(
+        'CONFLICT',
+        session.state === 'PROCESSING'
+          ? 'A payment of this session is in progress; it cannot be cancelled now.'
+          : `The session is ${session.state}; it cannot be cancelled.`,
+      );
     }
     const now = this.deps.clock.nowIso();
     const changes = { state: next, errorCode: 'MANUAL_ABORTED', finalizedAt: now, updatedAt: now };
@@ -257,7 +275,10 @@ export class SessionsService {
     this.validatePayment(input);
     const current = await this.expireIfDue(session);
     if (current.state !== 'PENDING') {
-      throw new AppError('CONFLICT', current.state === 'PROCESSING' ? 'A payment of this session is in progress.' : `The session is ${current.state}; it takes no more payments.`);
+      throw new AppError(
+        'CONFLICT',
+        current.state === 'PROCESSING' ? 'A payment of this session is in progress.' : `The session is ${current.state}; it takes no more payments.`,
+      );
     }
     const started = await this.change(current, 'start', { attempts: current.attempts + 1, errorCode: null });
     if (!started) throw new AppError('CONFLICT', 'The session changed meanwhile (paid or expired).');
@@ -266,9 +287,10 @@ export class SessionsService {
     let created = false;
     try {
       const pointOfSale = await this.pointOfSaleOf(attempt);
-      const paymentMethod = 'card' in input
-        ? await this.deps.paymentMethods.storeCard(attempt.accountId, { customerId: attempt.customerId, card: input.card })
-        : await this.deps.paymentMethods.storeWallet(attempt.accountId, { customerId: attempt.customerId, type: input.wallet });
+      const paymentMethod =
+        'card' in input
+          ? await this.deps.paymentMethods.storeCard(attempt.accountId, { customerId: attempt.customerId, card: input.card })
+          : await this.deps.paymentMethods.storeWallet(attempt.accountId, { customerId: attempt.customerId, type: input.wallet });
       const transaction = await this.deps.authorization.authorize({
         accountId: attempt.accountId,
         pointOfSaleId: attempt.pointOfSaleId,
@@ -298,7 +320,8 @@ export class SessionsService {
       return { session: (await this.deps.sessions.findById(attempt.accountId, attempt.id))!, transaction };
     } catch (err) {
       // Nothing reached the acquirer: give the attempt back so that the customer can try again.
-      if (!created) await this.deps.sessions.updateIfState(attempt.id, 'PROCESSING', { state: 'PENDING', attempts: current.attempts, updatedAt: this.deps.clock.nowIso() });
+      if (!created)
+        await this.deps.sessions.updateIfState(attempt.id, 'PROCESSING', { state: 'PENDING', attempts: current.attempts, updatedAt: this.deps.clock.nowIso() });
       throw err;
     }
   }
@@ -317,18 +340,22 @@ export class SessionsService {
       let subscription: Subscription | null = null;
       const request = session.subscriptionRequest;
       if (request && transaction.paymentMethodId) {
-        subscription = await this.deps.subscriptions.createActive(repos, {
-          accountId: session.accountId,
-          pointOfSaleId: session.pointOfSaleId,
-          paymentMethodId: transaction.paymentMethodId,
-          sessionId: session.id,
-          customerId: session.customerId,
-          currency: session.currency,
-          reference: request.reference,
-          type: request.type,
-          expiryDate: request.expiryDate,
-          interval: request.interval,
-        }, newId());
+        subscription = await this.deps.subscriptions.createActive(
+          repos,
+          {
+            accountId: session.accountId,
+            pointOfSaleId: session.pointOfSaleId,
+            paymentMethodId: transaction.paymentMethodId,
+            sessionId: session.id,
+            customerId: session.customerId,
+            currency: session.currency,
+            reference: request.reference,
+            type: request.type,
+            expiryDate: request.expiryDate,
+            interval: request.interval,
+          },
+          newId(),
+        );
         await repos.transactions.applyResult(transaction.id, [transaction.state], { subscriptionId: subscription.id, updatedAt: now });
       }
       await repos.sessions.updateIfState(session.id, 'PROCESSING', {
@@ -379,7 +406,12 @@ export class SessionsService {
     if (session.state !== 'PENDING' || Date.parse(session.expiresAt) > this.deps.clock.now()) return session;
     const now = this.deps.clock.nowIso();
     await this.deps.transaction(async (repos) => {
-      const changed = await repos.sessions.updateIfState(session.id, 'PENDING', { state: 'EXPIRED', errorCode: session.errorCode ?? 'EXPIRED', finalizedAt: now, updatedAt: now });
+      const changed = await repos.sessions.updateIfState(session.id, 'PENDING', {
+        state: 'EXPIRED',
+        errorCode: session.errorCode ?? 'EXPIRED',
+        finalizedAt: now,
+        updatedAt: now,
+      });
       if (changed) await this.billing?.sessionExpired?.(repos, session);
     });
     return (await this.deps.sessions.findByIdAnyAccount(session.id)) ?? session;
@@ -412,7 +444,7 @@ export class SessionsService {
       reference: s.reference ?? null,
       expiryDate: s.expiryDate ?? null,
       // An interval belongs to SCHEDULED subscriptions only.
-      interval: s.type === 'SCHEDULED' ? s.interval ?? null : null,
+      interval: s.type === 'SCHEDULED' ? (s.interval ?? null) : null,
       billingAgreement,
     };
   }

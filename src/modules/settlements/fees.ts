@@ -122,7 +122,8 @@ export function validateFeeSchedule(schedule: FeeSchedule): string[] {
     if (!rule) continue;
     if (!whole(rule.basisPoints)) problems.push(`${type}.basisPoints must be a whole number ≥ 0`);
     if (!whole(rule.fixedMinor)) problems.push(`${type}.fixedMinor must be a whole number ≥ 0`);
-    for (const [c, v] of Object.entries(rule.fixedMinorByCurrency ?? {})) if (!whole(v)) problems.push(`${type}.fixedMinorByCurrency.${c} must be a whole number ≥ 0`);
+    for (const [c, v] of Object.entries(rule.fixedMinorByCurrency ?? {}))
+      if (!whole(v)) problems.push(`${type}.fixedMinorByCurrency.${c} must be a whole number ≥ 0`);
   }
   if (schedule.transferFee && !whole(schedule.transferFee.fixedMinor)) problems.push('transferFee.fixedMinor must be a whole number ≥ 0');
   return problems;

@@ -53,5 +53,9 @@ export interface SettlementsRepository {
   /** Newest first (createdAt desc, id desc), strictly after `after`. */
   listTransfers(accountId: string, after: Keyset | null, limit: number): Promise<SettlementTransfer[]>;
   /** A transfer's settlement transactions, newest first, each with its transaction. */
-  listTransactions(transferId: string, after: Keyset | null, limit: number): Promise<Array<{ settlementTransaction: SettlementTransaction; transaction: Transaction }>>;
+  listTransactions(
+    transferId: string,
+    after: Keyset | null,
+    limit: number,
+  ): Promise<Array<{ settlementTransaction: SettlementTransaction; transaction: Transaction }>>;
 }

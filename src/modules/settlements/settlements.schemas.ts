@@ -57,10 +57,14 @@ export const SettlementRunBody = Type.Object({
 export const SettlementRunResponse = Type.Object({ settlementTransfers: Type.Array(SettlementTransferResponse) });
 
 const FEE_COLUMN: Record<TransactionFeeType, 'acquirerFee' | 'interchangeFee' | 'schemeFee'> = {
-  ACQUIRER_FEE: 'acquirerFee', INTERCHANGE_FEE: 'interchangeFee', SCHEME_FEE: 'schemeFee',
+  ACQUIRER_FEE: 'acquirerFee',
+  INTERCHANGE_FEE: 'interchangeFee',
+  SCHEME_FEE: 'schemeFee',
 };
 const FEE_TOTAL: Record<TransactionFeeType, 'acquirerFeeAmount' | 'interchangeFeeAmount' | 'schemeFeeAmount'> = {
-  ACQUIRER_FEE: 'acquirerFeeAmount', INTERCHANGE_FEE: 'interchangeFeeAmount', SCHEME_FEE: 'schemeFeeAmount',
+  ACQUIRER_FEE: 'acquirerFeeAmount',
+  INTERCHANGE_FEE: 'interchangeFeeAmount',
+  SCHEME_FEE: 'schemeFeeAmount',
 };
 
 export function settlementTransferWire(t: SettlementTransfer) {
@@ -97,6 +101,9 @@ export function settlementTransactionWire(st: SettlementTransaction, description
   };
 }
 
-export function settlementItemWire(item: { settlementTransaction: SettlementTransaction; transaction: Transaction }, descriptions: Record<TransactionFeeType, string>) {
+export function settlementItemWire(
+  item: { settlementTransaction: SettlementTransaction; transaction: Transaction },
+  descriptions: Record<TransactionFeeType, string>,
+) {
   return { settlementTransaction: settlementTransactionWire(item.settlementTransaction, descriptions), transaction: transactionWire(item.transaction) };
 }

@@ -18,7 +18,12 @@ import { DAY_MS, iso } from '../../shared/time.js';
 import type { EventOutbox } from '../events/event-outbox.js';
 import { settleAmounts, TRANSACTION_FEE_TYPES, transferAdjustments, type FeeSchedule, type TransactionFeeType } from './fees.js';
 import {
-  moneyNumber, TRANSFER_READY_EVENT, type SettleableOperation, type SettlementTransaction, type SettlementTransfer, type TransferDelta,
+  moneyNumber,
+  TRANSFER_READY_EVENT,
+  type SettleableOperation,
+  type SettlementTransaction,
+  type SettlementTransfer,
+  type TransferDelta,
 } from './settlement.js';
 import { settlementTransferWire } from './settlements.schemas.js';
 import type { NewTransfer, ScanPosition, SettlementsRepository } from './settlements.repository.js';
@@ -73,9 +78,10 @@ export class SettlementsService {
   constructor(private readonly deps: SettlementsDeps) {
     this.acquirer = deps.acquirer ?? 'sandbox';
     this.batchSize = deps.batchSize ?? 1000;
-    this.feeDescriptions = Object.fromEntries(
-      TRANSACTION_FEE_TYPES.map((type) => [type, deps.schedule.transaction[type]?.description ?? type]),
-    ) as Record<TransactionFeeType, string>;
+    this.feeDescriptions = Object.fromEntries(TRANSACTION_FEE_TYPES.map((type) => [type, deps.schedule.transaction[type]?.description ?? type])) as Record<
+      TransactionFeeType,
+      string
+    >;
   }
 
   /** Settles everything not yet settled, for every merchant; returns the transfers it completed. */
@@ -195,7 +201,10 @@ export class SettlementsService {
         }
         // The running totals were added batch by batch; the rows themselves must agree to the cent.
         const sums = await repos.settlements.sumTransactions(id);
-        if (!sameTotals(sums, locked)) throw new Error(`settlement transfer ${id}: running totals differ from its transactions (count ${locked.transactionsCount} vs ${sums.count}, net ${locked.transactionsNetAmount} vs ${sums.net})`);
+        if (!sameTotals(sums, locked))
+          throw new Error(
+            `settlement transfer ${id}: running totals differ from its transactions (count ${locked.transactionsCount} vs ${sums.count}, net ${locked.transactionsNetAmount} vs ${sums.net})`,
+          );
         const adjustments = transferAdjustments(this.deps.schedule, locked.currency);
         const net = adjustments.reduce((sum, a) => sum + a.amount, BigInt(locked.transactionsNetAmount));
         const transfer = await repos.settlements.completeTransfer(id, {
@@ -243,6 +252,12 @@ export function deltaOf(rows: SettlementTransaction[]): TransferDelta {
 }
 
 function sameTotals(sums: TransferDelta, t: SettlementTransfer): boolean {
-  return sums.count === t.transactionsCount && sums.gross === BigInt(t.grossAmount) && sums.acquirerFee === BigInt(t.acquirerFeeAmount)
-    && sums.interchangeFee === BigInt(t.interchangeFeeAmount) && sums.schemeFee === BigInt(t.schemeFeeAmount) && sums.net === BigInt(t.transactionsNetAmount);
+  return (
+    sums.count === t.transactionsCount &&
+    sums.gross === BigInt(t.grossAmount) &&
+    sums.acquirerFee === BigInt(t.acquirerFeeAmount) &&
+    sums.interchangeFee === BigInt(t.interchangeFeeAmount) &&
+    sums.schemeFee === BigInt(t.schemeFeeAmount) &&
+    sums.net === BigInt(t.transactionsNetAmount)
+  );
 }

@@ -21,7 +21,10 @@ export function schedulePaymentMethodExpiry(queue: JobQueue, now: number): Promi
   return queue.enqueue({ kind: PAYMENT_METHOD_EXPIRY_JOB, payload: {}, maxAttempts: MAX_ATTEMPTS, ...paymentMethodExpirySlot(now) });
 }
 
-export function paymentMethodExpiryJob(deps: { service: Pick<SubscriptionsService, 'invalidateExpiredPaymentMethods'>; jobs: JobQueue }): JobDefinition<Record<string, never>> {
+export function paymentMethodExpiryJob(deps: {
+  service: Pick<SubscriptionsService, 'invalidateExpiredPaymentMethods'>;
+  jobs: JobQueue;
+}): JobDefinition<Record<string, never>> {
   return {
     kind: PAYMENT_METHOD_EXPIRY_JOB,
     maxAttempts: MAX_ATTEMPTS,

@@ -3,9 +3,7 @@ import { PageEnvelope, pageEnvelope, pageOffset } from '../../http/pagination.js
 import { FieldErrorCollector } from '../../shared/errors.js';
 import { defineRoute, EMPTY_BODY, type RouteDef } from '../../shared/route.js';
 import type { SubscriptionFilter } from './subscriptions.repository.js';
-import {
-  SubscriptionListQuery, SubscriptionParams, SubscriptionResponse, UpdateSubscriptionBody,
-} from './subscriptions.schemas.js';
+import { SubscriptionListQuery, SubscriptionParams, SubscriptionResponse, UpdateSubscriptionBody } from './subscriptions.schemas.js';
 import type { SubscriptionsService } from './subscriptions.service.js';
 
 function toFilter(q: Static<typeof SubscriptionListQuery>): SubscriptionFilter {
@@ -32,7 +30,11 @@ export function subscriptionsRoutes(service: SubscriptionsService): RouteDef[] {
   const common = { auth: 'merchant' as const, tags: ['Subscriptions'] };
   return [
     defineRoute({
-      ...common, method: 'GET', url: '/subscriptions', summary: 'List subscriptions (page pagination, newest first)', rateLimit: 'list',
+      ...common,
+      method: 'GET',
+      url: '/subscriptions',
+      summary: 'List subscriptions (page pagination, newest first)',
+      rateLimit: 'list',
       schema: { querystring: SubscriptionListQuery, response: { 200: PageEnvelope(SubscriptionResponse) } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
         const page = await service.list(accountId, toFilter(query), pageOffset(query.page, query.perPage), query.perPage);
@@ -40,12 +42,19 @@ export function subscriptionsRoutes(service: SubscriptionsService): RouteDef[] {
       },
     }),
     defineRoute({
-      ...common, method: 'GET', url: '/subscriptions/:subscriptionId', summary: 'Get a subscription with its payment method',
+      ...common,
+      method: 'GET',
+      url: '/subscriptions/:subscriptionId',
+      summary: 'Get a subscription with its payment method',
       schema: { params: SubscriptionParams, response: { 200: SubscriptionResponse } },
       handler: async ({ params, accountId }) => service.view(accountId, params.subscriptionId),
     }),
     defineRoute({
-      ...common, method: 'PATCH', url: '/subscriptions/:subscriptionId', summary: 'Update an ACTIVE subscription (amount, type, expiry, interval)', idempotent: true,
+      ...common,
+      method: 'PATCH',
+      url: '/subscriptions/:subscriptionId',
+      summary: 'Update an ACTIVE subscription (amount, type, expiry, interval)',
+      idempotent: true,
       schema: { params: SubscriptionParams, body: UpdateSubscriptionBody, response: { 200: SubscriptionResponse } },
       handler: async ({ params, body, accountId }) => {
         await service.update(accountId, params.subscriptionId, body);
@@ -53,7 +62,11 @@ export function subscriptionsRoutes(service: SubscriptionsService): RouteDef[] {
       },
     }),
     defineRoute({
-      ...common, method: 'DELETE', url: '/subscriptions/:subscriptionId', summary: 'Disable a subscription (200, empty body)', idempotent: true,
+      ...common,
+      method: 'DELETE',
+      url: '/subscriptions/:subscriptionId',
+      summary: 'Disable a subscription (200, empty body)',
+      idempotent: true,
       schema: { params: SubscriptionParams },
       handler: async ({ params, accountId }) => {
         await service.disable(accountId, params.subscriptionId);

@@ -9,7 +9,14 @@ import type { EventOutbox } from '../events/event-outbox.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import { paymentMethodWire } from '../payment-methods/payment-methods.schemas.js';
 import {
-  isPastExpiry, nextSubscriptionState, paymentMethodUnusable, type PaymentMethodUnusable, type Subscription, type SubscriptionAction, type SubscriptionInterval, type SubscriptionType,
+  isPastExpiry,
+  nextSubscriptionState,
+  paymentMethodUnusable,
+  type PaymentMethodUnusable,
+  type Subscription,
+  type SubscriptionAction,
+  type SubscriptionInterval,
+  type SubscriptionType,
 } from './subscription.js';
 import { subscriptionWire } from './subscriptions.schemas.js';
 import type { SubscriptionChanges, SubscriptionFilter, SubscriptionsRepository } from './subscriptions.repository.js';
@@ -161,7 +168,11 @@ export class SubscriptionsService {
     let changed = 0;
     for (const s of await repos.subscriptions.findByPaymentMethod(accountId, paymentMethodId)) {
       const next = nextSubscriptionState(s.state, 'invalidate');
-      if (next && next !== s.state && (await repos.subscriptions.updateIfState(accountId, s.id, s.state, { state: next, statusReason: reason, updatedAt: this.deps.clock.nowIso() }))) {
+      if (
+        next &&
+        next !== s.state &&
+        (await repos.subscriptions.updateIfState(accountId, s.id, s.state, { state: next, statusReason: reason, updatedAt: this.deps.clock.nowIso() }))
+      ) {
         changed++;
       }
     }

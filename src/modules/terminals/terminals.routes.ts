@@ -14,13 +14,22 @@ const wire = ({ terminal: { accountId: _a, ...terminal }, pointOfSale, device }:
 export function terminalsRoutes(service: TerminalsService): RouteDef[] {
   return [
     defineRoute({
-      auth: 'merchant', tags: ['Management'], method: 'POST', url: '/management/point-of-sales/:pointOfSaleId/terminals',
-      summary: 'Add a terminal to a PHYSICAL point of sale', idempotent: true,
+      auth: 'merchant',
+      tags: ['Management'],
+      method: 'POST',
+      url: '/management/point-of-sales/:pointOfSaleId/terminals',
+      summary: 'Add a terminal to a PHYSICAL point of sale',
+      idempotent: true,
       schema: { params: PointOfSaleParams, body: CreateTerminalBody, response: { 200: TerminalResponse } },
       handler: async ({ params, body, accountId }) => wire(await service.create(accountId, params.pointOfSaleId, body ?? {})),
     }),
     defineRoute({
-      auth: 'merchant', tags: ['Terminals'], method: 'GET', url: '/terminals', summary: 'List terminals', rateLimit: 'list',
+      auth: 'merchant',
+      tags: ['Terminals'],
+      method: 'GET',
+      url: '/terminals',
+      summary: 'List terminals',
+      rateLimit: 'list',
       schema: { querystring: TerminalListQuery, response: { 200: PageEnvelope(TerminalResponse) } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
         const page = await service.list(accountId, query.pointOfSaleId ?? null, pageOffset(query.page, query.perPage), query.perPage);
@@ -28,7 +37,11 @@ export function terminalsRoutes(service: TerminalsService): RouteDef[] {
       },
     }),
     defineRoute({
-      auth: 'merchant', tags: ['Terminals'], method: 'GET', url: '/terminals/:terminalId', summary: 'Get a terminal',
+      auth: 'merchant',
+      tags: ['Terminals'],
+      method: 'GET',
+      url: '/terminals/:terminalId',
+      summary: 'Get a terminal',
       schema: { params: TerminalParams, response: { 200: TerminalResponse } },
       handler: async ({ params, accountId }) => wire(await service.get(accountId, params.terminalId)),
     }),

@@ -66,7 +66,9 @@ export class TerminalsService {
   }
 
   private view(terminal: Terminal, pointOfSale: PointOfSale): TerminalView {
-    const device = terminal.deviceId ? { id: terminal.deviceId, description: 'Virtual card terminal (sandbox simulator)', createdAt: terminal.createdAt } : null;
+    const device = terminal.deviceId
+      ? { id: terminal.deviceId, description: 'Virtual card terminal (sandbox simulator)', createdAt: terminal.createdAt }
+      : null;
     return { terminal, pointOfSale, device };
   }
 }

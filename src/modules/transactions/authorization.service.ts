@@ -37,7 +37,13 @@ import type { Effect } from '../../shared/effect.js';
 import { newId, newTransactionId } from '../../shared/ids.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import {
-  type InstantCapture, isFinal, nextTransactionState, type Operation, type OperationType, type Transaction, type TransactionFlow,
+  type InstantCapture,
+  isFinal,
+  nextTransactionState,
+  type Operation,
+  type OperationType,
+  type Transaction,
+  type TransactionFlow,
   type TransactionType,
 } from './transaction.js';
 import type { AggregateDelta, NewTransaction, TransactionsRepository } from './transactions.repository.js';
@@ -329,7 +335,13 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
     return { transaction, operation: this.newOperation(transaction, r.operation, r.amount, null, now) };
   }
 
-  private newOperation(tx: Pick<Transaction, 'id' | 'accountId' | 'pointOfSaleId'>, type: OperationType, amount: number, referenceOperationId: string | null, at: string): Operation {
+  private newOperation(
+    tx: Pick<Transaction, 'id' | 'accountId' | 'pointOfSaleId'>,
+    type: OperationType,
+    amount: number,
+    referenceOperationId: string | null,
+    at: string,
+  ): Operation {
     return {
       id: newId(),
       accountId: tx.accountId,
@@ -370,7 +382,13 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
     return outcome;
   }
 
-  private async driveOne(accountId: string, transactionId: string, operationId: string, attempt: number, instrument?: Instrument): Promise<{ outcome: DriveOutcome; next: string | null }> {
+  private async driveOne(
+    accountId: string,
+    transactionId: string,
+    operationId: string,
+    attempt: number,
+    instrument?: Instrument,
+  ): Promise<{ outcome: DriveOutcome; next: string | null }> {
     let tx = await this.deps.transactions.findById(accountId, transactionId);
     const op = await this.deps.transactions.findOperation(transactionId, operationId);
     if (!tx || !op || op.state !== 'PROCESSING') return { outcome: 'already-final', next: null };
@@ -435,22 +453,34 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
         finalizedAt: now,
       });
       if (!finished) throw new Conflict(`operation ${op.id} was already answered`);
-      const finishedOp: Operation = { ...op, state: approved ? 'SUCCESS' : 'FAILED', errorCode, externalStatusCodes: result.externalStatusCodes, acquirerReference, finalizedAt: now };
+      const finishedOp: Operation = {
+        ...op,
+        state: approved ? 'SUCCESS' : 'FAILED',
+        errorCode,
+        externalStatusCodes: result.externalStatusCodes,
+        acquirerReference,
+        finalizedAt: now,
+      };
 
       let follow: Operation | null = null;
       let becameFinal = false;
       if (op.type === 'AUTHORIZATION' || op.type === 'SALE' || op.type === 'PAYOUT') {
         const state = nextTransactionState(tx.state, approved ? 'approve' : 'decline');
         if (!state) throw new Conflict(`transaction ${tx.id} cannot take an answer in state ${tx.state}`);
-        const applied = await repos.transactions.applyResult(tx.id, ['PENDING', 'PROCESSING'], {
-          state,
-          errorCode,
-          externalStatusCodes: result.externalStatusCodes,
-          acquirerReference,
-          sca: result.sca ?? null,
-          finalizedAt: isFinal(state) ? now : null,
-          updatedAt: now,
-        }, approved ? deltaFor(op.type, op.amount) : {});
+        const applied = await repos.transactions.applyResult(
+          tx.id,
+          ['PENDING', 'PROCESSING'],
+          {
+            state,
+            errorCode,
+            externalStatusCodes: result.externalStatusCodes,
+            acquirerReference,
+            sca: result.sca ?? null,
+            finalizedAt: isFinal(state) ? now : null,
+            updatedAt: now,
+          },
+          approved ? deltaFor(op.type, op.amount) : {},
+        );
         if (!applied) throw new Conflict(`transaction ${tx.id} changed meanwhile`);
         becameFinal = isFinal(state);
         if (approved && op.type === 'AUTHORIZATION' && (tx.instantCapture === 'VOID' || tx.instantCapture === 'NO_VOID')) {

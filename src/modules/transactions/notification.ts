@@ -8,9 +8,7 @@ import { Type } from '@sinclair/typebox';
 import { Nullable } from '../../shared/wire.js';
 import type { CardObject } from '../payment-methods/card.js';
 import type { Transaction } from './transaction.js';
-import {
-  AcquirerAgreementRecord, AggregatesRecord, OperationRecord, transactionDetailWire, TransactionRecord,
-} from './transactions.schemas.js';
+import { AcquirerAgreementRecord, AggregatesRecord, OperationRecord, transactionDetailWire, TransactionRecord } from './transactions.schemas.js';
 import type { TransactionDetail, TransactionsService } from './transactions.service.js';
 
 export const NO_SCA = { rejected: false, type: null, verification: null } as const;

@@ -31,10 +31,8 @@ export interface OperationFilter {
   pointOfSaleIds?: string[] | undefined;
 }
 
-export type NewTransaction = Omit<
-  Transaction,
-  'authorizedAmount' | 'capturedAmount' | 'refundedAmount' | 'voidedAmount' | 'paidOutAmount' | 'pendingAmount'
-> & Partial<Pick<Transaction, 'authorizedAmount' | 'capturedAmount' | 'refundedAmount' | 'voidedAmount' | 'paidOutAmount' | 'pendingAmount'>>;
+export type NewTransaction = Omit<Transaction, 'authorizedAmount' | 'capturedAmount' | 'refundedAmount' | 'voidedAmount' | 'paidOutAmount' | 'pendingAmount'> &
+  Partial<Pick<Transaction, 'authorizedAmount' | 'capturedAmount' | 'refundedAmount' | 'voidedAmount' | 'paidOutAmount' | 'pendingAmount'>>;
 
 /** Columns the payment pipeline sets when it applies an acquirer answer (authorization.service.ts). */
 export interface TransactionResultPatch {

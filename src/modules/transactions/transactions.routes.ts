@@ -1,12 +1,17 @@
-import {
-  CursorEnvelope, cursorEnvelope, decodeCursor, PageEnvelope, pageEnvelope, pageOffset,
-} from '../../http/pagination.js';
+import { CursorEnvelope, cursorEnvelope, decodeCursor, PageEnvelope, pageEnvelope, pageOffset } from '../../http/pagination.js';
 import { FieldErrorCollector } from '../../shared/errors.js';
 import { defineRoute, type RouteDef } from '../../shared/route.js';
 import type { TransactionFilter } from './transactions.repository.js';
 import {
-  OperationListQuery, OperationRecord, operationWire, TransactionDetailResponse, transactionDetailWire, TransactionListQuery, TransactionParams,
-  TransactionResponse, transactionWire,
+  OperationListQuery,
+  OperationRecord,
+  operationWire,
+  TransactionDetailResponse,
+  transactionDetailWire,
+  TransactionListQuery,
+  TransactionParams,
+  TransactionResponse,
+  transactionWire,
 } from './transactions.schemas.js';
 import type { TransactionsService } from './transactions.service.js';
 import type { Static } from '@sinclair/typebox';
@@ -16,7 +21,10 @@ type ListQuery = Static<typeof TransactionListQuery>;
 /** Query → filter; the paired parameters (amountMode/amount, feeMode/fee) must come together. */
 function toFilter(q: ListQuery): TransactionFilter {
   const errors = new FieldErrorCollector();
-  for (const [mode, value] of [['amountMode', 'amount'], ['feeMode', 'fee']] as const) {
+  for (const [mode, value] of [
+    ['amountMode', 'amount'],
+    ['feeMode', 'fee'],
+  ] as const) {
     if (q[mode] !== undefined && q[value] === undefined) errors.add(value, 'required', `is required when ${mode} is given`);
     if (q[value] !== undefined && q[mode] === undefined) errors.add(mode, 'required', `is required when ${value} is given`);
   }
@@ -52,7 +60,11 @@ export function transactionsRoutes(service: TransactionsService): RouteDef[] {
   const common = { auth: 'merchant' as const, tags: ['Transactions'] };
   return [
     defineRoute({
-      ...common, method: 'GET', url: '/transactions', summary: 'List transactions (cursor pagination, newest first)', rateLimit: 'list',
+      ...common,
+      method: 'GET',
+      url: '/transactions',
+      summary: 'List transactions (cursor pagination, newest first)',
+      rateLimit: 'list',
       schema: { querystring: TransactionListQuery, response: { 200: CursorEnvelope(TransactionResponse) } },
       handler: async ({ query, accountId }) => {
         const filter = toFilter(query);
@@ -63,7 +75,11 @@ export function transactionsRoutes(service: TransactionsService): RouteDef[] {
       },
     }),
     defineRoute({
-      ...common, method: 'GET', url: '/transactions/operations', summary: 'List operations in a final state (page pagination)', rateLimit: 'list',
+      ...common,
+      method: 'GET',
+      url: '/transactions/operations',
+      summary: 'List operations in a final state (page pagination)',
+      rateLimit: 'list',
       schema: { querystring: OperationListQuery, response: { 200: PageEnvelope(OperationRecord) } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
         const iso = (v: string | undefined) => (v === undefined ? undefined : new Date(v).toISOString());
@@ -77,7 +93,10 @@ export function transactionsRoutes(service: TransactionsService): RouteDef[] {
       },
     }),
     defineRoute({
-      ...common, method: 'GET', url: '/transactions/:transactionId', summary: 'Get a transaction with its aggregates and operations',
+      ...common,
+      method: 'GET',
+      url: '/transactions/:transactionId',
+      summary: 'Get a transaction with its aggregates and operations',
       schema: { params: TransactionParams, response: { 200: TransactionDetailResponse } },
       handler: async ({ params, accountId }) => transactionDetailWire(await service.detail(accountId, params.transactionId)),
     }),

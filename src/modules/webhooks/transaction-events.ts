@@ -10,9 +10,18 @@ import { SUCCESS_EVENTS } from '../operations/lifecycle.js';
 import { aggregatesOf, type Operation, type Transaction } from '../transactions/transaction.js';
 import { operationWire, transactionWire } from '../transactions/transactions.schemas.js';
 
-export async function appendTransactionOutcome(events: EventOutbox, transaction: Transaction, becameFinal: boolean, operation: Operation | null = null): Promise<void> {
+export async function appendTransactionOutcome(
+  events: EventOutbox,
+  transaction: Transaction,
+  becameFinal: boolean,
+  operation: Operation | null = null,
+): Promise<void> {
   if (operation?.state === 'SUCCESS' && (operation.type === 'CAPTURE' || operation.type === 'VOID')) {
-    await events.append(transaction.accountId, SUCCESS_EVENTS[operation.type]!, { transaction: transactionWire(transaction), aggregates: aggregatesOf(transaction), operation: operationWire(operation) });
+    await events.append(transaction.accountId, SUCCESS_EVENTS[operation.type]!, {
+      transaction: transactionWire(transaction),
+      aggregates: aggregatesOf(transaction),
+      operation: operationWire(operation),
+    });
   }
   if (!becameFinal) return;
   const event = transaction.state === 'SUCCESS' ? 'transaction.success.v1' : transaction.state === 'FAILED' ? 'transaction.failed.v1' : null;

@@ -7,12 +7,20 @@ export function webhooksRoutes(service: WebhooksService): RouteDef[] {
   const common = { auth: 'merchant' as const, tags: ['Webhooks'] };
   return [
     defineRoute({
-      ...common, method: 'POST', url: '/webhooks', summary: 'Register a webhook', idempotent: true,
+      ...common,
+      method: 'POST',
+      url: '/webhooks',
+      summary: 'Register a webhook',
+      idempotent: true,
       schema: { body: CreateWebhookBody, response: { 200: WebhookResponse } },
       handler: async ({ body, accountId }) => webhookWire(await service.create(accountId, body)),
     }),
     defineRoute({
-      ...common, method: 'GET', url: '/webhooks', summary: "List the merchant's webhooks (paused ones included)", rateLimit: 'list',
+      ...common,
+      method: 'GET',
+      url: '/webhooks',
+      summary: "List the merchant's webhooks (paused ones included)",
+      rateLimit: 'list',
       schema: { querystring: PageQuery, response: { 200: PageEnvelope(WebhookResponse) } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
         const page = await service.list(accountId, pageOffset(query.page, query.perPage), query.perPage);
@@ -20,12 +28,19 @@ export function webhooksRoutes(service: WebhooksService): RouteDef[] {
       },
     }),
     defineRoute({
-      ...common, method: 'GET', url: '/webhooks/:webhookId', summary: 'Get a webhook',
+      ...common,
+      method: 'GET',
+      url: '/webhooks/:webhookId',
+      summary: 'Get a webhook',
       schema: { params: WebhookParams, response: { 200: WebhookResponse } },
       handler: async ({ params, accountId }) => webhookWire(await service.get(accountId, params.webhookId)),
     }),
     defineRoute({
-      ...common, method: 'DELETE', url: '/webhooks/:webhookId', summary: 'Delete a webhook; its pending deliveries stop at once', idempotent: true,
+      ...common,
+      method: 'DELETE',
+      url: '/webhooks/:webhookId',
+      summary: 'Delete a webhook; its pending deliveries stop at once',
+      idempotent: true,
       schema: { params: WebhookParams },
       handler: async ({ params, accountId }) => {
         await service.delete(accountId, params.webhookId);
@@ -33,17 +48,29 @@ export function webhooksRoutes(service: WebhooksService): RouteDef[] {
       },
     }),
     defineRoute({
-      ...common, method: 'POST', url: '/webhooks/:webhookId/pause', summary: 'Pause a webhook (PAUSED_BY_MERCHANT)', idempotent: true,
+      ...common,
+      method: 'POST',
+      url: '/webhooks/:webhookId/pause',
+      summary: 'Pause a webhook (PAUSED_BY_MERCHANT)',
+      idempotent: true,
       schema: { params: WebhookParams, response: { 200: WebhookResponse } },
       handler: async ({ params, accountId }) => webhookWire(await service.pause(accountId, params.webhookId)),
     }),
     defineRoute({
-      ...common, method: 'POST', url: '/webhooks/:webhookId/resume', summary: 'Resume a paused webhook', idempotent: true,
+      ...common,
+      method: 'POST',
+      url: '/webhooks/:webhookId/resume',
+      summary: 'Resume a paused webhook',
+      idempotent: true,
       schema: { params: WebhookParams, response: { 200: WebhookResponse } },
       handler: async ({ params, accountId }) => webhookWire(await service.resume(accountId, params.webhookId)),
     }),
     defineRoute({
-      ...common, method: 'GET', url: '/webhooks/:webhookId/deliveries', summary: "A webhook's deliveries with every attempt, newest first", rateLimit: 'list',
+      ...common,
+      method: 'GET',
+      url: '/webhooks/:webhookId/deliveries',
+      summary: "A webhook's deliveries with every attempt, newest first",
+      rateLimit: 'list',
       schema: { params: WebhookParams, querystring: PageQuery, response: { 200: PageEnvelope(DeliveryResponse) } },
       handler: async ({ params, query, accountId, baseUrl, path, rawQuery }) => {
         const page = await service.deliveries(accountId, params.webhookId, pageOffset(query.page, query.perPage), query.perPage);

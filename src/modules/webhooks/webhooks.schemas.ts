@@ -65,7 +65,12 @@ export const deliveryWire = (d: DeliveryWithAttempts) => ({
     createdAt: d.createdAt,
     finishedAt: d.finishedAt,
     attemptLog: d.attemptLog.map((a) => ({
-      attempt: a.attempt, attemptedAt: a.attemptedAt, success: a.success, httpStatus: a.httpStatus, error: a.error, durationMs: a.durationMs,
+      attempt: a.attempt,
+      attemptedAt: a.attemptedAt,
+      success: a.success,
+      httpStatus: a.httpStatus,
+      error: a.error,
+      durationMs: a.durationMs,
     })),
   },
 });

@@ -6,8 +6,16 @@ import { FieldErrorCollector, fieldError, notFound } from '../../shared/errors.j
 import { newId } from '../../shared/ids.js';
 import { isOnApprovedDomain } from '../points-of-sale/point-of-sale.js';
 import {
-  type DeliveryAttempt, errorRateWindowStart, exceedsErrorRate, isPaused, isWebhookEvent, MAX_WEBHOOKS_PER_MERCHANT, type Webhook, WEBHOOK_EVENTS,
-  type WebhookDelivery, type WebhookEvent,
+  type DeliveryAttempt,
+  errorRateWindowStart,
+  exceedsErrorRate,
+  isPaused,
+  isWebhookEvent,
+  MAX_WEBHOOKS_PER_MERCHANT,
+  type Webhook,
+  WEBHOOK_EVENTS,
+  type WebhookDelivery,
+  type WebhookEvent,
 } from './webhook.js';
 import type { DeliveryWithAttempts, OutboxEventRow, WebhooksRepository, WebhooksUnitOfWork } from './webhooks.repository.js';
 
@@ -73,9 +81,13 @@ export class WebhooksService {
     const domains = await this.approvedDomains(accountId);
     const domain = domains.find((d) => isOnApprovedDomain(input.url, d));
     if (domain === undefined) {
-      errors.add('url', 'url', domains.length
-        ? `must be an http(s) URL on the approved domain of one of your points of sale (${domains.join(', ')})`
-        : 'must be on the approved domain of a point of sale; create a point of sale first');
+      errors.add(
+        'url',
+        'url',
+        domains.length
+          ? `must be an http(s) URL on the approved domain of one of your points of sale (${domains.join(', ')})`
+          : 'must be on the approved domain of a point of sale; create a point of sale first',
+      );
     }
     errors.throwIfAny();
     await this.deps.checkUrl('url', input.url, domain!);
@@ -185,19 +197,31 @@ export class WebhooksService {
         const body = JSON.stringify({ event: event.event, data: event.data });
         for (const w of targets) {
           deliveries.push({
-            id: newId(), webhookId: w.id, accountId: event.accountId, eventId: event.id, event: event.event, body,
-            state: 'PENDING', attempts: 0, nextAttemptAt: now, lastAttemptAt: null, createdAt: now, finishedAt: null,
+            id: newId(),
+            webhookId: w.id,
+            accountId: event.accountId,
+            eventId: event.id,
+            event: event.event,
+            body,
+            state: 'PENDING',
+            attempts: 0,
+            nextAttemptAt: now,
+            lastAttemptAt: null,
+            createdAt: now,
+            finishedAt: null,
           });
         }
       }
       await webhooks.insertDeliveries(deliveries);
       // One job per delivery: a slow or failing receiver holds only its own job.
-      await jobs.enqueueMany(deliveries.map((d) => ({
-        kind: WEBHOOK_DELIVER_JOB,
-        payload: { deliveryId: d.id },
-        dedupeKey: `${WEBHOOK_DELIVER_JOB}:${d.id}`,
-        maxAttempts: this.deps.schedule.maxAttempts + 5,
-      })));
+      await jobs.enqueueMany(
+        deliveries.map((d) => ({
+          kind: WEBHOOK_DELIVER_JOB,
+          payload: { deliveryId: d.id },
+          dedupeKey: `${WEBHOOK_DELIVER_JOB}:${d.id}`,
+          maxAttempts: this.deps.schedule.maxAttempts + 5,
+        })),
+      );
     });
     return events;
   }
@@ -287,6 +311,10 @@ export class WebhooksService {
 /** At most 10 active (not paused) webhooks per merchant (seed §6): 422 otherwise. Call under the account lock. */
 async function requireRoomForActive(webhooks: WebhooksRepository, accountId: string): Promise<void> {
   if ((await webhooks.countActive(accountId)) >= MAX_WEBHOOKS_PER_MERCHANT) {
-    throw fieldError('webhooks', `max:${MAX_WEBHOOKS_PER_MERCHANT}`, `a merchant has at most ${MAX_WEBHOOKS_PER_MERCHANT} active webhooks; delete or pause one first`);
+    throw fieldError(
+      'webhooks',
+      `max:${MAX_WEBHOOKS_PER_MERCHANT}`,
+      `a merchant has at most ${MAX_WEBHOOKS_PER_MERCHANT} active webhooks; delete or pause one first`,
+    );
   }
 }

@@ -48,7 +48,10 @@ export class KyselyAccountsRepository implements AccountsRepository {
   async list(offset: number, limit: number): Promise<{ items: Account[]; total: number }> {
     const [rows, count] = await Promise.all([
       this.db.selectFrom('accounts').selectAll().orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute(),
-      this.db.selectFrom('accounts').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('accounts')
+        .select(sql<number>`count(*)`.as('n'))
+        .executeTakeFirstOrThrow(),
     ]);
     return { items: rows.map(toAccount), total: Number(count.n) };
   }
@@ -74,7 +77,10 @@ export class KyselyAccountsRepository implements AccountsRepository {
   }
 
   async insertCredential(credential: Parameters<AccountsRepository['insertCredential']>[0]): Promise<void> {
-    await this.db.insertInto('credentials').values({ ...credential, revokedAt: null }).execute();
+    await this.db
+      .insertInto('credentials')
+      .values({ ...credential, revokedAt: null })
+      .execute();
   }
 
   async findCredentialOwner(secretHash: string, now: string): Promise<CredentialOwner | null> {

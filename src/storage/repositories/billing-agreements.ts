@@ -18,7 +18,12 @@ export class KyselyBillingAgreementsRepository implements BillingAgreementsRepos
   }
 
   async findBySession(accountId: string, sessionId: string): Promise<BillingAgreement | null> {
-    const row = await this.db.selectFrom('billingAgreements').selectAll().where('sessionId', '=', sessionId).where('accountId', '=', accountId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('billingAgreements')
+      .selectAll()
+      .where('sessionId', '=', sessionId)
+      .where('accountId', '=', accountId)
+      .executeTakeFirst();
     return row ? toAgreement(row) : null;
   }
 

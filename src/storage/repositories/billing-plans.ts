@@ -15,7 +15,10 @@ export class KyselyBillingPlansRepository implements BillingPlansRepository {
 
   async insert(plan: BillingPlan): Promise<void> {
     const { interval, ...rest } = plan;
-    await this.db.insertInto('billingPlans').values({ ...rest, intervalPeriod: interval.period, intervalFrequency: interval.frequency }).execute();
+    await this.db
+      .insertInto('billingPlans')
+      .values({ ...rest, intervalPeriod: interval.period, intervalFrequency: interval.frequency })
+      .execute();
   }
 
   async findById(accountId: string, id: string): Promise<BillingPlan | null> {

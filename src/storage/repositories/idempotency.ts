@@ -8,11 +8,7 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
 
   /** The one record of `ref`, in any query over the table (select, update, delete). */
   private keyed<Q extends { where: (...args: any[]) => any }>(query: Q, ref: IdempotencyRef): Q {
-    return query
-      .where('accountId', '=', ref.accountId)
-      .where('method', '=', ref.method)
-      .where('path', '=', ref.path)
-      .where('key', '=', ref.key) as Q;
+    return query.where('accountId', '=', ref.accountId).where('method', '=', ref.method).where('path', '=', ref.path).where('key', '=', ref.key) as Q;
   }
 
   async claim(
@@ -37,19 +33,34 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimed: true, effectKey, resumed: false };
 
     // An expired record starts afresh: a new request with a new effect.
-    const fresh = { requestHash, state: 'in_flight', responseStatus: null, responseBody: null, responseContentType: null, lockedUntil: times.lockedUntil, createdAt: times.now, expiresAt: times.expiresAt, effectKey };
+    const fresh = {
+      requestHash,
+      state: 'in_flight',
+      responseStatus: null,
+      responseBody: null,
+      responseContentType: null,
+      lockedUntil: times.lockedUntil,
+      createdAt: times.now,
+      expiresAt: times.expiresAt,
+      effectKey,
+    };
     const expired = await this.keyed(this.db.updateTable('idempotencyKeys').set(fresh), ref).where('expiresAt', '<=', times.now).executeTakeFirst();
     if (Number(expired.numUpdatedRows) === 1) return { claimed: true, effectKey, resumed: false };
 
     // An in-flight claim abandoned by a crashed process, retried with the same request: the retry
     // continues the same execution, so it keeps the effect key and finds what was committed.
-    const resumed = await this.keyed(this.db.updateTable('idempotencyKeys').set({ lockedUntil: times.lockedUntil, effectKey: sql<string>`coalesce(${sql.ref('effect_key')}, ${effectKey})` }), ref)
+    const resumed = await this.keyed(
+      this.db.updateTable('idempotencyKeys').set({ lockedUntil: times.lockedUntil, effectKey: sql<string>`coalesce(${sql.ref('effect_key')}, ${effectKey})` }),
+      ref,
+    )
       .where('state', '=', 'in_flight')
       .where('lockedUntil', '<=', times.now)
       .where('requestHash', '=', requestHash)
       .executeTakeFirst();
 
-    const row = await this.keyed(this.db.selectFrom('idempotencyKeys'), ref).select(['requestHash', 'state', 'responseStatus', 'responseBody', 'responseContentType', 'effectKey']).executeTakeFirst();
+    const row = await this.keyed(this.db.selectFrom('idempotencyKeys'), ref)
+      .select(['requestHash', 'state', 'responseStatus', 'responseBody', 'responseContentType', 'effectKey'])
+      .executeTakeFirst();
     if (!row) return this.claim(ref, requestHash, times); // deleted in between (released): try again
     if (Number(resumed.numUpdatedRows) === 1) return { claimed: true, effectKey: row.effectKey ?? effectKey, resumed: true };
     return {
@@ -75,7 +86,9 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
   }
 
   async reopen(ref: IdempotencyRef, now: string): Promise<void> {
-    await this.keyed(this.db.updateTable('idempotencyKeys').set({ lockedUntil: now }), ref).where('state', '=', 'in_flight').execute();
+    await this.keyed(this.db.updateTable('idempotencyKeys').set({ lockedUntil: now }), ref)
+      .where('state', '=', 'in_flight')
+      .execute();
   }
 
   async sweep(now: string, limit: number): Promise<number> {

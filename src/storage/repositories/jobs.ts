@@ -7,7 +7,9 @@ import type { Database, JobsTable } from '../schema.js';
 const iso = (ms: number): string => new Date(ms).toISOString();
 const DEFAULT_MAX_ATTEMPTS = 25;
 
-function toJob(row: Pick<JobsTable, 'id' | 'kind' | 'payload' | 'state' | 'maxAttempts' | 'runAt' | 'lastError' | 'createdAt' | 'updatedAt'> & { attempts: number }): Job {
+function toJob(
+  row: Pick<JobsTable, 'id' | 'kind' | 'payload' | 'state' | 'maxAttempts' | 'runAt' | 'lastError' | 'createdAt' | 'updatedAt'> & { attempts: number },
+): Job {
   return {
     id: row.id,
     kind: row.kind,
@@ -51,7 +53,11 @@ export class KyselyJobStore implements JobStore {
     }));
     // Chunks keep each statement under the SQLite parameter limit.
     for (let i = 0; i < rows.length; i += 500) {
-      await this.db.insertInto('jobs').values(rows.slice(i, i + 500)).onConflict((oc) => oc.column('dedupeKey').doNothing()).execute();
+      await this.db
+        .insertInto('jobs')
+        .values(rows.slice(i, i + 500))
+        .onConflict((oc) => oc.column('dedupeKey').doNothing())
+        .execute();
     }
     this.onEnqueue();
   }
@@ -60,7 +66,7 @@ export class KyselyJobStore implements JobStore {
     if (kinds.length === 0 || limit <= 0) return [];
     const now = iso(at.now);
     const wallNow = iso(at.wallNow);
-    const leaseOf = (kind: string) => iso(at.wallNow + (typeof leaseMs === 'number' ? leaseMs : leaseMs[kind] ?? 30_000));
+    const leaseOf = (kind: string) => iso(at.wallNow + (typeof leaseMs === 'number' ? leaseMs : (leaseMs[kind] ?? 30_000)));
     // Parameters inside CASE have no type of their own on PostgreSQL.
     const typed = (kind: string) => (this.dialect === 'postgres' ? sql`cast(${leaseOf(kind)} as timestamptz)` : sql`${leaseOf(kind)}`);
     // Two index range scans in one statement, instead of one scan under an OR (which sorted every
@@ -80,9 +86,13 @@ export class KyselyJobStore implements JobStore {
         state: 'running',
         leasedBy: workerId,
         // Each kind's own lease: a crashed worker's short jobs (callbacks) come back soon, long ones (settlement) stay safe.
-        leaseUntil: typeof leaseMs === 'number'
-          ? leaseOf('')
-          : sql<string>`case ${sql.join(kinds.map((kind) => sql`when ${sql.ref('kind')} = ${kind} then ${typed(kind)}`), sql` `)} else ${typed('')} end`,
+        leaseUntil:
+          typeof leaseMs === 'number'
+            ? leaseOf('')
+            : sql<string>`case ${sql.join(
+                kinds.map((kind) => sql`when ${sql.ref('kind')} = ${kind} then ${typed(kind)}`),
+                sql` `,
+              )} else ${typed('')} end`,
         attempts: eb('attempts', '+', 1),
         updatedAt: now,
       }))
@@ -168,7 +178,12 @@ export class KyselyJobStore implements JobStore {
     // One query per open state, each on its partial index (finished jobs are kept for 7 days: never scanned).
     const perState = await Promise.all(
       (['queued', 'running', 'dead'] as const).map((state) =>
-        this.db.selectFrom('jobs').select(['kind', sql<number>`count(*)`.as('count')]).where('state', '=', sql.lit(state)).groupBy('kind').execute()
+        this.db
+          .selectFrom('jobs')
+          .select(['kind', sql<number>`count(*)`.as('count')])
+          .where('state', '=', sql.lit(state))
+          .groupBy('kind')
+          .execute()
           .then((rows) => rows.map((r) => ({ kind: r.kind, state, count: Number(r.count) }))),
       ),
     );

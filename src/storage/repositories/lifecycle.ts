@@ -1,7 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type {
-  LifecycleRepository, OperationOutcome, RefundableCapture, ReservationAmounts,
-} from '../../modules/operations/operations.repository.js';
+import type { LifecycleRepository, OperationOutcome, RefundableCapture, ReservationAmounts } from '../../modules/operations/operations.repository.js';
 import { REFUNDABLE_OPERATION_TYPES } from '../../modules/operations/lifecycle.js';
 import type { Operation, OperationType } from '../../modules/transactions/transaction.js';
 import type { Database } from '../schema.js';
@@ -101,10 +99,12 @@ export class KyselyLifecycleRepository implements LifecycleRepository {
       .selectFrom('operations')
       .selectAll()
       .where('transactionId', '=', transactionId)
-      .where((eb) => eb.or([
-        eb.and([eb('type', 'in', [...REFUNDABLE_OPERATION_TYPES]), eb('state', '=', 'SUCCESS')]),
-        eb.and([eb('type', '=', 'REFUND'), eb('state', 'in', ['SUCCESS', 'PROCESSING'])]),
-      ]))
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('type', 'in', [...REFUNDABLE_OPERATION_TYPES]), eb('state', '=', 'SUCCESS')]),
+          eb.and([eb('type', '=', 'REFUND'), eb('state', 'in', ['SUCCESS', 'PROCESSING'])]),
+        ]),
+      )
       .execute();
     const ops = rows.map(toOperation);
     const refunded = new Map<string, number>();

@@ -13,7 +13,12 @@ export class KyselyNotificationsRepository implements NotificationsRepository {
       .values(n)
       .onConflict((oc) => oc.columns(['transactionId', 'event']).doNothing())
       .execute();
-    const row = await this.db.selectFrom('notifications').selectAll().where('transactionId', '=', n.transactionId).where('event', '=', n.event).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('notifications')
+      .selectAll()
+      .where('transactionId', '=', n.transactionId)
+      .where('event', '=', n.event)
+      .executeTakeFirstOrThrow();
     return toNotification(row);
   }
 
@@ -39,7 +44,10 @@ export class KyselyNotificationsRepository implements NotificationsRepository {
     return this.db.selectFrom('notificationAttempts').selectAll().where('notificationId', 'in', notificationIds).orderBy('attempt').execute();
   }
 
-  async recordAttempt(attempt: NotificationAttempt, update: Pick<Notification, 'state' | 'lastStatus' | 'lastError' | 'nextAttemptAt' | 'deliveredAt' | 'updatedAt'>): Promise<void> {
+  async recordAttempt(
+    attempt: NotificationAttempt,
+    update: Pick<Notification, 'state' | 'lastStatus' | 'lastError' | 'nextAttemptAt' | 'deliveredAt' | 'updatedAt'>,
+  ): Promise<void> {
     await this.db.insertInto('notificationAttempts').values(attempt).execute();
     await this.db
       .updateTable('notifications')

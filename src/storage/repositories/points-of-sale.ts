@@ -34,8 +34,20 @@ export class KyselyPointsOfSaleRepository implements PointsOfSaleRepository {
 
   async list(accountId: string, offset: number, limit: number) {
     const [rows, count] = await Promise.all([
-      this.db.selectFrom('pointsOfSale').selectAll().where('accountId', '=', accountId).orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute(),
-      this.db.selectFrom('pointsOfSale').select(sql<number>`count(*)`.as('n')).where('accountId', '=', accountId).executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('pointsOfSale')
+        .selectAll()
+        .where('accountId', '=', accountId)
+        .orderBy('createdAt', 'desc')
+        .orderBy('id', 'desc')
+        .offset(offset)
+        .limit(limit)
+        .execute(),
+      this.db
+        .selectFrom('pointsOfSale')
+        .select(sql<number>`count(*)`.as('n'))
+        .where('accountId', '=', accountId)
+        .executeTakeFirstOrThrow(),
     ]);
     return { items: rows.map(toPointOfSale), total: Number(count.n) };
   }

@@ -58,7 +58,11 @@ export class KyselySalesRepository implements SalesRepository {
     fields: Partial<Pick<TerminalSale, 'dispatchedAt' | 'expiresAt' | 'cardPresentedAt' | 'endedAt'>> & { updatedAt: string },
     notExpiredAt?: string,
   ): Promise<boolean> {
-    let q = this.db.updateTable('terminalSales').set({ ...fields, stage: to }).where('transactionId', '=', transactionId).where('stage', '=', from);
+    let q = this.db
+      .updateTable('terminalSales')
+      .set({ ...fields, stage: to })
+      .where('transactionId', '=', transactionId)
+      .where('stage', '=', from);
     if (notExpiredAt !== undefined) q = q.where('expiresAt', '>', notExpiredAt);
     const result = await q.executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;

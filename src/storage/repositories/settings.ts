@@ -14,12 +14,20 @@ export class KyselySettings implements ClockStore {
   }
 
   async set(key: string, value: string): Promise<void> {
-    await this.db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
+    await this.db
+      .insertInto('settings')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+      .execute();
   }
 
   /** Stores `value` unless the key has one already; true when this call stored it (first writer wins). */
   async setIfAbsent(key: string, value: string): Promise<boolean> {
-    const result = await this.db.insertInto('settings').values({ key, value }).onConflict((oc) => oc.column('key').doNothing()).executeTakeFirst();
+    const result = await this.db
+      .insertInto('settings')
+      .values({ key, value })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .executeTakeFirst();
     return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
   }
 

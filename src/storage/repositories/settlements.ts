@@ -2,7 +2,12 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Keyset } from '../../http/pagination.js';
 import type { SettledOperationType, TransferAdjustmentType } from '../../modules/settlements/fees.js';
 import {
-  moneyNumber, type SettleableOperation, type SettlementTransaction, type SettlementTransfer, type StoredAdjustment, type TransferDelta,
+  moneyNumber,
+  type SettleableOperation,
+  type SettlementTransaction,
+  type SettlementTransfer,
+  type StoredAdjustment,
+  type TransferDelta,
   type TransferState,
 } from '../../modules/settlements/settlement.js';
 import type { NewTransfer, ScanPosition, SettlementsRepository } from '../../modules/settlements/settlements.repository.js';
@@ -43,8 +48,16 @@ export class KyselySettlementsRepository implements SettlementsRepository {
       .selectFrom('operations as o')
       .innerJoin('transactions as t', 't.id', 'o.transactionId')
       .select([
-        'o.id as operationId', 'o.accountId', 'o.transactionId', 'o.type', 'o.amount', 't.currency', 'o.finalizedAt',
-        'o.acquirerReference as operationAcquirerReference', 't.acquirerReference as transactionAcquirerReference', 't.reference as merchantReference',
+        'o.id as operationId',
+        'o.accountId',
+        'o.transactionId',
+        'o.type',
+        'o.amount',
+        't.currency',
+        'o.finalizedAt',
+        'o.acquirerReference as operationAcquirerReference',
+        't.acquirerReference as transactionAcquirerReference',
+        't.reference as merchantReference',
       ])
       .where('o.accountId', '=', accountId)
       // Literals, not parameters: both planners match them against the partial index operations_settleable.
@@ -52,10 +65,9 @@ export class KyselySettlementsRepository implements SettlementsRepository {
       .where('o.finalizedAt', '<=', window.to);
     if (window.from !== null) q = q.where('o.finalizedAt', '>=', window.from);
     if (after) {
-      q = q.where((eb) => eb.or([
-        eb('o.finalizedAt', '>', after.finalizedAt),
-        eb.and([eb('o.finalizedAt', '=', after.finalizedAt), eb('o.id', '>', after.id)]),
-      ]));
+      q = q.where((eb) =>
+        eb.or([eb('o.finalizedAt', '>', after.finalizedAt), eb.and([eb('o.finalizedAt', '=', after.finalizedAt), eb('o.id', '>', after.id)])]),
+      );
     }
     const rows = await q.orderBy('o.finalizedAt').orderBy('o.id').limit(limit).execute();
     return rows.map((r) => ({
@@ -78,7 +90,13 @@ export class KyselySettlementsRepository implements SettlementsRepository {
   }
 
   async openTransferIds(accountId: string): Promise<string[]> {
-    const rows = await this.db.selectFrom('settlementTransfers').select('id').where('accountId', '=', accountId).where('state', '=', 'OPEN').orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('settlementTransfers')
+      .select('id')
+      .where('accountId', '=', accountId)
+      .where('state', '=', 'OPEN')
+      .orderBy('id')
+      .execute();
     return rows.map((r) => r.id);
   }
 
@@ -107,7 +125,13 @@ export class KyselySettlementsRepository implements SettlementsRepository {
   }
 
   async lockTransfer(id: string, now: string): Promise<SettlementTransfer | null> {
-    const row = await this.db.updateTable('settlementTransfers').set({ updatedAt: now }).where('id', '=', id).where('state', '=', 'OPEN').returningAll().executeTakeFirst();
+    const row = await this.db
+      .updateTable('settlementTransfers')
+      .set({ updatedAt: now })
+      .where('id', '=', id)
+      .where('state', '=', 'OPEN')
+      .returningAll()
+      .executeTakeFirst();
     return row ? toTransfer(row) : null;
   }
 
@@ -169,7 +193,13 @@ export class KyselySettlementsRepository implements SettlementsRepository {
   async completeTransfer(id: string, patch: { adjustments: StoredAdjustment[]; netAmount: number; createdAt: string }): Promise<SettlementTransfer> {
     const row = await this.db
       .updateTable('settlementTransfers')
-      .set({ state: 'READY', adjustments: JSON.stringify(patch.adjustments), netAmount: patch.netAmount, createdAt: patch.createdAt, updatedAt: patch.createdAt })
+      .set({
+        state: 'READY',
+        adjustments: JSON.stringify(patch.adjustments),
+        netAmount: patch.netAmount,
+        createdAt: patch.createdAt,
+        updatedAt: patch.createdAt,
+      })
       .where('id', '=', id)
       .where('state', '=', 'OPEN')
       .returningAll()
@@ -183,12 +213,22 @@ export class KyselySettlementsRepository implements SettlementsRepository {
   }
 
   async findTransfer(accountId: string, id: string): Promise<SettlementTransfer | null> {
-    const row = await this.db.selectFrom('settlementTransfers').selectAll().where('id', '=', id).where('accountId', '=', accountId).where('state', '=', 'READY').executeTakeFirst();
+    const row = await this.db
+      .selectFrom('settlementTransfers')
+      .selectAll()
+      .where('id', '=', id)
+      .where('accountId', '=', accountId)
+      .where('state', '=', 'READY')
+      .executeTakeFirst();
     return row ? toTransfer(row) : null;
   }
 
   async listTransfers(accountId: string, after: Keyset | null, limit: number): Promise<SettlementTransfer[]> {
-    let q = this.db.selectFrom('settlementTransfers').selectAll().where('accountId', '=', accountId).where(sql<boolean>`state = 'READY'`);
+    let q = this.db
+      .selectFrom('settlementTransfers')
+      .selectAll()
+      .where('accountId', '=', accountId)
+      .where(sql<boolean>`state = 'READY'`);
     if (after) q = q.where(newestFirstAfter(after));
     const rows = await q.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit).execute();
     return rows.map(toTransfer);

@@ -15,9 +15,7 @@ function toSubscription(row: Selectable<SubscriptionsTable>): Subscription {
 
 function changesRow(changes: SubscriptionChanges) {
   const { interval, ...rest } = changes;
-  return interval === undefined
-    ? rest
-    : { ...rest, intervalPeriod: interval?.period ?? null, intervalFrequency: interval?.frequency ?? null };
+  return interval === undefined ? rest : { ...rest, intervalPeriod: interval?.period ?? null, intervalFrequency: interval?.frequency ?? null };
 }
 
 export class KyselySubscriptionsRepository implements SubscriptionsRepository {
@@ -76,7 +74,12 @@ export class KyselySubscriptionsRepository implements SubscriptionsRepository {
   }
 
   async findByPaymentMethod(accountId: string, paymentMethodId: string): Promise<Subscription[]> {
-    const rows = await this.db.selectFrom('subscriptions').selectAll().where('accountId', '=', accountId).where('paymentMethodId', '=', paymentMethodId).execute();
+    const rows = await this.db
+      .selectFrom('subscriptions')
+      .selectAll()
+      .where('accountId', '=', accountId)
+      .where('paymentMethodId', '=', paymentMethodId)
+      .execute();
     return rows.map(toSubscription);
   }
 }

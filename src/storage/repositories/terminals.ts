@@ -12,7 +12,10 @@ export class KyselyTerminalsRepository implements TerminalsRepository {
     if (terminal.fallback) {
       await this.db.updateTable('terminals').set({ fallback: 0 }).where('pointOfSaleId', '=', terminal.pointOfSaleId).where('fallback', '=', 1).execute();
     }
-    await this.db.insertInto('terminals').values({ ...terminal, fallback: terminal.fallback ? 1 : 0 }).execute();
+    await this.db
+      .insertInto('terminals')
+      .values({ ...terminal, fallback: terminal.fallback ? 1 : 0 })
+      .execute();
   }
 
   async findById(accountId: string, id: string): Promise<Terminal | null> {
@@ -21,7 +24,11 @@ export class KyselyTerminalsRepository implements TerminalsRepository {
   }
 
   async countForPointOfSale(pointOfSaleId: string): Promise<number> {
-    const row = await this.db.selectFrom('terminals').select(sql<number>`count(*)`.as('n')).where('pointOfSaleId', '=', pointOfSaleId).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('terminals')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('pointOfSaleId', '=', pointOfSaleId)
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 

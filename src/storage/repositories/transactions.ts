@@ -1,8 +1,22 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Keyset } from '../../http/pagination.js';
-import type { Operation, OperationState, OperationType, Transaction, TransactionFlow, TransactionState, TransactionType } from '../../modules/transactions/transaction.js';
 import type {
-  AggregateDelta, AmountMode, NewTransaction, OperationFilter, OperationResultPatch, TransactionFilter, TransactionResultPatch,
+  Operation,
+  OperationState,
+  OperationType,
+  Transaction,
+  TransactionFlow,
+  TransactionState,
+  TransactionType,
+} from '../../modules/transactions/transaction.js';
+import type {
+  AggregateDelta,
+  AmountMode,
+  NewTransaction,
+  OperationFilter,
+  OperationResultPatch,
+  TransactionFilter,
+  TransactionResultPatch,
   TransactionsRepository,
 } from '../../modules/transactions/transactions.repository.js';
 import type { Database, OperationsTable, TransactionsTable } from '../schema.js';
@@ -49,13 +63,19 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
 
   async insert(transactions: NewTransaction[]): Promise<void> {
     for (let i = 0; i < transactions.length; i += 200) {
-      await this.db.insertInto('transactions').values(transactions.slice(i, i + 200).map(transactionRow)).execute();
+      await this.db
+        .insertInto('transactions')
+        .values(transactions.slice(i, i + 200).map(transactionRow))
+        .execute();
     }
   }
 
   async insertOperations(operations: Operation[]): Promise<void> {
     for (let i = 0; i < operations.length; i += 500) {
-      await this.db.insertInto('operations').values(operations.slice(i, i + 500).map(operationRow)).execute();
+      await this.db
+        .insertInto('operations')
+        .values(operations.slice(i, i + 500).map(operationRow))
+        .execute();
     }
   }
 
@@ -67,7 +87,12 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
   async findByIdempotencyKeys(accountId: string, keys: string[]): Promise<Transaction[]> {
     const found: Transaction[] = [];
     for (let i = 0; i < keys.length; i += 500) {
-      const rows = await this.db.selectFrom('transactions').selectAll().where('accountId', '=', accountId).where('idempotencyKey', 'in', keys.slice(i, i + 500)).execute();
+      const rows = await this.db
+        .selectFrom('transactions')
+        .selectAll()
+        .where('accountId', '=', accountId)
+        .where('idempotencyKey', 'in', keys.slice(i, i + 500))
+        .execute();
       found.push(...rows.map(toTransaction));
     }
     return found;
@@ -75,15 +100,29 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
 
   async list(accountId: string, f: TransactionFilter, after: Keyset | null, limit: number): Promise<Transaction[]> {
     let q = this.db.selectFrom('transactions').selectAll().where('accountId', '=', accountId);
-    const equal = ['sessionId', 'terminalId', 'pointOfSaleId', 'subscriptionId', 'billingAgreementChargeId', 'customerId', 'currency', 'state', 'type', 'errorCode', 'paymentMethodType', 'paymentMethodSubType'] as const;
+    const equal = [
+      'sessionId',
+      'terminalId',
+      'pointOfSaleId',
+      'subscriptionId',
+      'billingAgreementChargeId',
+      'customerId',
+      'currency',
+      'state',
+      'type',
+      'errorCode',
+      'paymentMethodType',
+      'paymentMethodSubType',
+    ] as const;
     for (const column of equal) {
       const value = f[column];
       if (value !== undefined) q = q.where(column, '=', value);
     }
     if (f.reference !== undefined) {
-      q = f.referenceMode === 'PREFIX'
-        ? q.where(sql<boolean>`${sql.ref('reference')} like ${likePrefix(f.reference)} escape '\\'`)
-        : q.where('reference', '=', f.reference);
+      q =
+        f.referenceMode === 'PREFIX'
+          ? q.where(sql<boolean>`${sql.ref('reference')} like ${likePrefix(f.reference)} escape '\\'`)
+          : q.where('reference', '=', f.reference);
     }
     if (f.createdAfter !== undefined) q = q.where('createdAt', '>=', f.createdAfter);
     if (f.createdBefore !== undefined) q = q.where('createdAt', '<=', f.createdBefore);
@@ -129,7 +168,9 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     // A capture never takes more than the authorization leaves; a void never more than is uncaptured.
     if (delta.captured || delta.voided) {
       const extra = (delta.captured ?? 0) + (delta.voided ?? 0);
-      q = q.where(sql<boolean>`${sql.ref('captured_amount')} + ${sql.ref('voided_amount')} + ${extra} <= ${sql.ref('authorized_amount')} + ${delta.authorized ?? 0}`);
+      q = q.where(
+        sql<boolean>`${sql.ref('captured_amount')} + ${sql.ref('voided_amount')} + ${extra} <= ${sql.ref('authorized_amount')} + ${delta.authorized ?? 0}`,
+      );
     }
     const result = await q.executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;

@@ -1,7 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type {
-  DeliveryAttempt, DeliveryState, PauseReason, Webhook, WebhookDelivery, WebhookEvent,
-} from '../../modules/webhooks/webhook.js';
+import type { DeliveryAttempt, DeliveryState, PauseReason, Webhook, WebhookDelivery, WebhookEvent } from '../../modules/webhooks/webhook.js';
 import type { DeliveryWithAttempts, OutboxEventRow, StoredWebhook, WebhooksRepository } from '../../modules/webhooks/webhooks.repository.js';
 import type { Dialect } from '../connect.js';
 import type { Database, WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhooksTable } from '../schema.js';
@@ -91,11 +89,20 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
   }
 
   async insert(webhook: Webhook, secretSealed: string): Promise<void> {
-    await this.db.insertInto('webhooks').values({ ...webhook, events: JSON.stringify(webhook.events), secretSealed, deletedAt: null }).execute();
+    await this.db
+      .insertInto('webhooks')
+      .values({ ...webhook, events: JSON.stringify(webhook.events), secretSealed, deletedAt: null })
+      .execute();
   }
 
   async findById(accountId: string, id: string): Promise<StoredWebhook | null> {
-    const row = await this.db.selectFrom('webhooks').selectAll().where('id', '=', id).where('accountId', '=', accountId).where('deletedAt', 'is', null).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('webhooks')
+      .selectAll()
+      .where('id', '=', id)
+      .where('accountId', '=', accountId)
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst();
     return row ? toWebhook(row) : null;
   }
 
@@ -160,7 +167,12 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
   }
 
   async unfannedEvents(limit: number, after?: Pick<OutboxEventRow, 'id' | 'createdAt'>): Promise<OutboxEventRow[]> {
-    const newest = after ? null : await this.db.selectFrom('webhookEventFanouts').select((eb) => eb.fn.max('eventCreatedAt').as('at')).executeTakeFirst();
+    const newest = after
+      ? null
+      : await this.db
+          .selectFrom('webhookEventFanouts')
+          .select((eb) => eb.fn.max('eventCreatedAt').as('at'))
+          .executeTakeFirst();
     const since = newest?.at ? new Date(Date.parse(newest.at) - RELAY_LOOKBACK_MS).toISOString() : null;
     let query = this.db
       .selectFrom('events as e')
@@ -187,7 +199,11 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
 
   async insertDeliveries(deliveries: WebhookDelivery[]): Promise<void> {
     // Chunks keep each statement under the SQLite parameter limit.
-    for (let i = 0; i < deliveries.length; i += 500) await this.db.insertInto('webhookDeliveries').values(deliveries.slice(i, i + 500)).execute();
+    for (let i = 0; i < deliveries.length; i += 500)
+      await this.db
+        .insertInto('webhookDeliveries')
+        .values(deliveries.slice(i, i + 500))
+        .execute();
   }
 
   async findDelivery(id: string): Promise<WebhookDelivery | null> {
@@ -204,7 +220,10 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
       .where('attempts', '=', attempt.attempt - 1)
       .executeTakeFirst();
     if (Number(guarded.numUpdatedRows) !== 1) return null;
-    await this.db.insertInto('webhookDeliveryAttempts').values({ ...attempt, success: attempt.success ? 1 : 0 }).execute();
+    await this.db
+      .insertInto('webhookDeliveryAttempts')
+      .values({ ...attempt, success: attempt.success ? 1 : 0 })
+      .execute();
     // The outcome applies only while PENDING: a delete or pause during the send has already cancelled it.
     const updated = await this.db
       .updateTable('webhookDeliveries')
@@ -246,8 +265,20 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
 
   async listDeliveries(webhookId: string, offset: number, limit: number): Promise<{ items: DeliveryWithAttempts[]; total: number }> {
     const [rows, count] = await Promise.all([
-      this.db.selectFrom('webhookDeliveries').selectAll().where('webhookId', '=', webhookId).orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute(),
-      this.db.selectFrom('webhookDeliveries').select(sql<number>`count(*)`.as('n')).where('webhookId', '=', webhookId).executeTakeFirstOrThrow(),
+      this.db
+        .selectFrom('webhookDeliveries')
+        .selectAll()
+        .where('webhookId', '=', webhookId)
+        .orderBy('createdAt', 'desc')
+        .orderBy('id', 'desc')
+        .offset(offset)
+        .limit(limit)
+        .execute(),
+      this.db
+        .selectFrom('webhookDeliveries')
+        .select(sql<number>`count(*)`.as('n'))
+        .where('webhookId', '=', webhookId)
+        .executeTakeFirstOrThrow(),
     ]);
     const ids = rows.map((r) => r.id);
     const attempts = ids.length
