@@ -13,6 +13,12 @@
  *      rate (open loop, 50 connections): 2 000/s first; when that is not sustained (answers fall
  *      behind the schedule, a callback missing, or p99 over 1 s), a search below it for the
  *      highest rate that is. Targets: ≥ 2 000 callbacks/s sustained, p99 ≤ 1 s at 2 000/s.
+ *   d) What one MIT costs, request → delivered callback: MITs at 100/s (open loop) with the job
+ *      runner on, the service in a process of its own (service-process.ts), until every callback
+ *      arrived and its delivery was recorded. The statements (reads, writes, transaction control)
+ *      and commits counted by the storage layer (statement-counter.ts) and the service process's
+ *      CPU time (user + system: no load generator or receiver in it), each divided by the MITs;
+ *      beside them the idle background (runner polls, clock follow) over as long, counted alone.
  */
 import { CALLBACK_JOB, DRIVE_JOB } from '../src/modules/transactions/authorization.service.js';
 import { MitBatchBody, MitBatchResponse, MitBody, MitResponse } from '../src/modules/mit/mit.schemas.js';
@@ -22,7 +28,8 @@ import type { Measurement, RequestTemplate } from './lib/load.js';
 import { API, call, createMitMerchant, type BenchMerchant } from './lib/merchant.js';
 import { startReceiver, type Receiver } from './lib/receiver.js';
 import { formatMs, loadNote } from './lib/report.js';
-import { benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type StoreKind } from './lib/stores.js';
+import { startServiceProcess, type ServiceSample } from './lib/service-process.js';
+import { benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type BenchDatabase, type StoreKind } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 
 const MIT = `${API}/mit`;
@@ -36,6 +43,8 @@ const P99_TARGET_MS = 25;
 const BATCH_TARGET = 20_000;
 const CALLBACK_RATE_TARGET = 2_000;
 const CALLBACK_P99_TARGET_MS = 1_000;
+/** d): the rate at which one MIT's cost is counted (the rate the CPU profiles of issue 10 were taken at). */
+const COST_RATE = 100;
 
 const json = { 'content-type': 'application/json' };
 
@@ -55,18 +64,24 @@ function batchBody(merchant: BenchMerchant, notificationUrl: string): string {
   return JSON.stringify({ transactions: entries });
 }
 
-/** A fresh database with a merchant and its subscriptions (made in sandbox mode), then opened as configured. */
-async function prepare(kind: StoreKind, name: string, workers: boolean): Promise<{ runtime: Runtime; merchant: BenchMerchant }> {
+/** A fresh database with a merchant and its subscriptions (made in sandbox mode), closed again. */
+async function seedMerchant(kind: StoreKind, name: string): Promise<{ db: BenchDatabase; merchant: BenchMerchant }> {
   const db = benchDatabase(kind, name);
   await resetDatabase(db);
   const setup = await openRuntime(db, { sandbox: true });
-  let merchant: BenchMerchant;
   try {
-    merchant = await createMitMerchant(setup, SUBSCRIPTIONS);
+    return { db, merchant: await createMitMerchant(setup, SUBSCRIPTIONS) };
   } finally {
     await setup.close();
   }
-  return { runtime: await openRuntime(db, {}, { workers }), merchant };
+}
+
+/** A fresh database with a merchant and its subscriptions, then opened as configured. */
+async function prepare(kind: StoreKind, name: string, workers: boolean): Promise<{ runtime: Runtime; merchant: BenchMerchant }> {
+  const { db, merchant } = await seedMerchant(kind, name);
+  // Without workers every accepted MIT stays due: the ingest suites pile up far more than the
+  // backlog bound on purpose (they measure the request alone), so the bound is off there.
+  return { runtime: await openRuntime(db, workers ? {} : { maxBacklog: 0 }, { workers }), merchant };
 }
 
 async function dispose(kind: StoreKind, name: string, runtime: Runtime): Promise<void> {
@@ -181,12 +196,12 @@ async function ingest(ctx: BenchContext, kind: StoreKind): Promise<Measurement> 
   }
 }
 
-/** Jobs of the MIT pipeline not yet done (queued or running). */
+/** Of the job counts by kind and state: jobs of the MIT pipeline not yet done (queued or running). */
+const pipelineBacklog = (counts: Array<{ kind: string; state: string; count: number }>): number =>
+  counts.filter((c) => (c.kind === DRIVE_JOB || c.kind === CALLBACK_JOB) && (c.state === 'queued' || c.state === 'running')).reduce((n, c) => n + c.count, 0);
+
 async function backlog(runtime: Runtime): Promise<number> {
-  const counts = await runtime.store.jobs.countsByState();
-  return counts
-    .filter((c) => (c.kind === DRIVE_JOB || c.kind === CALLBACK_JOB) && (c.state === 'queued' || c.state === 'running'))
-    .reduce((n, c) => n + c.count, 0);
+  return pipelineBacklog(await runtime.store.jobs.countsByState());
 }
 
 async function drained(runtime: Runtime, limitMs: number): Promise<void> {
@@ -350,16 +365,124 @@ async function callbacks(ctx: BenchContext, kind: StoreKind, mitBaseline: Measur
   }
 }
 
+/** d): statements, commits and CPU time per MIT, request → delivered callback. */
+async function cost(ctx: BenchContext, kind: StoreKind): Promise<void> {
+  const { report } = ctx;
+  const name = 'mit_cost';
+  const { db, merchant } = await seedMerchant(kind, name);
+  const receiver = await startReceiver();
+  const service = await startServiceProcess(db, { workers: true });
+  try {
+    const headers = { authorization: `Bearer ${merchant.apiKey}`, ...json };
+    const seconds = ctx.load.durationSeconds;
+    const run = (prefix: string, durationSeconds: number) =>
+      ctx.measure(
+        service.url + MIT,
+        headers,
+        { connections: CONNECTIONS, warmupSeconds: 0, durationSeconds },
+        {
+          method: 'POST',
+          body: mitBody(receiver.url(prefix)),
+          items: merchant.subscriptionIds,
+          wrapItems: true,
+          expect: '"state":"PENDING"',
+          recordAnswers: true,
+          rate: COST_RATE,
+        },
+      );
+    const settled = async () => {
+      const deadline = performance.now() + 60_000;
+      while (pipelineBacklog(await service.jobCounts()) > 0) {
+        if (performance.now() > deadline) throw new Error('MIT jobs still pending after 60 s');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    report.section(
+      `${kind} d) cost of one MIT, request → delivered callback: ${COST_RATE} MITs/s for ${seconds} s, job runner on, the service in a process of its own`,
+    );
+    report.note(loadNote());
+    // Warm-up (JIT, statement cache, pool), then an empty queue.
+    const warm = await run('cost-warm', Math.max(2, ctx.load.warmupSeconds));
+    await deliveries(receiver, 'cost-warm', warm);
+    await settled();
+    // The background without MITs (job runner polls, clock follow), counted alone over as long.
+    const idleStart = await service.startCounting();
+    await new Promise((r) => setTimeout(r, seconds * 1000));
+    const idleEnd = await service.stopCounting();
+
+    const start = await service.startCounting();
+    const m = await run('cost', seconds);
+    const delivery = await deliveries(receiver, 'cost', m);
+    // The delivery's own commit (the callback job done) follows the receiver's answer.
+    await new Promise((r) => setTimeout(r, 500));
+    const end = await service.stopCounting();
+    const left = pipelineBacklog(await service.jobCounts());
+    if (left) report.broken.push(`${kind} d): ${left} MIT jobs not done when the count ended`);
+    if (delivery.notSuccess) report.broken.push(`${kind} d): ${delivery.notSuccess} callbacks did not report SUCCESS`);
+    deliveryNote(
+      ctx,
+      `${kind} ${COST_RATE} MITs/s ${sustained(delivery) && !m.overloaded ? 'sustained' : 'NOT sustained (counts include the overload: queued jobs, deferrals)'}`,
+      delivery,
+    );
+    costNote(ctx, kind, delivery.accepted, start, end, idleStart, idleEnd);
+  } finally {
+    await service.close();
+    await receiver.close();
+    await resetDatabase(db);
+  }
+}
+
+function costNote(
+  ctx: BenchContext,
+  kind: StoreKind,
+  mits: number,
+  start: ServiceSample,
+  end: ServiceSample,
+  idleStart: ServiceSample,
+  idleEnd: ServiceSample,
+): void {
+  const c = end.counts;
+  const per = (n: number) => (n / mits).toFixed(2);
+  const cpuMs = (end.cpuMicros - start.cpuMicros) / 1000;
+  const seconds = (end.at - start.at) / 1000;
+  const idleSeconds = (idleEnd.at - idleStart.at) / 1000;
+  const idle = idleEnd.counts;
+  const idleCpuMs = (idleEnd.cpuMicros - idleStart.cpuMicros) / 1000;
+  // The idle background over the counted run's duration, per MIT: what the figures above include of it.
+  const share = (n: number) => ((n / idleSeconds) * seconds) / mits;
+  ctx.report.note(
+    `${kind} per MIT (${mits} MITs, each to its delivered callback): ${per(c.statements)} statements ` +
+      `(${per(c.reads)} reads, ${per(c.writes)} writes, ${per(c.control)} BEGIN/COMMIT/SAVEPOINT...), ` +
+      `${per(c.commits)} commits (${per(c.autocommits)} of them autocommitted writes), ${per(c.rollbacks)} rollbacks`,
+  );
+  ctx.report.note(
+    `${kind} CPU per MIT: ${(cpuMs / mits).toFixed(3)} ms (service process, user + system; ${((cpuMs / 1000 / seconds) * 100).toFixed(0)} % of one CPU over ${seconds.toFixed(1)} s)`,
+  );
+  if (start.batcher && end.batcher) {
+    const commits = end.batcher.commits - start.batcher.commits;
+    const units = end.batcher.closures - start.batcher.closures;
+    ctx.report.note(
+      `${kind} group commit: ${per(units)} units of work per MIT in ${per(commits)} group commits per MIT (${(units / Math.max(commits, 1)).toFixed(2)} per commit)`,
+    );
+  }
+  ctx.report.note(
+    `${kind} idle background (runner polls, clock follow; counted alone for ${idleSeconds.toFixed(1)} s): ${(idle.statements / idleSeconds).toFixed(1)} statements/s, ` +
+      `${(idle.commits / idleSeconds).toFixed(1)} commits/s, ${(idleCpuMs / idleSeconds).toFixed(1)} ms CPU/s — ` +
+      `included above: ≈ ${share(idle.statements).toFixed(2)} statements, ${share(idle.commits).toFixed(2)} commits, ${share(idleCpuMs).toFixed(3)} ms CPU per MIT`,
+  );
+}
+
 /** A rate is sustained when every callback arrived and the answer → callback p99 stayed within the limit. */
 const sustained = (d: Delivery): boolean => d.delivered === d.accepted && d.accepted > 0 && d.p99 <= CALLBACK_P99_TARGET_MS;
 
 export default defineSuite({
   name: 'mit',
-  description: `POST ${MIT} (c=${CONNECTIONS}), POST ${BATCH} (${BATCH_SIZE} entries), MIT → callback delivery`,
+  description: `POST ${MIT} (c=${CONNECTIONS}), POST ${BATCH} (${BATCH_SIZE} entries), MIT → callback delivery, statements/commits/CPU per MIT`,
   async run(ctx) {
     for await (const kind of measuredStores(ctx.report, 'MIT figures')) {
       const mitBaseline = await ingest(ctx, kind);
       await callbacks(ctx, kind, mitBaseline);
+      await cost(ctx, kind);
     }
   },
 });

@@ -6,7 +6,7 @@
  * like. Targets: p99 ≤ 10 ms at 1M rows and within 1.5× of the 10k figure; the query plans
  * must read an index in list order, the cursor bounding the index search.
  */
-import { CursorEnvelope, encodeCursor } from '../src/http/pagination.js';
+import { CursorEnvelope, encodeCursor } from '../src/shared/pagination.js';
 import { TransactionListQuery, TransactionResponse } from '../src/modules/transactions/transactions.schemas.js';
 import type { Runtime } from '../src/runtime.js';
 import { KyselyTransactionsRepository } from '../src/storage/repositories/transactions.js';

@@ -45,6 +45,8 @@ export interface RuntimeOptions {
   acquirer?: Acquirer;
   /** How long a request may take to arrive (default REQUEST_TIMEOUT_MS; tests shorten it). */
   requestTimeoutMs?: number;
+  /** How old the backlog figure may get before it is counted again (default 250 ms; tests: 0, a count per check). */
+  backlogRefreshMs?: number;
 }
 
 export async function createRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
@@ -80,6 +82,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     operatorKey: operator.value,
     logger,
     ...(options.acquirer ? { acquirer: options.acquirer } : {}),
+    ...(options.backlogRefreshMs === undefined ? {} : { backlogRefreshMs: options.backlogRefreshMs }),
   });
   runner = new JobRunner({ store: store.jobs, clock, logger, definitions: services.jobs, concurrency: options.jobConcurrency ?? 64 });
   clock.onJump(() => runner?.notify());
@@ -103,6 +106,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   metrics.gauge('payments_jobs', 'Jobs not yet done, by kind and state (dead = needs the operator)', ['kind', 'state'], async () =>
     (await store.jobs.countsByState()).map((r) => ({ labels: { kind: r.kind, state: r.state }, value: r.count })),
   );
+  // The gauge's cached figure (a scrape counts again only when it is older than the refresh interval).
+  const { backlog } = services;
+  if (backlog.enabled) {
+    metrics.gauge('payments_job_backlog', 'Due jobs not yet done (queued and due, or running), counted up to the bound', [], async () => [
+      { labels: {}, value: await backlog.current() },
+    ]);
+    metrics.gauge('payments_job_backlog_bound', 'PAYMENTS_MAX_BACKLOG: at this backlog MIT and asynchronous payouts are refused with 503', [], async () => [
+      { labels: {}, value: backlog.bound },
+    ]);
+  }
   const rateLimiter = config.rateLimits === 'off' ? null : new RateLimiter();
   const app = await buildApp({
     logger,

@@ -8,6 +8,7 @@ import { SimulatorAcquirer } from './connectors/simulator/simulator.js';
 import { timingSafeEqual } from 'node:crypto';
 import type { ServiceClock } from './clock.js';
 import type { Config } from './config.js';
+import { BacklogGauge } from './jobs/backlog.js';
 import { maintenanceJob } from './jobs/maintenance.js';
 import type { JobDefinition } from './jobs/job.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
@@ -68,7 +69,7 @@ import type { RouteDef } from './shared/route.js';
 import type { Store } from './storage/store.js';
 
 export interface ServiceDeps {
-  config: Pick<Config, 'sandbox' | 'publicUrl' | 'sandboxLatencyMs' | 'sandboxAcquirerLog' | 'allowPrivateUrls'>;
+  config: Pick<Config, 'sandbox' | 'publicUrl' | 'sandboxLatencyMs' | 'sandboxAcquirerLog' | 'allowPrivateUrls' | 'maxBacklog'>;
   store: Store;
   clock: ServiceClock;
   sealer: Sealer;
@@ -78,6 +79,8 @@ export interface ServiceDeps {
   acquirer?: Acquirer;
   /** Settlement fee schedule; default the sandbox schedule. */
   settlementFees?: FeeSchedule;
+  /** How old the backlog figure may get before it is counted again (default BACKLOG_REFRESH_MS; tests: 0). */
+  backlogRefreshMs?: number;
 }
 
 export interface Services {
@@ -90,8 +93,8 @@ export interface Services {
   /** The one payment pipeline (MOTO, CIT, MIT, sale, payouts); hook results with payments.onResult. */
   payments: AuthorizationService<Repositories>;
   /** NotificationWebhook builder; sessions/subscriptions plug their sections in with useSessions/useSubscriptions. */
-  notificationBuilder: NotificationBuilder;
-  callbacks: CallbackDelivery;
+  notificationBuilder: NotificationBuilder<Repositories>;
+  callbacks: CallbackDelivery<Repositories>;
   operations: OperationsService;
   webhooks: WebhooksService;
   settlements: SettlementsService;
@@ -103,6 +106,8 @@ export interface Services {
   billing: BillingModule<Repositories>;
   /** Payment links: a CIT session behind a shareable URL. */
   paymentLinks: PaymentLinksService;
+  /** Due jobs not yet done, against PAYMENTS_MAX_BACKLOG: MIT, MIT batch and asynchronous payouts are refused at the bound. */
+  backlog: BacklogGauge;
   routes: RouteDef[];
   jobs: JobDefinition<never>[];
 }
@@ -177,18 +182,32 @@ export function buildServices(deps: ServiceDeps): Services {
       return paymentMethods.instrumentFor(method);
     },
   });
-  const notificationBuilder = new NotificationBuilder(transactions);
-  notificationBuilder.useCards(async (tx) => cardObject(tx.paymentMethodId ? await paymentMethods.find(tx.accountId, tx.paymentMethodId, true) : null));
+  const notificationBuilder = new NotificationBuilder<Repositories>(transactions);
+  notificationBuilder.useCards(async (tx, repos) =>
+    cardObject(tx.paymentMethodId ? await (repos ?? store).paymentMethods.findById(tx.accountId, tx.paymentMethodId, true) : null),
+  );
   const callbackUrlPolicy = new CallbackUrlPolicy({ allowPrivate });
-  const callbacks = new CallbackDelivery({
+  const callbacks = new CallbackDelivery<Repositories>({
     notifications: store.notifications,
     transaction: (fn) => store.transaction(fn),
     findTransaction: (accountId, id) => store.transactions.findById(accountId, id),
     pointsOfSale,
     builder: notificationBuilder,
     sender: httpSender,
+    sealer,
     gate: deliveryGate,
     clock,
+  });
+  // A final transaction's callback row (with its body) and job are written in the commit that made it final.
+  payments.useCallbacks(callbacks);
+  // The backlog bound (INTERFACE §3): asynchronous work is refused with 503 while due jobs are at it.
+  const backlog = new BacklogGauge({
+    count: (now, limit) => store.jobs.countBacklog(now, limit),
+    bound: deps.config.maxBacklog,
+    now: () => clock.now(),
+    ...(deps.backlogRefreshMs === undefined ? {} : { refreshMs: deps.backlogRefreshMs }),
+    // Once per run of failed counts (the database is down: the requests meet that themselves).
+    onError: (err) => deps.logger.warn({ err }, 'could not count the job backlog; the last figure stays'),
   });
   const moto = new MotoService({
     pointsOfSale: { find: findPointOfSale },
@@ -203,6 +222,7 @@ export function buildServices(deps: ServiceDeps): Services {
     payments,
     notifications: notificationBuilder,
     urlPolicy: callbackUrlPolicy,
+    overload: backlog,
   });
 
   // Webhooks reuse the callbacks' sender, URL policy and retry schedule (INTERFACE §8).
@@ -263,12 +283,12 @@ export function buildServices(deps: ServiceDeps): Services {
   });
   // Completes the session (and creates its subscription) in the commit that makes a CIT payment final.
   payments.onResult((context) => sessions.onPaymentResult(context));
-  notificationBuilder.useSessions(async (tx) => {
-    const session = tx.sessionId ? await store.sessions.findById(tx.accountId, tx.sessionId) : null;
+  notificationBuilder.useSessions(async (tx, repos) => {
+    const session = tx.sessionId ? await (repos ?? store).sessions.findById(tx.accountId, tx.sessionId) : null;
     return session ? sessionWire(session) : null;
   });
-  notificationBuilder.useSubscriptions(async (tx) => {
-    const subscription = tx.subscriptionId ? await store.subscriptions.findById(tx.accountId, tx.subscriptionId) : null;
+  notificationBuilder.useSubscriptions(async (tx, repos) => {
+    const subscription = tx.subscriptionId ? await (repos ?? store).subscriptions.findById(tx.accountId, tx.subscriptionId) : null;
     return subscription ? subscriptionWire(subscription) : null;
   });
   // Subscription billing: plans, agreements and their charges, scheduled on the service clock;
@@ -310,7 +330,14 @@ export function buildServices(deps: ServiceDeps): Services {
       await paymentLinks.onSessionExpired(storeRepos(repos), session);
     },
   });
-  const mit = new MitService<Repositories>({ subscriptions, pointsOfSale, paymentMethods, urlPolicy: callbackUrlPolicy, authorization: payments });
+  const mit = new MitService<Repositories>({
+    subscriptions,
+    pointsOfSale,
+    paymentMethods,
+    urlPolicy: callbackUrlPolicy,
+    authorization: payments,
+    overload: backlog,
+  });
 
   // Settlement runs: daily on the service clock, and on demand in the sandbox.
   const settlements = new SettlementsService({
@@ -373,6 +400,7 @@ export function buildServices(deps: ServiceDeps): Services {
     sessions,
     billing,
     paymentLinks,
+    backlog,
     routes,
     jobs,
   };

@@ -6,6 +6,7 @@
  */
 import Fastify, { type FastifySchema } from 'fastify';
 import type { Principal } from '../../src/modules/accounts/account.js';
+import { isKnownCurrency } from '../../src/shared/currencies.js';
 
 export interface BaselineRoute {
   method: 'GET' | 'POST';
@@ -22,8 +23,16 @@ export interface BaselineServer {
 export async function startBaseline(options: { routes: BaselineRoute[]; authenticate(secret: string): Promise<Principal | null> }): Promise<BaselineServer> {
   const app = Fastify({
     logger: false,
-    // The ajv options of src/http/app.ts, so that validation costs the same.
-    ajv: { customOptions: { allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: true } },
+    // The ajv options and formats of src/http/app.ts, so that validation costs the same.
+    ajv: {
+      customOptions: { allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: true },
+      onCreate: (ajv) => {
+        (ajv as unknown as { addFormat(name: string, format: { type: 'string'; validate: (value: string) => boolean }): unknown }).addFormat('iso4217', {
+          type: 'string',
+          validate: isKnownCurrency,
+        });
+      },
+    },
   });
   for (const route of options.routes) {
     app.route({

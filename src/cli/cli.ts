@@ -80,6 +80,7 @@ export function describeConfig(config: Config, env: Record<string, string | unde
     ['LOG_LEVEL', config.logLevel],
     ['PAYMENTS_WORKERS', config.workers ? '1' : '0'],
     ['PAYMENTS_SHUTDOWN_TIMEOUT_MS', String(config.shutdownTimeoutMs)],
+    ['PAYMENTS_MAX_BACKLOG', config.maxBacklog === 0 ? '0 (off)' : String(config.maxBacklog)],
   ];
   return table(rows.map(([name, value]) => [name, value, name in env && env[name] !== '' ? '' : '(default)']).map((r) => (r[2] ? r : r.slice(0, 2))));
 }

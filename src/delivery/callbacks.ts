@@ -15,14 +15,15 @@
  * back in the queue (Deferred) without counting an attempt, so the 25 attempts stay real ones.
  */
 import type { Clock } from '../clock.js';
-import { type JobDefinition, type JobQueue, RetryLater, JOB_LEASE_MS } from '../jobs/job.js';
+import { type JobContext, type JobDefinition, type JobQueue, JOB_LEASE_MS } from '../jobs/job.js';
 import type { DeliveryGate } from './delivery-gate.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { PointOfSaleWithSecret } from '../modules/points-of-sale/point-of-sale.js';
-import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS, type CallbackJobPayload } from '../modules/transactions/authorization.service.js';
+import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS, type CallbackJobPayload, callbackJob } from '../modules/transactions/authorization.service.js';
 import type { NotificationBuilder } from '../modules/transactions/notification.js';
 import type { Transaction } from '../modules/transactions/transaction.js';
+import type { TransactionsRepository } from '../modules/transactions/transactions.repository.js';
 import type { HttpSender } from './http-sender.js';
 import type { Notification, NotificationAttempt, NotificationsRepository } from './notification.js';
 
@@ -56,14 +57,25 @@ export interface CallbackJobData extends CallbackJobPayload {
   resend?: boolean;
 }
 
-export interface CallbackDeps {
+/** What writing a callback in the commit of a final state needs (the pipeline's repositories). */
+export interface CallbackRepos {
+  transactions: TransactionsRepository;
   notifications: NotificationsRepository;
-  /** One commit for an attempt and the notification's counters. */
-  transaction<T>(fn: (repos: { notifications: NotificationsRepository; jobs: JobQueue }) => Promise<T>): Promise<T>;
+  jobs: JobQueue;
+  pointsOfSale: { findById(accountId: string, id: string): Promise<{ webhookAuthenticationSealed: string } | null> };
+}
+
+export interface CallbackDeps<R extends CallbackRepos> {
+  notifications: NotificationsRepository;
+  /** One commit: an attempt, the notification's counters and the job's outcome. */
+  transaction<T>(fn: (repos: R) => Promise<T>): Promise<T>;
   findTransaction(accountId: string, id: string): Promise<Transaction | null>;
+  /** Only for callbacks queued before their row kept the Authorization value (migration 013). */
   pointsOfSale: { getWithSecret(accountId: string, id: string): Promise<PointOfSaleWithSecret | null> };
-  builder: NotificationBuilder;
+  builder: NotificationBuilder<R>;
   sender: HttpSender;
+  /** Opens the sealed Authorization value kept with the row. */
+  sealer: { open(sealed: string): string };
   /** Bounds deliveries per merchant and per destination; none: unbounded. */
   gate?: DeliveryGate;
   clock: Clock;
@@ -74,8 +86,8 @@ export interface NotificationView {
   attempts: NotificationAttempt[];
 }
 
-export class CallbackDelivery {
-  constructor(private readonly deps: CallbackDeps) {}
+export class CallbackDelivery<R extends CallbackRepos> {
+  constructor(private readonly deps: CallbackDeps<R>) {}
 
   job(): JobDefinition<CallbackJobData> {
     return {
@@ -83,71 +95,100 @@ export class CallbackDelivery {
       maxAttempts: CALLBACK_MAX_ATTEMPTS,
       leaseMs: JOB_LEASE_MS,
       backoff: (failures) => callbackRetryDelay(failures),
-      handle: (payload, ctx) => this.deliver(payload, ctx.attempt),
+      handle: (payload, ctx) => this.deliver(payload, ctx),
     };
   }
 
   /**
-   * One attempt; throws RetryLater (with the schedule's delay) when not delivered, and Deferred
-   * (nothing sent, nothing recorded) when the delivery gate is full for the merchant or destination.
+   * In the commit that made `tx` final (the pipeline calls it): the delivery row with its complete
+   * NotificationWebhook body and the sealed Authorization value, and its job. Once per final state.
    */
-  async deliver(payload: CallbackJobData, jobAttempt: number): Promise<void> {
+  async scheduleInCommit(repos: R, final: Transaction): Promise<void> {
+    if (!final.notificationUrl) return;
+    // Read again: the commit's listeners may have linked it (a CIT's subscription) after `final` was read.
+    const tx = (await repos.transactions.findById(final.accountId, final.id)) ?? final;
+    const pointOfSale = await repos.pointsOfSale.findById(tx.accountId, tx.pointOfSaleId);
+    const now = this.deps.clock.nowIso();
+    const notification = this.newNotification(tx, tx.state, JSON.stringify(await this.deps.builder.build(tx, repos)), now);
+    notification.authorizationSealed = pointOfSale?.webhookAuthenticationSealed ?? null;
+    if (await repos.notifications.insertIfAbsent(notification)) await repos.jobs.enqueue(callbackJob(tx, notification.id));
+  }
+
+  /**
+   * One attempt. The attempt, the row's counters and the job's outcome (done, retry or dead) are
+   * one commit. Throws Deferred (nothing sent, nothing recorded) when the delivery gate is full for
+   * the merchant or destination.
+   */
+  async deliver(payload: CallbackJobData, ctx: Pick<JobContext, 'attempt' | 'settleIn'>): Promise<void> {
     const { deps } = this;
     // Before any read: a merchant at its bound costs the queue one claim and one update, no more.
     deps.gate?.check({ merchant: payload.accountId });
-    const tx = await deps.findTransaction(payload.accountId, payload.transactionId);
-    if (!tx || !tx.notificationUrl) return;
-    // The notification's URL is the transaction's: a full destination is known before more reads.
-    deps.gate?.check({ merchant: tx.accountId, url: tx.notificationUrl });
-    const notification = await this.notificationFor(tx, payload.event);
+    const notification = payload.notificationId
+      ? await deps.notifications.findById(payload.accountId, payload.notificationId)
+      : await this.legacyNotification(payload);
+    if (!notification) return;
     if (notification.state === 'DELIVERED' && !payload.resend) return;
+    deps.gate?.check({ merchant: notification.accountId, url: notification.url });
     const send = async () => {
-      const pointOfSale = await deps.pointsOfSale.getWithSecret(tx.accountId, tx.pointOfSaleId);
       const headers: Record<string, string> = {
         'content-type': 'application/json',
         'x-delivery-id': notification.id,
         'user-agent': 'payments-service-callbacks/1',
       };
-      if (pointOfSale) headers.authorization = pointOfSale.webhookAuthentication;
+      const authorization = await this.authorizationOf(notification);
+      if (authorization !== null) headers.authorization = authorization;
       return deps.sender.post(notification.url, headers, notification.body);
     };
-    const result = deps.gate ? await deps.gate.run({ merchant: tx.accountId, url: notification.url }, send) : await send();
+    const result = deps.gate ? await deps.gate.run({ merchant: notification.accountId, url: notification.url }, send) : await send();
     const delivered = result.status !== null && result.status >= 200 && result.status < 300;
-    const exhausted = jobAttempt >= CALLBACK_MAX_ATTEMPTS;
+    const exhausted = ctx.attempt >= CALLBACK_MAX_ATTEMPTS;
     const now = deps.clock.now();
-    const delay = callbackRetryDelay(jobAttempt);
+    const retryAt = delivered || exhausted ? null : now + callbackRetryDelay(ctx.attempt);
     const at = new Date(now).toISOString();
-    await deps.transaction(({ notifications }) =>
-      notifications.recordAttempt(
+    const error = delivered ? null : (result.error ?? `HTTP ${result.status}`);
+    await deps.transaction(async (repos) => {
+      await repos.notifications.recordAttempt(
         {
           id: newId(),
           notificationId: notification.id,
           attempt: notification.attempts + 1,
           statusCode: result.status,
-          error: result.error ?? (delivered ? null : `HTTP ${result.status}`),
+          error,
           durationMs: result.durationMs,
           createdAt: at,
         },
         {
           state: delivered ? 'DELIVERED' : exhausted ? 'FAILED' : 'PENDING',
           lastStatus: result.status,
-          lastError: delivered ? null : (result.error ?? `HTTP ${result.status}`),
-          nextAttemptAt: delivered || exhausted ? null : new Date(now + delay).toISOString(),
+          lastError: error,
+          nextAttemptAt: retryAt === null ? null : new Date(retryAt).toISOString(),
           deliveredAt: delivered ? at : null,
           updatedAt: at,
         },
-      ),
-    );
-    if (!delivered) throw new RetryLater(`callback not delivered: ${result.error ?? `HTTP ${result.status}`}`, delay);
+      );
+      await ctx.settleIn(repos.jobs, delivered ? { done: true } : { error: `callback not delivered: ${error}`, retryAt });
+    });
   }
 
-  /** The notification of (transaction, event), created with its body on the first attempt. */
-  private async notificationFor(tx: Transaction, event: string): Promise<Notification> {
-    const existing = (await this.deps.notifications.listForTransaction(tx.accountId, tx.id)).find((n) => n.event === event);
+  private async authorizationOf(notification: Notification): Promise<string | null> {
+    if (notification.authorizationSealed) return this.deps.sealer.open(notification.authorizationSealed);
+    const tx = await this.deps.findTransaction(notification.accountId, notification.transactionId);
+    const pointOfSale = tx ? await this.deps.pointsOfSale.getWithSecret(tx.accountId, tx.pointOfSaleId) : null;
+    return pointOfSale?.webhookAuthentication ?? null;
+  }
+
+  /** A job queued before rows were written in the final commit: its row, created with its body on the first attempt. */
+  private async legacyNotification(payload: CallbackJobData): Promise<Notification | null> {
+    const tx = await this.deps.findTransaction(payload.accountId, payload.transactionId);
+    if (!tx || !tx.notificationUrl) return null;
+    const existing = (await this.deps.notifications.listForTransaction(tx.accountId, tx.id)).find((n) => n.event === payload.event);
     if (existing) return existing;
-    const now = this.deps.clock.nowIso();
     const body = JSON.stringify(await this.deps.builder.build(tx));
-    return this.deps.notifications.insertOnce({
+    return this.deps.notifications.insertOnce(this.newNotification(tx, payload.event, body, this.deps.clock.nowIso()));
+  }
+
+  private newNotification(tx: Transaction, event: string, body: string, now: string): Notification {
+    return {
       id: newId(),
       accountId: tx.accountId,
       transactionId: tx.id,
@@ -162,7 +203,8 @@ export class CallbackDelivery {
       createdAt: now,
       updatedAt: now,
       deliveredAt: null,
-    });
+      authorizationSealed: null,
+    };
   }
 
   async list(accountId: string, transactionId: string): Promise<NotificationView[]> {
@@ -178,7 +220,7 @@ export class CallbackDelivery {
     const notification = await this.deps.notifications.findById(accountId, notificationId);
     if (!notification || notification.transactionId !== transactionId) throw notFound('notification');
     const at = this.deps.clock.nowIso();
-    const payload: CallbackJobData = { accountId, transactionId, event: notification.event, resend: true };
+    const payload: CallbackJobData = { accountId, transactionId, event: notification.event, notificationId, resend: true };
     await this.deps.transaction(async ({ notifications, jobs }) => {
       await notifications.markPending(notification.id, at);
       await jobs.enqueue({ kind: CALLBACK_JOB, payload, dedupeKey: `${CALLBACK_JOB}:resend:${newId()}`, maxAttempts: CALLBACK_MAX_ATTEMPTS });

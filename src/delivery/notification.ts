@@ -19,6 +19,8 @@ export interface Notification {
   createdAt: string;
   updatedAt: string;
   deliveredAt: string | null;
+  /** The Authorization header value sent with it, sealed; null in rows written before it was kept here. */
+  authorizationSealed: string | null;
 }
 
 export interface NotificationAttempt {
@@ -35,6 +37,8 @@ export interface NotificationAttempt {
 export interface NotificationsRepository {
   /** Inserts unless the (transaction, event) notification exists; returns the stored one. */
   insertOnce(notification: Notification): Promise<Notification>;
+  /** Inserts unless the (transaction, event) notification exists (no read back): true when inserted. */
+  insertIfAbsent(notification: Notification): Promise<boolean>;
   findById(accountId: string, id: string): Promise<Notification | null>;
   listForTransaction(accountId: string, transactionId: string): Promise<Notification[]>;
   attemptsOf(notificationIds: string[]): Promise<NotificationAttempt[]>;

@@ -47,7 +47,7 @@ export function notificationWire({ notification: n, attempts }: NotificationView
   };
 }
 
-export function notificationsRoutes(delivery: CallbackDelivery): RouteDef[] {
+export function notificationsRoutes(delivery: Pick<CallbackDelivery<never>, 'list' | 'resend'>): RouteDef[] {
   const common = { auth: 'merchant' as const, tags: ['Transactions'] };
   return [
     defineRoute({

@@ -2,12 +2,13 @@
  * The one error handler: AppError → its catalogue status and body; schema errors → 422 with
  * field errors; Fastify's own errors (bad JSON, wrong content type, body too large, unknown
  * route) → the catalogue codes; a database that cannot be used (storage/unavailable.ts) → 503
- * SERVICE_UNAVAILABLE with Retry-After; anything else → 500 SERVER_ERROR without internals (logged).
+ * SERVICE_UNAVAILABLE with Retry-After (so does an AppError 503: the backlog bound, jobs/backlog.ts);
+ * anything else → 500 SERVER_ERROR without internals (logged).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldErrors } from '../shared/errors.js';
 import { isStoreUnavailable, STORE_RETRY_AFTER_S } from '../storage/unavailable.js';
-import { type SchemaError, toFieldErrors } from './validation-errors.js';
+import { type SchemaError, toFieldErrors } from '../shared/field-errors.js';
 
 export interface ErrorBody {
   success: false;
@@ -69,8 +70,10 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
   if (unexpected) request.log.error({ err: error }, 'unexpected error');
   else if (unavailable) request.log.warn({ cause: describe(error) }, 'database unavailable: answered 503');
   else request.log.debug({ errorCode: body.errorCode }, 'request refused');
-  // Every 503 says when to come back (a thrown AppError may have set its own value already).
-  if (status === 503 && !reply.hasHeader('retry-after')) reply.header('retry-after', STORE_RETRY_AFTER_S);
+  // Every 503 says when to come back: the AppError's own value (the backlog bound), else the outage default.
+  if (status === 503 && !reply.hasHeader('retry-after')) {
+    reply.header('retry-after', error instanceof AppError && error.retryAfterS !== undefined ? error.retryAfterS : STORE_RETRY_AFTER_S);
+  }
   return reply.code(status).type('application/json; charset=utf-8').send(body);
 }
 

@@ -88,6 +88,9 @@ export function isPreExecutionRefusal(status: number, errorCode: string | undefi
  * "The database failed under this request" (503 SERVICE_UNAVAILABLE): not the key's answer, so not
  * stored. Not released either, since the execution may have committed part of its work before the
  * failure (a MOTO authorized at the acquirer): the claim is reopened, and the retry resumes it.
+ * The backlog bound's 503 (shared/overload.ts) takes the same path, and must: it stores nothing,
+ * but the claim it refused may itself be a resumed one whose crashed first execution committed a
+ * payment; releasing would drop that effect key and let a retry pay a second time.
  */
 export function isInterruptedByOutage(status: number, errorCode: string | undefined): boolean {
   return status === 503 && errorCode === 'SERVICE_UNAVAILABLE';

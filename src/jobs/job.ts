@@ -28,10 +28,18 @@ export interface Job {
   updatedAt: string;
 }
 
-/** The queue port: enqueue happens inside the caller's database transaction. */
+/**
+ * The queue as a commit sees it: enqueue, and settle jobs, inside the caller's database
+ * transaction, so that a change, the jobs it causes and the job that made it commit together.
+ */
 export interface JobQueue {
   enqueue(job: NewJob): Promise<void>;
   enqueueMany(jobs: NewJob[]): Promise<void>;
+  complete(id: string, workerId: string, now: number): Promise<void>;
+  /** Records a failure: back to queued at `retryAt`, or dead when attempts are exhausted. */
+  fail(id: string, workerId: string, now: number, error: string, retryAt: number | null): Promise<void>;
+  /** Marks done a queued job that is no longer needed (a safety net whose work was done), by its dedupe key. */
+  cancelQueued(dedupeKey: string, now: number): Promise<void>;
 }
 
 /** When a claim happens: `now` (service time) decides what is due, `wallNow` (real time) what a lease covers. */
@@ -48,19 +56,21 @@ export interface JobStore extends JobQueue {
   claim(workerId: string, at: ClaimTimes, leaseMs: number | Readonly<Record<string, number>>, limit: number, kinds: string[]): Promise<Job[]>;
   /** Heartbeat: moves the leases `workerId` still holds on `ids` to `leaseUntil` (wall time); returns how many. */
   extendLeases(workerId: string, ids: string[], leaseUntil: number): Promise<number>;
-  complete(id: string, workerId: string, now: number): Promise<void>;
   /**
    * Gives a claimed job back without counting an attempt (the handler threw Deferred): queued
    * again at `runAt` (service time) with the attempt its claim counted taken back; no error kept.
    */
   defer(id: string, workerId: string, runAt: number): Promise<void>;
-  /** Records a failure: back to queued at `retryAt`, or dead when attempts are exhausted. */
-  fail(id: string, workerId: string, now: number, error: string, retryAt: number | null): Promise<void>;
   /** Gives back leases held by a worker (graceful shutdown). */
   releaseLeases(workerId: string, now: number): Promise<number>;
   /** Earliest run_at of a queued job, for the runner's sleep. */
   nextDueAt(kinds: string[]): Promise<number | null>;
   countsByState(): Promise<Array<{ kind: string; state: string; count: number }>>;
+  /**
+   * The backlog (jobs/backlog.ts): jobs of every kind queued and due at `now` (service time) plus
+   * running ones, counted up to `limit` only (a bounded read of the jobs_due and jobs_leased indexes).
+   */
+  countBacklog(now: number, limit: number): Promise<number>;
   listDead(limit: number): Promise<Job[]>;
   retryDead(id: string, now: number): Promise<boolean>;
   purgeFinished(before: number, limit: number): Promise<number>;
@@ -70,7 +80,16 @@ export interface JobContext {
   job: Job;
   attempt: number;
   now(): number;
+  /**
+   * Marks the job done inside the caller's commit (`jobs` bound to that transaction), so that the
+   * result and the job's completion are one commit; the runner then records nothing more.
+   */
+  completeIn(jobs: JobQueue): Promise<void>;
+  /** The same for any outcome: done, or failed with a retry time (null: dead, attempts exhausted). */
+  settleIn(jobs: JobQueue, outcome: JobOutcome): Promise<void>;
 }
+
+export type JobOutcome = { done: true } | { error: string; retryAt: number | null };
 
 export interface JobDefinition<P = unknown> {
   kind: string;

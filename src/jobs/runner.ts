@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { type Clock, wallClock } from '../clock.js';
 import { isStoreUnavailable } from '../storage/unavailable.js';
-import { Deferred, type Job, type JobDefinition, type JobStore, RetryLater } from './job.js';
+import { Deferred, type Job, type JobDefinition, type JobOutcome, type JobQueue, type JobStore, RetryLater } from './job.js';
 
 export interface RunnerOptions {
   store: JobStore;
@@ -196,8 +196,16 @@ export class JobRunner {
     this.leased.set(job.id, job.kind);
     try {
       if (!definition) throw new Error(`no handler for job kind ${job.kind}`);
-      await definition.handle(job.payload as never, { job, attempt: job.attempts, now: () => clock.now() });
-      await store.complete(job.id, this.workerId, clock.now());
+      // A handler may settle its job inside its own commit (one commit for the result and the job).
+      let settled = false;
+      const settleIn = async (jobs: JobQueue, outcome: JobOutcome) => {
+        if ('done' in outcome) await jobs.complete(job.id, this.workerId, clock.now());
+        else await jobs.fail(job.id, this.workerId, clock.now(), outcome.error.slice(0, 2000), outcome.retryAt);
+        settled = true;
+      };
+      const completeIn = (jobs: JobQueue) => settleIn(jobs, { done: true });
+      await definition.handle(job.payload as never, { job, attempt: job.attempts, now: () => clock.now(), completeIn, settleIn });
+      if (!settled) await store.complete(job.id, this.workerId, clock.now());
     } catch (err) {
       if (err instanceof Deferred || isStoreUnavailable(err)) {
         // Not an attempt (the delivery gate is full, or the database failed under the handler): back

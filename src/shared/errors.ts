@@ -11,7 +11,9 @@ export const ERROR_CATALOGUE = {
   NOT_FOUND: { status: 404, message: 'The resource does not exist.' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state of the resource.' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still being processed.' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time (headers within 15 s, the whole request within 30 s).' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The request body exceeds 1 MiB.' },
+  HEADERS_TOO_LARGE: { status: 431, message: 'The request headers are too large.' },
   VALIDATION_ERROR: { status: 422, message: 'The request is invalid.' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used with a different request body.' },
   RATE_LIMIT_REACHED: { status: 429, message: 'Too many requests; retry after the time given in Retry-After.' },
@@ -41,13 +43,16 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly errors: FieldErrors | undefined;
+  /** Seconds for the Retry-After header (a 503 the error handler would otherwise give its default). */
+  readonly retryAfterS: number | undefined;
 
-  constructor(code: ErrorCode, message?: string, errors?: FieldErrors) {
+  constructor(code: ErrorCode, message?: string, errors?: FieldErrors, options: { retryAfterS?: number } = {}) {
     super(message ?? ERROR_CATALOGUE[code].message);
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_CATALOGUE[code].status;
     this.errors = errors;
+    this.retryAfterS = options.retryAfterS;
   }
 }
 

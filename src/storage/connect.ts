@@ -10,6 +10,7 @@ import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from 'kysely'
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
+import { StatementCounter } from './statement-counter.js';
 import { StatementCache } from './write-batcher.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -21,6 +22,8 @@ export interface Connection {
   schema?: string;
   /** SQLite: the one connection's prepared-statement cache and raw handle (group commit, see store.ts). */
   statements?: StatementCache;
+  /** Counts every statement and commit sent to the database while on (off by default). */
+  counters: StatementCounter;
   /** Checks that the database answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -62,7 +65,8 @@ function connectSqlite(file: string): Connection {
   sqlite.pragma('foreign_keys = ON');
   // LIKE is case-sensitive on PostgreSQL; the same here, so that a prefix filter matches the same rows on both.
   sqlite.pragma('case_sensitive_like = ON');
-  const statements = new StatementCache(sqlite);
+  const counters = new StatementCounter();
+  const statements = new StatementCache(sqlite, counters);
   // Kysely prepares every query anew; the cache hands it the statement prepared last time.
   const database = { prepare: (sql: string) => statements.prepare(sql), close: () => sqlite.close() };
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), plugins: [new CamelCasePlugin()] });
@@ -70,6 +74,7 @@ function connectSqlite(file: string): Connection {
     db,
     dialect: 'sqlite',
     statements,
+    counters,
     async ping() {
       sqlite.prepare('select 1').get();
     },
@@ -98,14 +103,17 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
   // listener of the pool's, so every client gets one of its own. Its query fails with the same error
   // (→ 503, see unavailable.ts), the pool drops it on release, and new connections replace it.
   pool.on('error', () => undefined);
+  const counters = new StatementCounter();
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
+    counters.watch(client);
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), plugins: [new CamelCasePlugin()] });
   return {
     db,
     dialect: 'postgres',
     ...(schema ? { schema } : {}),
+    counters,
     async ping() {
       let timer: NodeJS.Timeout | undefined;
       const timeout = new Promise<never>((_, reject) => {

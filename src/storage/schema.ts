@@ -314,6 +314,8 @@ export interface NotificationsTable {
   createdAt: string;
   updatedAt: string;
   deliveredAt: string | null;
+  /** The point of sale's webhookAuthentication, sealed (null in rows written before migration 013). */
+  authorizationSealed: Generated<string | null>;
 }
 
 export interface NotificationAttemptsTable {

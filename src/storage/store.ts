@@ -44,6 +44,7 @@ import type { SettlementsRepository } from '../modules/settlements/settlements.r
 import type { PaymentLinksRepository } from '../modules/payment-links/payment-links.repository.js';
 import { KyselyPaymentLinksRepository } from './repositories/payment-links.js';
 import type { Database } from './schema.js';
+import type { StatementCounter } from './statement-counter.js';
 import { groupCommitDialect, WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
 
 export interface Repositories {
@@ -74,6 +75,8 @@ export interface Store extends Repositories {
   readonly idempotency: KyselyIdempotencyStore;
   /** SQLite: the group commit every write goes through (null on PostgreSQL, whose pool commits concurrently). */
   readonly batcher: WriteBatcher | null;
+  /** The connection's statement and commit counter (off by default; see statement-counter.ts). */
+  readonly counters: StatementCounter;
   /** One unit of work: on SQLite group-committed with others (see write-batcher.ts), on PostgreSQL one pool transaction. */
   transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
@@ -122,6 +125,7 @@ export function createStore(connection: Connection, options: StoreOptions): Stor
     db: connection.db,
     idempotency: new KyselyIdempotencyStore(connection.db),
     batcher: null,
+    counters: connection.counters,
     async transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {
       let enqueued = false;
       const result = await connection.db.transaction().execute((trx) =>
@@ -155,6 +159,7 @@ function createSqliteStore(connection: Connection, statements: NonNullable<Conne
     db: connection.db,
     idempotency: new KyselyIdempotencyStore(batched),
     batcher,
+    counters: connection.counters,
     async transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {
       let enqueued = false;
       const result = await batcher.run((conn) =>

@@ -32,6 +32,7 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import type { Database } from './schema.js';
+import { StatementCounter } from './statement-counter.js';
 
 export interface WriteBatcherOptions {
   /** Most closures in one commit: bounds how long one batch holds the connection (latency). */
@@ -52,16 +53,22 @@ export interface BatcherStats {
   largestBatch: number;
 }
 
-/** Prepared statements, reused: preparing costs more than running most of this service's queries. */
+/**
+ * Prepared statements, reused: preparing costs more than running most of this service's queries.
+ * Every statement run on the connection is taken from here just before it runs, once per run:
+ * the place `counter` counts them.
+ */
 export class StatementCache {
   private readonly cache = new Map<string, Statement>();
 
   constructor(
     readonly handle: SqliteHandle,
+    readonly counter = new StatementCounter(),
     private readonly max = 1000,
   ) {}
 
   prepare(sql: string): Statement {
+    if (this.counter.enabled) this.counter.count(sql, this.handle.inTransaction);
     const cached = this.cache.get(sql);
     // A statement still iterating (a streamed read) cannot run again: a fresh one for this use.
     if (cached && !cached.busy) return cached;

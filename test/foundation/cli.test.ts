@@ -101,6 +101,7 @@ describe('payments CLI without a database', () => {
     assert.match(text, /PAYMENTS_OPERATOR_KEY\s+\*\*\*\* \(sha256 [0-9a-f]{8}\)/);
     assert.match(text, /^PORT\s+9999$/m);
     assert.match(text, /^HOST\s+127\.0\.0\.1\s+\(default\)$/m);
+    assert.match(text, /^PAYMENTS_MAX_BACKLOG\s+50000\s+\(default\)$/m);
   });
 
   test('operator-key says where the key is', async () => {

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, DEFAULT_MAX_BACKLOG, loadConfig } from '../../src/config.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -37,6 +37,17 @@ describe('loadConfig', () => {
     assert.equal(config.allowPrivateUrls, false);
     assert.equal(config.vaultKey, null);
     assert.equal(config.publicUrl, 'http://127.0.0.1:8080');
+    assert.equal(config.maxBacklog, 50_000);
+    assert.equal(config.maxBacklog, DEFAULT_MAX_BACKLOG);
+  });
+
+  test('PAYMENTS_MAX_BACKLOG: an integer from 0 (off) to 1000000', () => {
+    assert.equal(loadConfig({ PAYMENTS_MAX_BACKLOG: '0' }).maxBacklog, 0);
+    assert.equal(loadConfig({ PAYMENTS_MAX_BACKLOG: '1' }).maxBacklog, 1);
+    assert.equal(loadConfig({ PAYMENTS_MAX_BACKLOG: '200000' }).maxBacklog, 200_000);
+    assert.equal(loadConfig({ PAYMENTS_MAX_BACKLOG: '1000000' }).maxBacklog, 1_000_000);
+    assert.equal(loadConfig({ PAYMENTS_MAX_BACKLOG: '' }).maxBacklog, DEFAULT_MAX_BACKLOG, 'empty: the default');
+    assert.match(expectConfigError({ PAYMENTS_MAX_BACKLOG: '1000001' }, 'PAYMENTS_MAX_BACKLOG').message, /between 0 and 1000000/);
   });
 
   test('valid values of every variable', () => {
@@ -97,6 +108,11 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['PAYMENTS_WORKERS', 'sometimes'],
     ['PAYMENTS_SHUTDOWN_TIMEOUT_MS', 'soon'],
+    ['PAYMENTS_MAX_BACKLOG', 'lots'],
+    ['PAYMENTS_MAX_BACKLOG', '-1'],
+    ['PAYMENTS_MAX_BACKLOG', '2.5'],
+    ['PAYMENTS_MAX_BACKLOG', '5e4'],
+    ['PAYMENTS_MAX_BACKLOG', '1000001'],
   ];
   for (const [variable, value] of bad) {
     test(`${variable}=${JSON.stringify(value)} → ConfigError naming ${variable}`, () => {

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { toFieldErrors } from '../../src/http/validation-errors.js';
+import { toFieldErrors } from '../../src/shared/field-errors.js';
 import { availableStores } from '../support/stores.js';
 import { API, startTestRuntime, type TestMerchant, type TestResponse, type TestRuntime } from '../support/harness.js';
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { cursorEnvelope, decodeCursor, encodeCursor, pageEnvelope } from '../../src/http/pagination.js';
+import { cursorEnvelope, decodeCursor, encodeCursor, pageEnvelope } from '../../src/shared/pagination.js';
 import { newId } from '../../src/shared/ids.js';
 import { availableStores } from '../support/stores.js';
 import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';

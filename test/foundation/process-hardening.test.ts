@@ -144,6 +144,9 @@ describe('bounded requests', () => {
     const { closedAfterMs, response } = await stall(head, 12_000);
     assert.notEqual(closedAfterMs, null, 'the server closed the connection');
     assert.match(response, /^HTTP\/1\.1 408/, 'answered 408 Request Timeout');
+    const body = JSON.parse(response.slice(response.indexOf('\r\n\r\n') + 4));
+    assert.equal(body.errorCode, 'REQUEST_TIMEOUT', 'with the API error body');
+    assert.equal(body.success, false);
   });
 
   test('a request refused before its body arrived (401) does not keep its connection open', async () => {

@@ -4,7 +4,7 @@
  * the partner and management API — the same way an integrator would.
  */
 import { randomBytes } from 'node:crypto';
-import type { Config } from '../../src/config.js';
+import { type Config, DEFAULT_MAX_BACKLOG } from '../../src/config.js';
 import type { Acquirer } from '../../src/connectors/acquirer.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
@@ -68,6 +68,7 @@ export function testConfig(database: TestDatabase, overrides: Partial<Config> = 
     logLevel: 'silent',
     workers: true,
     shutdownTimeoutMs: 2000,
+    maxBacklog: DEFAULT_MAX_BACKLOG,
     ...overrides,
   };
 }
@@ -78,6 +79,8 @@ export async function startTestRuntime(
   options: {
     startWorkers?: boolean;
     acquirer?: Acquirer;
+    /** How old the backlog figure may get before a check counts again (default 250 ms; 0: every check counts). */
+    backlogRefreshMs?: number;
     /** Captures the log (e.g. to grep it for card numbers). */ logDestination?: { write(line: string): void };
   } = {},
 ): Promise<TestRuntime> {
@@ -89,6 +92,7 @@ export async function startTestRuntime(
     connectOptions: database.schema ? { schema: database.schema } : {},
     startWorkers: options.startWorkers ?? true,
     ...(options.acquirer ? { acquirer: options.acquirer } : {}),
+    ...(options.backlogRefreshMs === undefined ? {} : { backlogRefreshMs: options.backlogRefreshMs }),
   });
   await runtime.app.ready();
 

@@ -1,4 +1,4 @@
-import { PageEnvelope, PageQuery, pageEnvelope, pageOffset } from '../../http/pagination.js';
+import { PageEnvelope, PageQuery, pageEnvelope, pageOffset } from '../../shared/pagination.js';
 import { EMPTY_BODY, defineRoute, type RouteDef } from '../../shared/route.js';
 import type { Account } from './account.js';
 import {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageEnvelope } from '../../http/pagination.js';
+import { PageEnvelope } from '../../shared/pagination.js';
 import { DateOnly, DateTime, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
 import { AGREEMENT_STATES, type BillingAgreement } from './agreement.js';
 

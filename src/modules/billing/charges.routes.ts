@@ -1,4 +1,4 @@
-import { pageEnvelope, pageOffset } from '../../http/pagination.js';
+import { pageEnvelope, pageOffset } from '../../shared/pagination.js';
 import { defineRoute, type RouteDef } from '../../shared/route.js';
 import { transactionWire } from '../transactions/transactions.schemas.js';
 import { BillingChargeDetailResponse, BillingChargeListQuery, BillingChargePage, BillingChargeParams, billingChargeWire } from './charges.schemas.js';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageEnvelope, PageQuery } from '../../http/pagination.js';
+import { PageEnvelope, PageQuery } from '../../shared/pagination.js';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
 import { TransactionResponse } from '../transactions/transactions.schemas.js';
 import { type BillingCharge, CHARGE_STATES } from './charge.js';

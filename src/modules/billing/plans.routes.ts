@@ -1,4 +1,4 @@
-import { PageQuery, pageEnvelope, pageOffset } from '../../http/pagination.js';
+import { PageQuery, pageEnvelope, pageOffset } from '../../shared/pagination.js';
 import { defineRoute, type RouteDef } from '../../shared/route.js';
 import { BillingPlanPage, BillingPlanParams, BillingPlanResponse, billingPlanWire, CreateBillingPlanBody } from './plans.schemas.js';
 import type { BillingPlansService } from './plans.service.js';

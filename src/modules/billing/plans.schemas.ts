@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageEnvelope } from '../../http/pagination.js';
+import { PageEnvelope } from '../../shared/pagination.js';
 import { Currency, DateTime, Nullable, PositiveAmount, StringEnum, Uuid } from '../../shared/wire.js';
 import { INSTANT_CAPTURE_MODES } from '../transactions/transaction.js';
 import { INTERVAL_PERIODS } from './billing-schedule.js';

@@ -5,7 +5,7 @@
  * required, properties, patternProperties, min/max, length, pattern, format, enum, anyOf, items).
  */
 import type { TSchema } from '@sinclair/typebox';
-import { type SchemaError, toFieldErrors } from '../../http/validation-errors.js';
+import { type SchemaError, toFieldErrors } from '../../shared/field-errors.js';
 import type { FieldErrors } from '../../shared/errors.js';
 
 type Schema = TSchema & Record<string, any>;

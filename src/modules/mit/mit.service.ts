@@ -7,6 +7,7 @@
 import type { Static } from '@sinclair/typebox';
 import { type Effect, effectPart } from '../../shared/effect.js';
 import { AppError, type FieldErrors } from '../../shared/errors.js';
+import { type OverloadSignal, refuseWhenOverloaded } from '../../shared/overload.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { Subscription } from '../subscriptions/subscription.js';
@@ -27,6 +28,8 @@ export interface MitDeps<R extends PipelineRepos> {
     submit(request: PaymentRequest<R>): Promise<Transaction>;
     submitMany(requests: PaymentRequest<R>[]): Promise<Transaction[]>;
   };
+  /** The backlog bound: while it is reached, a MIT or a batch is refused (503) before anything is read or stored. */
+  overload: OverloadSignal;
 }
 
 export interface BatchResult {
@@ -46,6 +49,7 @@ export class MitService<R extends PipelineRepos = PipelineRepos> {
 
   /** POST /mit: validated, committed PENDING with its job; the answer follows by callback. */
   async create(accountId: string, body: MitRequest, clientIp: string | null, effect: Effect | null = null): Promise<Transaction> {
+    await refuseWhenOverloaded(this.deps.overload);
     const request = await this.prepare(accountId, body, clientIp, new Map());
     return this.deps.authorization.submit({ ...request, effect });
   }
@@ -55,6 +59,8 @@ export class MitService<R extends PipelineRepos = PipelineRepos> {
    * accepted ones are written and enqueued in one commit. Results keep the request order.
    */
   async batch(accountId: string, entries: unknown[], clientIp: string | null, effect: Effect | null = null): Promise<BatchResult[]> {
+    // The whole batch, not some of its entries: a client retries it as it is.
+    await refuseWhenOverloaded(this.deps.overload);
     const results: BatchResult[] = new Array(entries.length);
     const accepted: Array<{ index: number; request: PaymentRequest<R> }> = [];
     const cache = new Map<string, Promise<Charged>>();

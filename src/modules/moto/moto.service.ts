@@ -10,7 +10,7 @@ import type { PaymentMethodsService } from '../payment-methods/payment-methods.s
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { PaymentRequest } from '../transactions/authorization.service.js';
 import type { Transaction } from '../transactions/transaction.js';
-import type { NotificationBuilder, NotificationWebhook } from '../transactions/notification.js';
+import type { NotificationReader, NotificationWebhook } from '../transactions/notification.js';
 import type { MotoBody } from './moto.schemas.js';
 
 export interface CallbackUrlChecker {
@@ -25,7 +25,7 @@ export interface MotoDeps {
     authorize(request: PaymentRequest): Promise<Transaction>;
     recover(accountId: string, effect: Effect | null): Promise<Transaction | null>;
   };
-  notifications: NotificationBuilder;
+  notifications: NotificationReader;
   urlPolicy: CallbackUrlChecker;
 }
 

@@ -1,5 +1,5 @@
 /** Payment Links group: create (body of POST /cit), get, list, cancel. No decisions here. */
-import { PageEnvelope, pageEnvelope, pageOffset } from '../../http/pagination.js';
+import { PageEnvelope, pageEnvelope, pageOffset } from '../../shared/pagination.js';
 import { defineRoute, EMPTY_BODY, type RouteDef } from '../../shared/route.js';
 import { paymentWindowUrl } from '../sessions/sessions.routes.js';
 import type { PaymentLink } from './payment-link.js';

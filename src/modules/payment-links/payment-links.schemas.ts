@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery } from '../../shared/pagination.js';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
 import { CreateCitBody } from '../sessions/sessions.schemas.js';
 import { type PaymentLink, PAYMENT_LINK_STATES } from './payment-link.js';

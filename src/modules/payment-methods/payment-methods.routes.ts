@@ -1,4 +1,4 @@
-import { PageEnvelope, pageEnvelope, pageOffset } from '../../http/pagination.js';
+import { PageEnvelope, pageEnvelope, pageOffset } from '../../shared/pagination.js';
 import { defineRoute, EMPTY_BODY, type RouteDef } from '../../shared/route.js';
 import { PaymentMethodListQuery, PaymentMethodParams, PaymentMethodResponse, paymentMethodWire } from './payment-methods.schemas.js';
 import type { PaymentMethodsService } from './payment-methods.service.js';

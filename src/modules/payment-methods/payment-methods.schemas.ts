@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery } from '../../shared/pagination.js';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
 import { PAYMENT_METHOD_TYPES } from '../transactions/transaction.js';
 import type { PaymentMethod } from './payment-method.js';

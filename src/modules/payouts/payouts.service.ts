@@ -6,11 +6,12 @@
 import type { Static } from '@sinclair/typebox';
 import type { Effect } from '../../shared/effect.js';
 import { EXISTING, FieldErrorCollector } from '../../shared/errors.js';
+import { type OverloadSignal, refuseWhenOverloaded } from '../../shared/overload.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { CallbackUrlChecker } from '../moto/moto.service.js';
 import type { PaymentRequest } from '../transactions/authorization.service.js';
-import type { NotificationBuilder, NotificationWebhook } from '../transactions/notification.js';
+import type { NotificationReader, NotificationWebhook } from '../transactions/notification.js';
 import type { Transaction } from '../transactions/transaction.js';
 import type { PayoutBody, SyncPayoutBody } from './payouts.schemas.js';
 
@@ -18,8 +19,10 @@ export interface PayoutsDeps {
   pointsOfSale: { find(accountId: string, id: string): Promise<PointOfSale | null> };
   paymentMethods: { find(accountId: string, id: string): Promise<PaymentMethod | null> };
   payments: { authorize(request: PaymentRequest): Promise<Transaction>; submit(request: PaymentRequest): Promise<Transaction> };
-  notifications: NotificationBuilder;
+  notifications: NotificationReader;
   urlPolicy: CallbackUrlChecker;
+  /** The backlog bound: while it is reached, an asynchronous payout is refused (503); a synchronous one is not asked. */
+  overload: OverloadSignal;
 }
 
 type SyncInput = Static<typeof SyncPayoutBody>;
@@ -29,6 +32,7 @@ export class PayoutsService {
 
   /** Accepted: the PENDING transaction; the outcome is sent to notificationUrl. */
   async payout(accountId: string, body: Static<typeof PayoutBody>, effect: Effect | null = null): Promise<Transaction> {
+    await refuseWhenOverloaded(this.deps.overload);
     const request = await this.request(accountId, body, body.notificationUrl);
     return this.deps.payments.submit({ ...request, effect });
   }

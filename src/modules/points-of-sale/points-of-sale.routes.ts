@@ -1,4 +1,4 @@
-import { PageEnvelope, PageQuery, pageEnvelope, pageOffset } from '../../http/pagination.js';
+import { PageEnvelope, PageQuery, pageEnvelope, pageOffset } from '../../shared/pagination.js';
 import { defineRoute, type RouteDef } from '../../shared/route.js';
 import type { PointOfSale } from './point-of-sale.js';
 import { CreatePointOfSaleBody, PointOfSaleParams, PointOfSaleResponse } from './points-of-sale.schemas.js';

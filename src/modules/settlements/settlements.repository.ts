@@ -1,4 +1,4 @@
-import type { Keyset } from '../../http/pagination.js';
+import type { Keyset } from '../../shared/pagination.js';
 import type { Transaction } from '../transactions/transaction.js';
 import type { SettleableOperation, SettlementTransaction, SettlementTransfer, StoredAdjustment, TransferDelta } from './settlement.js';
 

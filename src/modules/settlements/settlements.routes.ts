@@ -1,5 +1,5 @@
 /** HTTP adapter of settlements: the merchant's reads and the sandbox run (INTERFACE §7, §9). */
-import { cursorEnvelope, decodeCursor } from '../../http/pagination.js';
+import { cursorEnvelope, decodeCursor } from '../../shared/pagination.js';
 import { defineRoute, type RouteDef } from '../../shared/route.js';
 import { SANDBOX_PREFIX } from '../sandbox/sandbox.routes.js';
 import {

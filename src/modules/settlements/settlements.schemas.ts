@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CursorEnvelope, CursorQuery } from '../../http/pagination.js';
+import { CursorEnvelope, CursorQuery } from '../../shared/pagination.js';
 import { toDecimalString } from '../../shared/money.js';
 import { DateOnly, DateTime, Nullable, StringEnum } from '../../shared/wire.js';
 import { TransactionRecord, transactionWire } from '../transactions/transactions.schemas.js';

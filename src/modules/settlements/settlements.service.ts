@@ -11,7 +11,7 @@
  * continues and completes.
  */
 import { randomBytes } from 'node:crypto';
-import type { Keyset } from '../../http/pagination.js';
+import type { Keyset } from '../../shared/pagination.js';
 import { notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { DAY_MS, iso } from '../../shared/time.js';

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import { PageEnvelope, pageEnvelope, pageOffset } from '../../http/pagination.js';
+import { PageEnvelope, pageEnvelope, pageOffset } from '../../shared/pagination.js';
 import { FieldErrorCollector } from '../../shared/errors.js';
 import { defineRoute, EMPTY_BODY, type RouteDef } from '../../shared/route.js';
 import type { SubscriptionFilter } from './subscriptions.repository.js';

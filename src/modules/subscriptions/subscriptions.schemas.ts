@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery } from '../../shared/pagination.js';
 import { Currency, DateOnly, DateTime, Nullable, PositiveAmount, StringEnum, Uuid } from '../../shared/wire.js';
 import { PaymentMethodRecord } from '../payment-methods/payment-methods.schemas.js';
 import { INTERVAL_PERIODS, type Subscription, SUBSCRIPTION_STATES, SUBSCRIPTION_TYPES } from './subscription.js';

@@ -1,4 +1,4 @@
-import { PageEnvelope, pageEnvelope, pageOffset } from '../../http/pagination.js';
+import { PageEnvelope, pageEnvelope, pageOffset } from '../../shared/pagination.js';
 import { defineRoute, type RouteDef } from '../../shared/route.js';
 import { pointOfSaleWire } from '../points-of-sale/points-of-sale.routes.js';
 import { PointOfSaleParams } from '../points-of-sale/points-of-sale.schemas.js';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable, Uuid } from '../../shared/wire.js';
-import { PageQuery } from '../../http/pagination.js';
+import { PageQuery } from '../../shared/pagination.js';
 import { PointOfSaleRecord } from '../points-of-sale/points-of-sale.schemas.js';
 
 export const TerminalRecord = Type.Object({

@@ -32,7 +32,7 @@
  */
 import type { Clock } from '../../clock.js';
 import type { Acquirer, AcquirerResult, Initiator, Instrument } from '../../connectors/acquirer.js';
-import { type JobDefinition, type JobQueue, RetryLater, JOB_LEASE_MS } from '../../jobs/job.js';
+import { type JobContext, type JobDefinition, type JobQueue, RetryLater, JOB_LEASE_MS } from '../../jobs/job.js';
 import type { Effect } from '../../shared/effect.js';
 import { newId, newTransactionId } from '../../shared/ids.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
@@ -62,6 +62,8 @@ export interface CallbackJobPayload {
   transactionId: string;
   /** The final state reported. */
   event: string;
+  /** The delivery row, written with its body in the commit that made the transaction final (absent in jobs queued before that). */
+  notificationId?: string;
 }
 
 export interface DriveJobPayload {
@@ -76,6 +78,20 @@ export interface DriveJobPayload {
 export interface PipelineRepos {
   transactions: TransactionsRepository;
   jobs: JobQueue;
+}
+
+/**
+ * Writes a final transaction's callback — the delivery row with its complete body and its job —
+ * inside the commit that made it final (src/delivery/callbacks.ts implements it).
+ */
+export interface CallbackScheduler<R> {
+  scheduleInCommit(repos: R, transaction: Transaction): Promise<void>;
+}
+
+/** The running drive job: its completion joins the commit that applies its operation's answer. */
+interface DrivenBy {
+  operationId: string;
+  ctx: JobContext;
 }
 
 export type PrimaryOperation = 'AUTHORIZATION' | 'SALE' | 'PAYOUT';
@@ -161,11 +177,17 @@ export type DriveOutcome = 'applied' | 'timeout' | 'already-final';
 
 export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
   private readonly listeners: ResultListener<R>[] = [];
+  private callbacks: CallbackScheduler<R> | null = null;
 
   constructor(private readonly deps: AuthorizationDeps<R>) {}
 
   onResult(listener: ResultListener<R>): void {
     this.listeners.push(listener);
+  }
+
+  /** Where final transactions' callbacks are written (without one, only the callback job is enqueued). */
+  useCallbacks(scheduler: CallbackScheduler<R>): void {
+    this.callbacks = scheduler;
   }
 
   /** Synchronous flows: create, call, apply (and any instant capture); returns the transaction now. */
@@ -269,7 +291,10 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
       backoff: (failures) => Math.min(600_000, 1000 * 2 ** Math.max(0, failures - 1)),
       handle: async (payload, ctx) => {
         const attempt = payload.attempt + ctx.attempt - 1;
-        const outcome = await this.driveChain(payload.accountId, payload.transactionId, payload.operationId, attempt);
+        const outcome = await this.driveChain(payload.accountId, payload.transactionId, payload.operationId, attempt, undefined, {
+          operationId: payload.operationId,
+          ctx,
+        });
         if (outcome === 'timeout') throw new RetryLater('acquirer timeout: outcome unknown, asking again', timeoutRetryDelay(attempt));
       },
     };
@@ -366,13 +391,20 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
   }
 
   /** Drives an operation and then whatever its answer started (instant capture, void), inline. */
-  private async driveChain(accountId: string, transactionId: string, operationId: string, attempt: number, instrument?: Instrument): Promise<DriveOutcome> {
+  private async driveChain(
+    accountId: string,
+    transactionId: string,
+    operationId: string,
+    attempt: number,
+    instrument?: Instrument,
+    drivenBy?: DrivenBy,
+  ): Promise<DriveOutcome> {
     let next: string | null = operationId;
     let currentAttempt = attempt;
     let outcome: DriveOutcome = 'already-final';
     let firstInstrument = instrument;
     while (next) {
-      const step = await this.driveOne(accountId, transactionId, next, currentAttempt, firstInstrument);
+      const step = await this.driveOne(accountId, transactionId, next, currentAttempt, firstInstrument, drivenBy);
       outcome = step.outcome;
       if (outcome === 'timeout') return outcome;
       next = step.next;
@@ -388,19 +420,18 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
     operationId: string,
     attempt: number,
     instrument?: Instrument,
+    drivenBy?: DrivenBy,
   ): Promise<{ outcome: DriveOutcome; next: string | null }> {
     let tx = await this.deps.transactions.findById(accountId, transactionId);
     const op = await this.deps.transactions.findOperation(transactionId, operationId);
     if (!tx || !op || op.state !== 'PROCESSING') return { outcome: 'already-final', next: null };
-    if (tx.state === 'PENDING') {
-      const to = nextTransactionState('PENDING', 'dispatch');
-      if (to) await this.deps.transactions.applyResult(tx.id, ['PENDING'], { state: to, updatedAt: this.deps.clock.nowIso() });
-      tx = { ...tx, state: 'PROCESSING' };
-    }
+    // PENDING → PROCESSING (dispatch) is not a commit of its own: the answer's commit makes both
+    // moves, so a payment costs one write less; until then the transaction reads PENDING.
+    if (tx.state === 'PENDING') tx = { ...tx, state: nextTransactionState('PENDING', 'dispatch') ?? 'PROCESSING' };
     const result = await this.call(tx, op, attempt, instrument);
     if (result.outcome === 'timeout' || result.outcome === 'pending') return { outcome: 'timeout', next: null };
     try {
-      const next = await this.apply(tx, op, result);
+      const next = await this.apply(tx, op, result, drivenBy?.operationId === op.id ? drivenBy.ctx : null);
       return { outcome: 'applied', next };
     } catch (err) {
       if (err instanceof Conflict) return { outcome: 'already-final', next: null };
@@ -437,8 +468,17 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
     return this.deps.instrumentFor(tx.accountId, tx.paymentMethodId);
   }
 
-  /** One commit: the operation's answer, the transaction's state and aggregates, what follows. Returns a follow-up operation id. */
-  private async apply(tx: Transaction, op: Operation, result: Exclude<AcquirerResult, { outcome: 'timeout' | 'pending' }>): Promise<string | null> {
+  /**
+   * One commit: the operation's answer, the transaction's state and aggregates, what follows, and
+   * the operation's drive job — completed when it is the job running this (`job`), else its
+   * queued safety net cancelled. Returns a follow-up operation id.
+   */
+  private async apply(
+    tx: Transaction,
+    op: Operation,
+    result: Exclude<AcquirerResult, { outcome: 'timeout' | 'pending' }>,
+    job: JobContext | null,
+  ): Promise<string | null> {
     const nowMs = this.deps.clock.now();
     const now = new Date(nowMs).toISOString();
     const approved = result.outcome === 'approved';
@@ -453,6 +493,8 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
         finalizedAt: now,
       });
       if (!finished) throw new Conflict(`operation ${op.id} was already answered`);
+      if (job) await job.completeIn(repos.jobs);
+      else await repos.jobs.cancelQueued(driveJobKey(op.id), nowMs);
       const finishedOp: Operation = {
         ...op,
         state: approved ? 'SUCCESS' : 'FAILED',
@@ -512,7 +554,8 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
   private async afterChange(repos: R, transaction: Transaction, operation: Operation | null, becameFinal: boolean, chainPending = false): Promise<void> {
     for (const listener of this.listeners) await listener({ repos, transaction, operation, becameFinal });
     if (!chainPending && isFinal(transaction.state) && transaction.notificationUrl) {
-      await repos.jobs.enqueue(callbackJob(transaction));
+      if (this.callbacks) await this.callbacks.scheduleInCommit(repos, transaction);
+      else await repos.jobs.enqueue(callbackJob(transaction));
     }
   }
 }
@@ -524,11 +567,13 @@ function asCommitted(tx: NewTransaction): Transaction {
 
 export function driveJob(tx: Pick<Transaction, 'id' | 'accountId'>, op: Operation, attempt: number, runAt: number) {
   const payload: DriveJobPayload = { accountId: tx.accountId, transactionId: tx.id, operationId: op.id, attempt };
-  return { kind: DRIVE_JOB, payload, runAt, dedupeKey: `${DRIVE_JOB}:${op.id}`, maxAttempts: 1000 };
+  return { kind: DRIVE_JOB, payload, runAt, dedupeKey: driveJobKey(op.id), maxAttempts: 1000 };
 }
 
-/** The one callback job of a transaction's final state (dedupe: never two for the same state). */
-export function callbackJob(tx: Pick<Transaction, 'id' | 'accountId' | 'state'>) {
-  const payload: CallbackJobPayload = { accountId: tx.accountId, transactionId: tx.id, event: tx.state };
+const driveJobKey = (operationId: string) => `${DRIVE_JOB}:${operationId}`;
+
+/** The one callback job of a transaction's final state (dedupe: never two for the same state); with the delivery row's id when it was written in the same commit. */
+export function callbackJob(tx: Pick<Transaction, 'id' | 'accountId' | 'state'>, notificationId?: string) {
+  const payload: CallbackJobPayload = { accountId: tx.accountId, transactionId: tx.id, event: tx.state, ...(notificationId ? { notificationId } : {}) };
   return { kind: CALLBACK_JOB, payload, dedupeKey: `${CALLBACK_JOB}:${tx.id}:${tx.state}`, maxAttempts: CALLBACK_MAX_ATTEMPTS };
 }

@@ -10,6 +10,7 @@ import type { CardObject } from '../payment-methods/card.js';
 import type { Transaction } from './transaction.js';
 import { AcquirerAgreementRecord, AggregatesRecord, OperationRecord, transactionDetailWire, TransactionRecord } from './transactions.schemas.js';
 import type { TransactionDetail, TransactionsService } from './transactions.service.js';
+import type { TransactionsRepository } from './transactions.repository.js';
 
 export const NO_SCA = { rejected: false, type: null, verification: null } as const;
 
@@ -59,36 +60,41 @@ export function notificationWebhook(detail: TransactionDetail, sections: Notific
 
 export type NotificationWebhook = ReturnType<typeof notificationWebhook>;
 
-type Resolver<T> = (transaction: Transaction) => Promise<T | null>;
+/** What flows that answer with the document (MOTO, synchronous payout) need of the builder. */
+export type NotificationReader = Pick<NotificationBuilder<never>, 'forTransaction'> & { build(transaction: Transaction): Promise<NotificationWebhook> };
 
-export class NotificationBuilder {
-  private session: Resolver<unknown> = async () => null;
-  private subscription: Resolver<unknown> = async () => null;
-  private card: Resolver<CardObject> = async () => null;
+/** `repos`: the repositories of the commit the body is built in (null: read outside any commit). */
+type Resolver<T, R> = (transaction: Transaction, repos: R | null) => Promise<T | null>;
+
+export class NotificationBuilder<R extends { transactions: TransactionsRepository } = { transactions: TransactionsRepository }> {
+  private session: Resolver<unknown, R> = async () => null;
+  private subscription: Resolver<unknown, R> = async () => null;
+  private card: Resolver<CardObject, R> = async () => null;
 
   constructor(private readonly transactions: TransactionsService) {}
 
   /** Wire record of the transaction's session (sessions module). */
-  useSessions(resolver: Resolver<unknown>): void {
+  useSessions(resolver: Resolver<unknown, R>): void {
     this.session = resolver;
   }
 
   /** Wire record of the transaction's subscription (subscriptions module). */
-  useSubscriptions(resolver: Resolver<unknown>): void {
+  useSubscriptions(resolver: Resolver<unknown, R>): void {
     this.subscription = resolver;
   }
 
   /** The masked card object of the transaction's payment method (payment-methods module). */
-  useCards(resolver: Resolver<CardObject>): void {
+  useCards(resolver: Resolver<CardObject, R>): void {
     this.card = resolver;
   }
 
-  async build(transaction: Transaction): Promise<NotificationWebhook> {
-    const detail = await this.transactions.detailOf(transaction);
+  /** The document; inside a commit (`repos`), read through that commit so it shows what the commit wrote. */
+  async build(transaction: Transaction, repos: R | null = null): Promise<NotificationWebhook> {
+    const detail = await this.transactions.detailOf(transaction, repos?.transactions);
     const [session, subscription, card] = await Promise.all([
-      transaction.sessionId ? this.session(transaction) : null,
-      transaction.subscriptionId ? this.subscription(transaction) : null,
-      transaction.paymentMethodId ? this.card(transaction) : null,
+      transaction.sessionId ? this.session(transaction, repos) : null,
+      transaction.subscriptionId ? this.subscription(transaction, repos) : null,
+      transaction.paymentMethodId ? this.card(transaction, repos) : null,
     ]);
     return notificationWebhook(detail, { session, subscription, card });
   }

@@ -1,4 +1,4 @@
-import type { Keyset } from '../../http/pagination.js';
+import type { Keyset } from '../../shared/pagination.js';
 import type { ScaResult } from '../../connectors/acquirer.js';
 import type { ExternalStatusCodes, Operation, OperationState, Transaction, TransactionState } from './transaction.js';
 

@@ -1,4 +1,4 @@
-import { CursorEnvelope, cursorEnvelope, decodeCursor, PageEnvelope, pageEnvelope, pageOffset } from '../../http/pagination.js';
+import { CursorEnvelope, cursorEnvelope, decodeCursor, PageEnvelope, pageEnvelope, pageOffset } from '../../shared/pagination.js';
 import { FieldErrorCollector } from '../../shared/errors.js';
 import { defineRoute, type RouteDef } from '../../shared/route.js';
 import type { TransactionFilter } from './transactions.repository.js';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery, PerPage } from '../../http/pagination.js';
+import { PageQuery, PerPage } from '../../shared/pagination.js';
 import { Amount, Currency, DateTime, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
 import { aggregatesOf, OPERATION_STATES, OPERATION_TYPES, type Operation, type Transaction, TRANSACTION_STATES, TRANSACTION_TYPES } from './transaction.js';
 

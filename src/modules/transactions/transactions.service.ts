@@ -1,5 +1,5 @@
 import { notFound } from '../../shared/errors.js';
-import type { Keyset } from '../../http/pagination.js';
+import type { Keyset } from '../../shared/pagination.js';
 import { aggregatesOf, type Aggregates, type Operation, type Transaction } from './transaction.js';
 import type { OperationFilter, TransactionFilter, TransactionsRepository } from './transactions.repository.js';
 
@@ -27,8 +27,9 @@ export class TransactionsService {
     return this.detailOf(transaction);
   }
 
-  async detailOf(transaction: Transaction): Promise<TransactionDetail> {
-    const operations = await this.deps.transactions.operationsOf(transaction.id);
+  /** `transactions`: the repository of a commit to read through (default: outside any commit). */
+  async detailOf(transaction: Transaction, transactions: TransactionsRepository = this.deps.transactions): Promise<TransactionDetail> {
+    const operations = await transactions.operationsOf(transaction.id);
     return {
       transaction,
       aggregates: aggregatesOf(transaction),

@@ -1,4 +1,4 @@
-import { PageEnvelope, PageQuery, pageEnvelope, pageOffset } from '../../http/pagination.js';
+import { PageEnvelope, PageQuery, pageEnvelope, pageOffset } from '../../shared/pagination.js';
 import { defineRoute, EMPTY_BODY, type RouteDef } from '../../shared/route.js';
 import { CreateWebhookBody, DeliveryResponse, deliveryWire, WebhookParams, WebhookResponse, webhookWire } from './webhooks.schemas.js';
 import type { WebhooksService } from './webhooks.service.js';

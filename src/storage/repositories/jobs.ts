@@ -123,6 +123,15 @@ export class KyselyJobStore implements JobStore {
       .execute();
   }
 
+  async cancelQueued(dedupeKey: string, nowMs: number): Promise<void> {
+    await this.db
+      .updateTable('jobs')
+      .set({ state: 'done', finishedAt: iso(nowMs), updatedAt: iso(nowMs) })
+      .where('dedupeKey', '=', dedupeKey)
+      .where('state', '=', 'queued')
+      .execute();
+  }
+
   async defer(id: string, workerId: string, runAt: number): Promise<void> {
     // attempts - 1: the claim counted an attempt that did not happen (the 25-attempt limit counts real ones).
     await this.db
@@ -188,6 +197,17 @@ export class KyselyJobStore implements JobStore {
       ),
     );
     return perState.flat();
+  }
+
+  async countBacklog(nowMs: number, limit: number): Promise<number> {
+    if (limit <= 0) return 0;
+    // One statement, two bounded index range scans (the states are literals, so that SQLite uses
+    // the partial indexes jobs_due and jobs_leased): it reads at most `limit` entries of each.
+    const { rows } = await sql<{ queued: number | string; running: number | string }>`select
+        (select count(*) from (select 1 from jobs where state = 'queued' and run_at <= ${iso(nowMs)} limit ${limit}) as due) as queued,
+        (select count(*) from (select 1 from jobs where state = 'running' limit ${limit}) as held) as running`.execute(this.db);
+    const row = rows[0];
+    return row ? Math.min(limit, Number(row.queued) + Number(row.running)) : 0;
   }
 
   async listDead(limit: number): Promise<Job[]> {

@@ -22,6 +22,15 @@ export class KyselyNotificationsRepository implements NotificationsRepository {
     return toNotification(row);
   }
 
+  async insertIfAbsent(n: Notification): Promise<boolean> {
+    const result = await this.db
+      .insertInto('notifications')
+      .values(n)
+      .onConflict((oc) => oc.columns(['transactionId', 'event']).doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
   async findById(accountId: string, id: string): Promise<Notification | null> {
     const row = await this.db.selectFrom('notifications').selectAll().where('id', '=', id).where('accountId', '=', accountId).executeTakeFirst();
     return row ? toNotification(row) : null;

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { Keyset } from '../../http/pagination.js';
+import type { Keyset } from '../../shared/pagination.js';
 import type {
   Operation,
   OperationState,

@@ -1,9 +1,10 @@
 /**
  * The two list envelopes (INTERFACE §6) shared by every list: page-based with URLs, and
- * cursor-based with opaque keyset cursors (createdAt desc, id desc).
+ * cursor-based with opaque keyset cursors (createdAt desc, id desc). Wire shapes and plain
+ * functions like wire.ts, no HTTP: modules build their lists with them, storage walks `Keyset`.
  */
 import { type TSchema, Type } from '@sinclair/typebox';
-import { AppError } from '../shared/errors.js';
+import { AppError } from './errors.js';
 
 export const MAX_PAGE = 10_000_000;
 export const PerPage = Type.Integer({ minimum: 1, maximum: 500, default: 25, description: 'Items per page (1–500).' });

@@ -1,8 +1,10 @@
 /**
  * Ajv (schema) errors → the `errors` map of a 422: dot paths and "[rule]: text" messages
  * (INTERFACE §3). One entry per failing keyword; anyOf/union noise is folded into one message.
+ * Shared, not HTTP: the error handler maps request validation with it, and the MIT batch maps
+ * each entry's validation (modules/mit/entry-validation.ts) the same way.
  */
-import type { FieldErrors, FieldRule } from '../shared/errors.js';
+import type { FieldErrors, FieldRule } from './errors.js';
 
 export interface SchemaError {
   keyword: string;

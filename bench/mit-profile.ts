@@ -1,0 +1,96 @@
+/**
+ * Where the service's CPU goes at a fixed MIT rate: the service runs in a process of its own
+ * (job runner on, sandbox latency 0, durable settings, as in `npm run bench mit`), MITs arrive at
+ * RATE/s (open loop) for SECONDS with their callbacks to a keep-alive receiver in this process,
+ * and a V8 CPU profile of the service (sampling every 1 ms; warm-up excluded) is written to
+ * .bench/mit-<store>-<rate>.cpuprofile (open it in Chrome DevTools) and summed by function.
+ *
+ *   node --import tsx bench/mit-profile.ts [postgres|sqlite] [RATE=100] [SECONDS=20]
+ *   node --import tsx bench/mit-profile.ts some.cpuprofile      # only the summary of a profile
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { selfTimes, type CpuProfile } from './lib/cpuprofile.js';
+import { measure } from './lib/load.js';
+import { API, createMitMerchant } from './lib/merchant.js';
+import { startReceiver } from './lib/receiver.js';
+import { startServiceProcess } from './lib/service-process.js';
+import { BENCH_DIR, benchDatabase, openRuntime, resetDatabase, type StoreKind } from './lib/stores.js';
+
+const TOP = 15;
+
+function summarize(file: string): void {
+  const { top, busySamples, idleSamples, seconds } = selfTimes(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile);
+  const busyShare = busySamples / Math.max(1, busySamples + idleSamples);
+  process.stdout.write(
+    `${file}: ${seconds.toFixed(1)} s, ${busySamples + idleSamples} samples, ${(busyShare * 100).toFixed(1)} % not idle (main thread)\n` +
+      `top ${TOP} by self time (share of the non-idle samples):\n`,
+  );
+  for (const [i, t] of top.slice(0, TOP).entries()) {
+    process.stdout.write(`${String(i + 1).padStart(3)}. ${(t.share * 100).toFixed(1).padStart(5)} %  ${t.ms.toFixed(0).padStart(6)} ms  ${t.frame}\n`);
+  }
+}
+
+async function profile(kind: StoreKind, rate: number, seconds: number): Promise<void> {
+  const db = benchDatabase(kind, 'mit_profile');
+  await resetDatabase(db);
+  const setup = await openRuntime(db, { sandbox: true });
+  const merchant = await createMitMerchant(setup, 8).finally(() => setup.close());
+  const receiver = await startReceiver();
+  const service = await startServiceProcess(db, { workers: true });
+  try {
+    const load = (prefix: string, durationSeconds: number) =>
+      measure({
+        url: `${service.url}${API}/mit`,
+        headers: { authorization: `Bearer ${merchant.apiKey}`, 'content-type': 'application/json' },
+        connections: 50,
+        warmupSeconds: 0,
+        durationSeconds,
+        request: {
+          method: 'POST',
+          body: JSON.stringify({ subscriptionId: '{item}', amount: 1000, currency: 'DKK', reference: 'profile-{seq}', notificationUrl: receiver.url(prefix) }),
+          items: merchant.subscriptionIds,
+          wrapItems: true,
+          expect: '"state":"PENDING"',
+          rate,
+        },
+      });
+    const callbacks = async (expected: number) => {
+      let arrived = 0;
+      for (let quiet = 0; arrived < expected && quiet < 50; quiet++) {
+        await new Promise((r) => setTimeout(r, 200));
+        const n = (await receiver.take()).seqs.length;
+        arrived += n;
+        if (n) quiet = 0;
+      }
+      return arrived;
+    };
+    const warm = await load('warm', 3);
+    await callbacks(warm.requests);
+    const file = path.join(BENCH_DIR, `mit-${kind}-${rate}.cpuprofile`);
+    await service.profileStart();
+    const start = await service.sample();
+    const m = await load('profiled', seconds);
+    const arrived = await callbacks(m.requests);
+    const end = await service.sample();
+    await service.profileStop(file);
+    const cpuMs = (end.cpuMicros - start.cpuMicros) / 1000;
+    process.stdout.write(
+      `${kind}: ${m.requests} MITs at ${rate}/s (${m.rps.toFixed(0)}/s answered, p99 ${m.p99.toFixed(1)} ms), ${arrived} callbacks; ` +
+        `service process CPU ${cpuMs.toFixed(0)} ms = ${(cpuMs / m.requests).toFixed(3)} ms per MIT (${((cpuMs / (end.at - start.at)) * 100).toFixed(0)} % of one CPU)\n`,
+    );
+    summarize(file);
+  } finally {
+    await service.close();
+    await receiver.close();
+    await resetDatabase(db);
+  }
+}
+
+const [first = 'postgres', rate = '100', seconds = '20'] = process.argv.slice(2);
+if (first.endsWith('.cpuprofile')) summarize(first);
+else if (first === 'postgres' || first === 'sqlite') await profile(first, Number(rate), Number(seconds));
+else {
+  process.stderr.write('usage: bench/mit-profile.ts [postgres|sqlite] [rate] [seconds] | <file.cpuprofile>\n');
+  process.exit(2);
+}

@@ -1,0 +1,118 @@
+/**
+ * Counts the statements and commits the service sends to its database, so that the cost of a
+ * payment is counted, not guessed (docs: "The cost of a payment is a design quantity").
+ *
+ * Always present, off by default: while `enabled` is false a statement costs one boolean test.
+ * It counts where statements reach the database: on SQLite every statement run on the one
+ * connection (StatementCache.prepare: Kysely's, the group commit's BEGIN/SAVEPOINT/COMMIT); on
+ * PostgreSQL every query a pooled client sends (Kysely's, its BEGIN/COMMIT, pool.query).
+ *
+ * A commit is a COMMIT statement or a write run outside a transaction (autocommit). Whether a
+ * connection is inside a transaction is asked of the connection on SQLite, and followed on
+ * PostgreSQL from the BEGIN/COMMIT/ROLLBACK each client sends — also while off, so that counting
+ * may start at any time; these statements are short, so while off a longer one is not even read.
+ */
+
+export type StatementKind = 'read' | 'write' | 'begin' | 'commit' | 'rollback' | 'savepoint';
+
+export interface StatementCounts {
+  /** Statements that only read (SELECT, PRAGMA, ...). */
+  reads: number;
+  /** INSERT, UPDATE, DELETE, REPLACE, also inside a WITH (RETURNING included). */
+  writes: number;
+  /** BEGIN, COMMIT, ROLLBACK, SAVEPOINT, RELEASE: statements too (on PostgreSQL a round trip each). */
+  control: number;
+  /** reads + writes + control. */
+  statements: number;
+  /** COMMIT statements plus autocommitted writes: what makes a change durable (an fsync or a WAL flush). */
+  commits: number;
+  /** Of `commits`: writes run outside a transaction, each its own commit. */
+  autocommits: number;
+  rollbacks: number;
+}
+
+/** Longer than any BEGIN/COMMIT/ROLLBACK/SAVEPOINT Kysely or the batcher sends. */
+const CONTROL_MAX_LENGTH = 128;
+const CONTROL = /^\s*(begin|start\s+transaction|commit|end|rollback(\s+to)?|savepoint|release)\b/i;
+const WRITE = /^\s*(insert|update|delete|replace)\b/i;
+const WITH_WRITE = /^\s*with\b[\s\S]*\b(insert\s+into|update\s+\S+\s+set|delete\s+from)\b/i;
+
+/** BEGIN, COMMIT, ROLLBACK or a savepoint statement; null for any other. */
+function controlKind(sql: string): StatementKind | null {
+  const control = CONTROL.exec(sql);
+  if (!control) return null;
+  const word = control[1]!.toLowerCase();
+  if (word === 'begin' || word.startsWith('start')) return 'begin';
+  if (word === 'commit' || word === 'end') return 'commit';
+  if (word === 'rollback') return 'rollback';
+  return 'savepoint';
+}
+
+/** The kind of one SQL statement, from its text. */
+export function classify(sql: string): StatementKind {
+  return controlKind(sql) ?? (WRITE.test(sql) || WITH_WRITE.test(sql) ? 'write' : 'read');
+}
+
+const zero = (): StatementCounts => ({ reads: 0, writes: 0, control: 0, statements: 0, commits: 0, autocommits: 0, rollbacks: 0 });
+
+/** A pg client as far as counting needs it (kept free of the driver's types). */
+interface QueryingClient {
+  query(...args: unknown[]): unknown;
+}
+
+export class StatementCounter {
+  /** Off by default; `start()` turns it on. */
+  enabled = false;
+  private counts = zero();
+
+  /** Counts from zero from now on. */
+  start(): void {
+    this.counts = zero();
+    this.enabled = true;
+  }
+
+  /** Stops counting; returns what was counted since `start()`. */
+  stop(): StatementCounts {
+    this.enabled = false;
+    return this.snapshot();
+  }
+
+  /** What was counted since `start()` (counting goes on). */
+  snapshot(): StatementCounts {
+    return { ...this.counts };
+  }
+
+  /** One statement about to run on a connection that has (`inTransaction`) or has not a transaction open. */
+  count(sql: string, inTransaction: boolean): StatementKind {
+    const kind = classify(sql);
+    const c = this.counts;
+    c.statements++;
+    if (kind === 'read') c.reads++;
+    else if (kind === 'write') {
+      c.writes++;
+      if (!inTransaction) {
+        c.autocommits++;
+        c.commits++;
+      }
+    } else {
+      c.control++;
+      if (kind === 'commit') c.commits++;
+      else if (kind === 'rollback') c.rollbacks++;
+    }
+    return kind;
+  }
+
+  /** PostgreSQL: counts every query `client` sends from now on (called once per pooled client). */
+  watch(client: QueryingClient): void {
+    const query = client.query.bind(client);
+    let open = false;
+    client.query = (...args: unknown[]) => {
+      const first = args[0] as string | { text?: string } | undefined;
+      const sql = typeof first === 'string' ? first : (first?.text ?? '');
+      const kind = this.enabled ? this.count(sql, open) : sql.length <= CONTROL_MAX_LENGTH ? controlKind(sql) : null;
+      if (kind === 'begin') open = true;
+      else if (kind === 'commit' || kind === 'rollback') open = false;
+      return query(...args);
+    };
+  }
+}

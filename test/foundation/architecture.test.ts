@@ -1,0 +1,157 @@
+/**
+ * The arrows point one way (docs: ARCHITECTURE "The house"): a module under src/modules never
+ * imports the HTTP driver (src/http), the storage adapters (src/storage), Fastify, a SQL driver
+ * (better-sqlite3, pg, kysely), undici, or reads `process.env` (config.ts does, once). Read from the
+ * syntax tree (TypeScript's parser), so that type-only imports, `import('x')` types, re-exports and
+ * dynamic imports count, and comments or strings that merely mention a name do not.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
+import ts from 'typescript';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const MODULES = path.join(ROOT, 'src/modules');
+
+/** Folders of src that a module must not reach into, with the reason given when one does. */
+const FORBIDDEN_FOLDERS: Array<[string, string]> = [
+  [path.join(ROOT, 'src/http'), 'imports the HTTP driver (src/http)'],
+  [path.join(ROOT, 'src/storage'), 'imports a storage adapter (src/storage); a module declares the port it needs'],
+];
+
+/** Packages a module must not import (the package itself or any of its subpaths). */
+const FORBIDDEN_PACKAGES: Array<[RegExp, string]> = [
+  [/^(fastify|@fastify\/.+)$/, 'imports Fastify'],
+  [/^better-sqlite3$/, 'imports a SQL driver'],
+  [/^pg(-.+)?$/, 'imports a SQL driver'],
+  [/^kysely$/, 'imports Kysely'],
+  [/^undici$/, 'imports undici'],
+  [/^(node:)?process$/, 'imports node:process (process.env belongs to config.ts)'],
+];
+
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+/** Every module specifier the file names: imports, re-exports, `import x = require()`, `import()`, `require()`, `import('x').T`. */
+function specifiers(source: ts.SourceFile): Array<{ specifier: string; line: number }> {
+  const found: Array<{ specifier: string; line: number }> = [];
+  const add = (node: ts.Node | undefined) => {
+    if (node && ts.isStringLiteralLike(node)) found.push({ specifier: node.text, line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1 });
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) add(node.moduleSpecifier);
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) add(node.moduleReference.expression);
+    else if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+    ) {
+      add(node.arguments[0]);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+/** `process.env`, `process['env']` and `const { env } = process`. */
+function processEnvLines(source: ts.SourceFile): number[] {
+  const lines: number[] = [];
+  const isProcess = (node: ts.Node) => ts.isIdentifier(node) && node.text === 'process';
+  const visit = (node: ts.Node): void => {
+    const hit =
+      (ts.isPropertyAccessExpression(node) && isProcess(node.expression) && node.name.text === 'env') ||
+      (ts.isElementAccessExpression(node) &&
+        isProcess(node.expression) &&
+        ts.isStringLiteralLike(node.argumentExpression) &&
+        node.argumentExpression.text === 'env') ||
+      (ts.isVariableDeclaration(node) &&
+        node.initializer !== undefined &&
+        isProcess(node.initializer) &&
+        ts.isObjectBindingPattern(node.name) &&
+        node.name.elements.some((element) => (element.propertyName ?? element.name).getText(source) === 'env'));
+    if (hit) lines.push(source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return lines;
+}
+
+/** The rules a module file breaks, one line each ("file:line: reason (specifier)"). */
+function violations(file: string, text: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const where = (line: number) => `${path.relative(ROOT, file)}:${line}`;
+  const found: string[] = [];
+  for (const { specifier, line } of specifiers(source)) {
+    if (specifier.startsWith('.')) {
+      const target = path.resolve(path.dirname(file), specifier);
+      for (const [folder, reason] of FORBIDDEN_FOLDERS) {
+        if (target === folder || target.startsWith(folder + path.sep)) found.push(`${where(line)}: ${reason} (${specifier})`);
+      }
+      continue;
+    }
+    for (const [pattern, reason] of FORBIDDEN_PACKAGES) {
+      if (pattern.test(packageName(specifier))) found.push(`${where(line)}: ${reason} (${specifier})`);
+    }
+  }
+  for (const line of processEnvLines(source)) found.push(`${where(line)}: reads process.env`);
+  return found;
+}
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return /\.(ts|mts|cts|js|mjs|cjs)$/.test(entry.name) ? [full] : [];
+  });
+}
+
+describe('modules are free of HTTP, storage drivers and the environment', () => {
+  test('the checker sees every kind of forbidden import and process.env (and not mentions in comments or strings)', () => {
+    const file = path.join(MODULES, 'example/example.service.ts');
+    const bad = [
+      "import { PageQuery } from '../../http/pagination.js';",
+      "import type { FastifyRequest } from 'fastify';",
+      "export { swagger } from '@fastify/swagger';",
+      "import Database from 'better-sqlite3';",
+      "import type { Kysely } from 'kysely';",
+      "const pg = await import('pg');",
+      "const { request } = require('undici');",
+      "type Db = import('../../storage/database.js').Database;",
+      "import { env } from 'node:process';",
+      'const secret = process.env.SECRET;',
+      "const other = process['env'];",
+      'const { env: environment } = process;',
+    ];
+    const found = violations(file, bad.join('\n'));
+    assert.equal(found.length, bad.length, found.join('\n'));
+    bad.forEach((_line, index) =>
+      assert.ok(
+        found.some((v) => v.includes(`example.service.ts:${index + 1}:`)),
+        `line ${index + 1} is reported`,
+      ),
+    );
+
+    const fine = [
+      '// process.env is read by config.ts; modules import nothing from src/http or fastify',
+      "const text = 'process.env and fastify are named here';",
+      "import { AppError } from '../../shared/errors.js';",
+      "import { Type } from '@sinclair/typebox';",
+      "import { randomUUID } from 'node:crypto';",
+      "import { something } from '../../httpish/thing.js';",
+      "import { pgp } from 'pgp';",
+      'const cwd = process.cwd();',
+    ];
+    assert.deepEqual(violations(file, fine.join('\n')), []);
+  });
+
+  test('no file under src/modules imports src/http, src/storage, Fastify, a SQL driver, undici, or reads process.env', () => {
+    const files = sourceFiles(MODULES);
+    assert.ok(files.length > 50, `src/modules holds ${files.length} source files`);
+    const found = files.flatMap((file) => violations(file, fs.readFileSync(file, 'utf8')));
+    assert.deepEqual(found, [], `modules must not depend on drivers:\n${found.join('\n')}`);
+  });
+});

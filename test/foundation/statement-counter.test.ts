@@ -1,0 +1,117 @@
+/**
+ * The statement counter (src/storage/statement-counter.ts) counts exactly what reaches the
+ * database, on both stores: known operations give known counts.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { NewAccount } from '../../src/modules/accounts/accounts.repository.js';
+import { newId } from '../../src/shared/ids.js';
+import { classify, type StatementCounts } from '../../src/storage/statement-counter.js';
+import { availableStores } from '../support/stores.js';
+import { iso, openTestStore, T0, type TestStore } from './fixtures.js';
+
+const account = (): NewAccount => ({
+  id: newId(),
+  name: 'counted',
+  email: 'counted@example.com',
+  currencyCode: 'DKK',
+  timezone: 'UTC',
+  language: null,
+  domain: 'example.com',
+  createdAt: iso(T0),
+});
+
+const counts = (c: Partial<StatementCounts>): StatementCounts => {
+  const full = { reads: 0, writes: 0, control: 0, commits: 0, autocommits: 0, rollbacks: 0, ...c };
+  return { ...full, statements: full.reads + full.writes + full.control };
+};
+
+test('statements are classified by their text', () => {
+  assert.equal(classify('select * from jobs'), 'read');
+  assert.equal(classify('insert into "jobs" ("id") values (?) returning *'), 'write');
+  assert.equal(classify('  update jobs set state = $1'), 'write');
+  assert.equal(classify('with due as (select id from jobs) update jobs set state = 1 where id in (select id from due)'), 'write');
+  assert.equal(classify('with due as (select id from jobs) select * from due'), 'read');
+  assert.equal(classify('BEGIN IMMEDIATE'), 'begin');
+  assert.equal(classify('start transaction isolation level serializable'), 'begin');
+  assert.equal(classify('COMMIT'), 'commit');
+  assert.equal(classify('rollback'), 'rollback');
+  assert.equal(classify('ROLLBACK TO group_commit_item'), 'savepoint');
+  assert.equal(classify('RELEASE group_commit_item'), 'savepoint');
+});
+
+for (const kind of await availableStores()) {
+  describe(`statement counter (${kind})`, () => {
+    let t: TestStore;
+    before(async () => {
+      t = await openTestStore(kind);
+    });
+    after(() => t.close());
+
+    test('off by default: nothing is counted', async () => {
+      const { counters } = t.store;
+      assert.equal(counters.enabled, false);
+      await t.store.accounts.insert(account());
+      assert.deepEqual(counters.snapshot(), counts({}));
+    });
+
+    test('one transaction with two inserts: two writes in one commit', async () => {
+      t.store.counters.start();
+      await t.store.transaction(async (repos) => {
+        await repos.accounts.insert(account());
+        await repos.accounts.insert(account());
+      });
+      // SQLite: BEGIN IMMEDIATE, SAVEPOINT, RELEASE, COMMIT of the group commit; PostgreSQL: BEGIN, COMMIT.
+      assert.deepEqual(t.store.counters.stop(), counts({ writes: 2, control: kind === 'sqlite' ? 4 : 2, commits: 1 }));
+    });
+
+    test('counting may start inside a transaction: its writes are not taken for autocommits', async () => {
+      await t.store.transaction(async (repos) => {
+        await repos.accounts.insert(account());
+        t.store.counters.start();
+        await repos.accounts.insert(account());
+      });
+      // SQLite: the insert, RELEASE and COMMIT of the group commit; PostgreSQL: the insert and COMMIT.
+      assert.deepEqual(t.store.counters.stop(), counts({ writes: 1, control: kind === 'sqlite' ? 2 : 1, commits: 1 }));
+    });
+
+    test('a read outside a transaction: one statement, no commit', async () => {
+      const a = await t.store.accounts.insert(account());
+      t.store.counters.start();
+      assert.equal((await t.store.accounts.findById(a.id))?.id, a.id);
+      assert.deepEqual(t.store.counters.stop(), counts({ reads: 1 }));
+    });
+
+    test('writes outside a transaction: one commit each on PostgreSQL, one group commit on SQLite', async () => {
+      const a = await t.store.accounts.insert(account());
+      const b = await t.store.accounts.insert(account());
+      t.store.counters.start();
+      await Promise.all([t.store.accounts.setStatus(a.id, 'ACTIVE', iso(T0 + 1)), t.store.accounts.setStatus(b.id, 'ACTIVE', iso(T0 + 1))]);
+      assert.deepEqual(
+        t.store.counters.stop(),
+        kind === 'sqlite'
+          ? // Both statements are units of work of one group commit: BEGIN, 2 × (SAVEPOINT, RELEASE), COMMIT.
+            counts({ writes: 2, control: 6, commits: 1 })
+          : counts({ writes: 2, commits: 2, autocommits: 2 }),
+      );
+    });
+
+    test('a transaction that fails commits nothing on PostgreSQL; on SQLite its savepoint is rolled back', async () => {
+      t.store.counters.start();
+      await assert.rejects(
+        t.store.transaction(async (repos) => {
+          await repos.accounts.insert(account());
+          throw new Error('refused');
+        }),
+        /refused/,
+      );
+      assert.deepEqual(
+        t.store.counters.stop(),
+        kind === 'sqlite'
+          ? // BEGIN IMMEDIATE, SAVEPOINT, ROLLBACK TO, RELEASE, COMMIT (of an empty batch).
+            counts({ writes: 1, control: 5, commits: 1 })
+          : counts({ writes: 1, control: 2, rollbacks: 1 }),
+      );
+    });
+  });
+}
