@@ -28,6 +28,7 @@ import {
   type ServiceProcess,
   sleep,
   startService,
+  assertExactlyOnce,
 } from './service.js';
 
 const VISA = '4111111111111111';
@@ -253,25 +254,7 @@ for (const kind of await availableStores()) {
         await sleep(200);
       }
 
-      // Exactly once: each answered id once; one transaction per MIT reference (no re-execution made a twin).
-      const countById = new Map<string, number>();
-      const countByReference = new Map<string, number>();
-      for (const tx of transactions) {
-        countById.set(tx.id, (countById.get(tx.id) ?? 0) + 1);
-        countByReference.set(tx.reference, (countByReference.get(tx.reference) ?? 0) + 1);
-      }
-      for (const id of expected) assert.equal(countById.get(id), 1, `transaction ${id} listed exactly once`);
-      assert.deepEqual(
-        [...countByReference].filter(([, n]) => n > 1),
-        [],
-        'one transaction per MIT request (reference)',
-      );
-      const orphans = transactions.filter((tx) => !expected.has(tx.id));
-      assert.deepEqual(
-        orphans.map((tx) => tx.id),
-        [],
-        'no transaction that no answer (or retry) accounts for',
-      );
+      assertExactlyOnce(transactions, expected);
 
       // Callbacks: each transaction one X-Delivery-Id (one callback job), ≥ 1 delivery, the final state, the POS Authorization.
       const deliveryIdsByTx = new Map<string, Set<string>>();

@@ -37,6 +37,7 @@ import {
   type ServiceProcess,
   sleep,
   startService,
+  assertExactlyOnce,
 } from './service.js';
 
 const VISA = '4111111111111111';
@@ -413,24 +414,7 @@ describe('database outage: PostgreSQL cut off under load, then back (postgres)',
         }
         await sleep(250);
       }
-      const countById = new Map<string, number>();
-      const countByReference = new Map<string, number>();
-      for (const tx of transactions) {
-        countById.set(tx.id, (countById.get(tx.id) ?? 0) + 1);
-        countByReference.set(tx.reference, (countByReference.get(tx.reference) ?? 0) + 1);
-      }
-      for (const id of expected) assert.equal(countById.get(id), 1, `transaction ${id} exists exactly once`);
-      assert.deepEqual(
-        [...countByReference].filter(([, n]) => n > 1),
-        [],
-        'one transaction per request (reference), retries included',
-      );
-      const orphans = transactions.filter((tx) => !expected.has(tx.id));
-      assert.deepEqual(
-        orphans.map((tx) => `${tx.id} ${tx.reference} ${tx.state}`),
-        [],
-        'no transaction that no answer accounts for',
-      );
+      assertExactlyOnce(transactions, expected);
       assert.ok(alive(svc.pid), 'still alive at the end');
 
       console.log(

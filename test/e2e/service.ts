@@ -3,6 +3,7 @@
  * environment of INTERFACE §10) on a fresh database, a small JSON client over real HTTP, and a
  * merchant bootstrapped through the partner and management API like an integrator would.
  */
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -251,3 +252,28 @@ export function reattach(merchant: Merchant, service: ServiceProcess): Merchant 
 }
 
 export const newKeys = () => ({ operatorKey: `op_${randomBytes(24).toString('hex')}`, vaultKey: randomBytes(32).toString('hex') });
+
+/**
+ * Exactly once: every answered id is listed once, one transaction per request reference (no
+ * re-execution made a twin), and none that no answer accounts for.
+ */
+export function assertExactlyOnce(transactions: Array<{ id: string; reference: string; state: string }>, expected: Set<string>): void {
+  const countById = new Map<string, number>();
+  const countByReference = new Map<string, number>();
+  for (const tx of transactions) {
+    countById.set(tx.id, (countById.get(tx.id) ?? 0) + 1);
+    countByReference.set(tx.reference, (countByReference.get(tx.reference) ?? 0) + 1);
+  }
+  for (const id of expected) assert.equal(countById.get(id), 1, `transaction ${id} exists exactly once`);
+  assert.deepEqual(
+    [...countByReference].filter(([, n]) => n > 1),
+    [],
+    'one transaction per request (reference), retries included',
+  );
+  const orphans = transactions.filter((tx) => !expected.has(tx.id));
+  assert.deepEqual(
+    orphans.map((tx) => `${tx.id} ${tx.reference} ${tx.state}`),
+    [],
+    'no transaction that no answer (or retry) accounts for',
+  );
+}
