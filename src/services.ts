@@ -177,9 +177,9 @@ export function buildServices(deps: ServiceDeps): Services {
     acquirer,
     clock,
     async instrumentFor(accountId, paymentMethodId) {
-      const method = await paymentMethods.find(accountId, paymentMethodId, true);
-      if (!method) throw new Error(`payment method ${paymentMethodId} not found`);
-      return paymentMethods.instrumentFor(method);
+      const instrument = await paymentMethods.instrumentById(accountId, paymentMethodId);
+      if (!instrument) throw new Error(`payment method ${paymentMethodId} not found`);
+      return instrument;
     },
   });
   const notificationBuilder = new NotificationBuilder<Repositories>(transactions);

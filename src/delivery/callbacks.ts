@@ -103,10 +103,8 @@ export class CallbackDelivery<R extends CallbackRepos> {
    * In the commit that made `tx` final (the pipeline calls it): the delivery row with its complete
    * NotificationWebhook body and the sealed Authorization value, and its job. Once per final state.
    */
-  async scheduleInCommit(repos: R, final: Transaction): Promise<void> {
-    if (!final.notificationUrl) return;
-    // Read again: the commit's listeners may have linked it (a CIT's subscription) after `final` was read.
-    const tx = (await repos.transactions.findById(final.accountId, final.id)) ?? final;
+  async scheduleInCommit(repos: R, tx: Transaction): Promise<void> {
+    if (!tx.notificationUrl) return;
     const pointOfSale = await repos.pointsOfSale.findById(tx.accountId, tx.pointOfSaleId);
     const now = this.deps.clock.nowIso();
     const notification = this.newNotification(tx, tx.state, JSON.stringify(await this.deps.builder.build(tx, repos)), now);

@@ -118,9 +118,16 @@ export class PaymentMethodsService {
    * The instrument for an acquirer call: the card number opened from the vault (no CVC: it is
    * never stored), or the wallet type. Works on deleted methods too, for running transactions.
    */
-  async instrumentFor(paymentMethod: Pick<PaymentMethod, 'id' | 'type' | 'holderName' | 'card'>): Promise<Instrument> {
+  /** The instrument of a stored method by id, read once with its sealed number; null when there is no such method. */
+  async instrumentById(accountId: string, id: string): Promise<Instrument | null> {
+    const found = await this.deps.paymentMethods.findWithSealedPan(accountId, id);
+    return found ? this.instrumentFor(found.paymentMethod, found.panSealed) : null;
+  }
+
+  /** `sealed`: the sealed number when the caller already read it (else it is read here). */
+  async instrumentFor(paymentMethod: Pick<PaymentMethod, 'id' | 'type' | 'holderName' | 'card'>, sealedPan?: string | null): Promise<Instrument> {
     if (paymentMethod.type !== 'CARD' || !paymentMethod.card) return { kind: 'wallet', paymentMethodType: paymentMethod.type };
-    const sealed = await this.deps.paymentMethods.sealedPan(paymentMethod.id);
+    const sealed = sealedPan ?? (await this.deps.paymentMethods.sealedPan(paymentMethod.id));
     if (!sealed) throw new Error(`payment method ${paymentMethod.id} has no card number in the vault`);
     return {
       kind: 'card',

@@ -330,7 +330,8 @@ export class SessionsService {
    * Pipeline result listener (registered with `authorization.onResult`): runs inside the commit
    * that makes a CIT transaction final, before its callback is enqueued.
    */
-  async onPaymentResult({ repos, transaction, becameFinal }: ResultContext<SessionRepos>): Promise<void> {
+  /** Returns the transaction when it changed it (linked the new subscription), for what the commit writes after. */
+  async onPaymentResult({ repos, transaction, becameFinal }: ResultContext<SessionRepos>): Promise<Transaction | void> {
     if (!becameFinal || transaction.flow !== 'CIT' || !transaction.sessionId) return;
     const session = await repos.sessions.findById(transaction.accountId, transaction.sessionId);
     if (!session || session.state !== 'PROCESSING') return;
@@ -370,7 +371,7 @@ export class SessionsService {
       if (subscription && request?.billingAgreement && this.billing) {
         await this.billing.sessionCompleted(repos, { ...session, state: 'COMPLETED', subscriptionId: subscription.id }, subscription);
       }
-      return;
+      return subscription ? { ...transaction, subscriptionId: subscription.id, updatedAt: now } : undefined;
     }
 
     // Declined: the card is not kept for the customer; the customer may try again while attempts and time are left.

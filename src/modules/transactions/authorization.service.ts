@@ -139,7 +139,8 @@ export interface ResultContext<R> {
   becameFinal: boolean;
 }
 
-export type ResultListener<R> = (context: ResultContext<R>) => Promise<void>;
+/** A listener that changes the transaction row returns the changed transaction: later listeners and the callback see it. */
+export type ResultListener<R> = (context: ResultContext<R>) => Promise<Transaction | void>;
 
 export interface AuthorizationDeps<R extends PipelineRepos> {
   transactions: TransactionsRepository;
@@ -506,10 +507,12 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
 
       let follow: Operation | null = null;
       let becameFinal = false;
+      // The row as this commit leaves it, from the update itself (RETURNING), not read again.
+      let after: Transaction | null = null;
       if (op.type === 'AUTHORIZATION' || op.type === 'SALE' || op.type === 'PAYOUT') {
         const state = nextTransactionState(tx.state, approved ? 'approve' : 'decline');
         if (!state) throw new Conflict(`transaction ${tx.id} cannot take an answer in state ${tx.state}`);
-        const applied = await repos.transactions.applyResult(
+        after = await repos.transactions.applyResultReturning(
           tx.id,
           ['PENDING', 'PROCESSING'],
           {
@@ -523,18 +526,19 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
           },
           approved ? deltaFor(op.type, op.amount) : {},
         );
-        if (!applied) throw new Conflict(`transaction ${tx.id} changed meanwhile`);
+        if (!after) throw new Conflict(`transaction ${tx.id} changed meanwhile`);
         becameFinal = isFinal(state);
         if (approved && op.type === 'AUTHORIZATION' && (tx.instantCapture === 'VOID' || tx.instantCapture === 'NO_VOID')) {
           follow = this.newOperation(tx, 'CAPTURE', op.amount, op.id, now);
         }
       } else {
         // Instant capture or its void: the transaction stays in its final state, only aggregates move.
-        const applied = approved ? await repos.transactions.applyResult(tx.id, [tx.state], { updatedAt: now }, deltaFor(op.type, op.amount)) : true;
-        if (!applied) throw new Conflict(`transaction ${tx.id}: ${op.type} of ${op.amount} no longer fits its aggregates`);
+        after = approved
+          ? await repos.transactions.applyResultReturning(tx.id, [tx.state], { updatedAt: now }, deltaFor(op.type, op.amount))
+          : await repos.transactions.findById(tx.accountId, tx.id);
+        if (!after) throw new Conflict(`transaction ${tx.id}: ${op.type} of ${op.amount} no longer fits its aggregates`);
         if (!approved && op.type === 'CAPTURE' && tx.instantCapture === 'VOID') {
-          const fresh = await repos.transactions.findById(tx.accountId, tx.id);
-          const remaining = fresh ? fresh.authorizedAmount - fresh.capturedAmount - fresh.voidedAmount : 0;
+          const remaining = after.authorizedAmount - after.capturedAmount - after.voidedAmount;
           if (remaining > 0) follow = this.newOperation(tx, 'VOID', remaining, op.referenceOperationId, now);
         }
       }
@@ -543,8 +547,6 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
         await repos.transactions.insertOperations([follow]);
         await repos.jobs.enqueue(driveJob(tx, follow, 2, nowMs + SYNC_SAFETY_NET_MS));
       }
-      const after = await repos.transactions.findById(tx.accountId, tx.id);
-      if (!after) throw new Error(`transaction ${tx.id} vanished`);
       await this.afterChange(repos, after, finishedOp, becameFinal, follow !== null);
       return follow?.id ?? null;
     });
@@ -552,10 +554,11 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
 
   /** Listeners, then the callback once the transaction is final and nothing of its chain is in flight. */
   private async afterChange(repos: R, transaction: Transaction, operation: Operation | null, becameFinal: boolean, chainPending = false): Promise<void> {
-    for (const listener of this.listeners) await listener({ repos, transaction, operation, becameFinal });
-    if (!chainPending && isFinal(transaction.state) && transaction.notificationUrl) {
-      if (this.callbacks) await this.callbacks.scheduleInCommit(repos, transaction);
-      else await repos.jobs.enqueue(callbackJob(transaction));
+    let current = transaction;
+    for (const listener of this.listeners) current = (await listener({ repos, transaction: current, operation, becameFinal })) ?? current;
+    if (!chainPending && isFinal(current.state) && current.notificationUrl) {
+      if (this.callbacks) await this.callbacks.scheduleInCommit(repos, current);
+      else await repos.jobs.enqueue(callbackJob(current));
     }
   }
 }

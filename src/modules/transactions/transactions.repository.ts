@@ -87,6 +87,8 @@ export interface TransactionsRepository {
    * True when this call changed the row, so a result is applied exactly once.
    */
   applyResult(id: string, from: TransactionState[], patch: TransactionResultPatch, delta?: AggregateDelta): Promise<boolean>;
+  /** applyResult that answers with the row as updated (null when it did not apply): no read after it. */
+  applyResultReturning(id: string, from: TransactionState[], patch: TransactionResultPatch, delta?: AggregateDelta): Promise<Transaction | null>;
   /** Finishes an operation still PROCESSING; true when this call did it. */
   finishOperation(id: string, patch: OperationResultPatch): Promise<boolean>;
   /** Operations in a final state, newest finalized first. */

@@ -52,6 +52,16 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
     return row ? toPaymentMethod({ ...row, panSealed: null }) : null;
   }
 
+  async findWithSealedPan(accountId: string, id: string): Promise<{ paymentMethod: PaymentMethod; panSealed: string | null } | null> {
+    const row = await this.db
+      .selectFrom('paymentMethods')
+      .select([...COLUMNS, 'panSealed'])
+      .where('id', '=', id)
+      .where('accountId', '=', accountId)
+      .executeTakeFirst();
+    return row ? { paymentMethod: toPaymentMethod({ ...row, panSealed: null }), panSealed: row.panSealed } : null;
+  }
+
   async sealedPan(id: string): Promise<string | null> {
     const row = await this.db.selectFrom('paymentMethods').select('panSealed').where('id', '=', id).executeTakeFirst();
     return row?.panSealed ?? null;

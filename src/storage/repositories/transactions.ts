@@ -148,6 +148,16 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
   }
 
   async applyResult(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta = {}): Promise<boolean> {
+    const result = await this.resultUpdate(id, from, patch, delta).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async applyResultReturning(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta = {}): Promise<Transaction | null> {
+    const row = await this.resultUpdate(id, from, patch, delta).returningAll().executeTakeFirst();
+    return row ? toTransaction(row) : null;
+  }
+
+  private resultUpdate(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta) {
     const { externalStatusCodes, sca, ...plain } = patch;
     const add = (eb: any, column: string, amount: number | undefined) => (amount ? eb(column, '+', amount) : undefined);
     let q = this.db
@@ -172,8 +182,7 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
         sql<boolean>`${sql.ref('captured_amount')} + ${sql.ref('voided_amount')} + ${extra} <= ${sql.ref('authorized_amount')} + ${delta.authorized ?? 0}`,
       );
     }
-    const result = await q.executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    return q;
   }
 
   async finishOperation(id: string, patch: OperationResultPatch): Promise<boolean> {
