@@ -160,6 +160,9 @@ export function refusedWith(res: TestResponse, code: string, what = 'operation')
   const errorCode = res.body.errorCode ?? res.body.operations?.[0]?.errorCode;
   assert.equal(errorCode?.code, code, `${what}: ${res.text}`);
   assert.equal(typeof errorCode?.message, 'string');
+  // A refusal or a decline is FAILED (INTERFACE §11.1); an acquirer timeout leaves the operation PROCESSING (not a decline).
+  const expected = code === 'ACQUIRER_TIMEOUT' ? 'PROCESSING' : 'FAILED';
+  assert.equal(res.body.state ?? res.body.operations?.[0]?.state, expected, `${what}: state of a ${code} answer`);
   return res.body;
 }
 

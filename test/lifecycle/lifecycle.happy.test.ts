@@ -34,7 +34,7 @@ for (const kind of await availableStores()) {
       assert.equal(first.errorCode, null);
       const over = refusedWith(await capture(m, tx.id, 800), 'AMOUNT_EXCEEDS_REMAINING');
       assert.equal(over.operationId, null, 'nothing recorded for a refusal');
-      assert.equal(over.state, null);
+      assert.equal(over.state, 'FAILED', 'a refused operation is FAILED (INTERFACE §11.1)');
       assert.match(over.errorCode.message, /700 available/);
       const second = ok(await capture(m, tx.id, 700));
 

@@ -64,7 +64,7 @@ export interface OperationsDeps extends LifecycleRepos {
   clock: Clock;
 }
 
-const refused = (r: Refusal): OperationResult => ({ operationId: null, success: false, state: null, errorCode: { code: r.code, message: r.message } });
+const refused = (r: Refusal): OperationResult => ({ operationId: null, success: false, state: 'FAILED', errorCode: { code: r.code, message: r.message } });
 
 /** What the acquirer call is named for each operation type. */
 const ACQUIRER_CALL: Partial<Record<OperationType, 'capture' | 'refund' | 'void' | 'renew'>> = {
