@@ -170,18 +170,6 @@ export function buildServices(deps: ServiceDeps): Services {
       throw err;
     }
   };
-  const payments = new AuthorizationService<Repositories>({
-    transactions: store.transactions,
-    transaction: (fn) => store.transaction(fn),
-    jobs: store.jobs,
-    acquirer,
-    clock,
-    async instrumentFor(accountId, paymentMethodId) {
-      const instrument = await paymentMethods.instrumentById(accountId, paymentMethodId);
-      if (!instrument) throw new Error(`payment method ${paymentMethodId} not found`);
-      return instrument;
-    },
-  });
   const notificationBuilder = new NotificationBuilder<Repositories>(transactions);
   notificationBuilder.useCards(async (tx, repos) =>
     cardObject(tx.paymentMethodId ? await (repos ?? store).paymentMethods.findById(tx.accountId, tx.paymentMethodId, true) : null),
@@ -198,8 +186,20 @@ export function buildServices(deps: ServiceDeps): Services {
     gate: deliveryGate,
     clock,
   });
-  // A final transaction's callback row (with its body) and job are written in the commit that made it final.
-  payments.useCallbacks(callbacks);
+  const payments = new AuthorizationService<Repositories>({
+    transactions: store.transactions,
+    transaction: (fn) => store.transaction(fn),
+    jobs: store.jobs,
+    acquirer,
+    clock,
+    // A final transaction's callback row (with its body) and job are written in the commit that made it final.
+    callbacks,
+    async instrumentFor(accountId, paymentMethodId) {
+      const instrument = await paymentMethods.instrumentById(accountId, paymentMethodId);
+      if (!instrument) throw new Error(`payment method ${paymentMethodId} not found`);
+      return instrument;
+    },
+  });
   // The backlog bound (INTERFACE §3): asynchronous work is refused with 503 while due jobs are at it.
   const backlog = new BacklogGauge({
     count: (now, limit) => store.jobs.countBacklog(now, limit),

@@ -107,8 +107,8 @@ export class CallbackDelivery<R extends CallbackRepos> {
     if (!tx.notificationUrl) return;
     const pointOfSale = await repos.pointsOfSale.findById(tx.accountId, tx.pointOfSaleId);
     const now = this.deps.clock.nowIso();
-    const notification = this.newNotification(tx, tx.state, JSON.stringify(await this.deps.builder.build(tx, repos)), now);
-    notification.authorizationSealed = pointOfSale?.webhookAuthenticationSealed ?? null;
+    const body = JSON.stringify(await this.deps.builder.build(tx, repos));
+    const notification = this.newNotification(tx, tx.state, body, now, pointOfSale?.webhookAuthenticationSealed ?? null);
     if (await repos.notifications.insertIfAbsent(notification)) await repos.jobs.enqueue(callbackJob(tx, notification.id));
   }
 
@@ -182,10 +182,10 @@ export class CallbackDelivery<R extends CallbackRepos> {
     const existing = (await this.deps.notifications.listForTransaction(tx.accountId, tx.id)).find((n) => n.event === payload.event);
     if (existing) return existing;
     const body = JSON.stringify(await this.deps.builder.build(tx));
-    return this.deps.notifications.insertOnce(this.newNotification(tx, payload.event, body, this.deps.clock.nowIso()));
+    return this.deps.notifications.insertOnce(this.newNotification(tx, payload.event, body, this.deps.clock.nowIso(), null));
   }
 
-  private newNotification(tx: Transaction, event: string, body: string, now: string): Notification {
+  private newNotification(tx: Transaction, event: string, body: string, now: string, authorizationSealed: string | null): Notification {
     return {
       id: newId(),
       accountId: tx.accountId,
@@ -201,7 +201,7 @@ export class CallbackDelivery<R extends CallbackRepos> {
       createdAt: now,
       updatedAt: now,
       deliveredAt: null,
-      authorizationSealed: null,
+      authorizationSealed,
     };
   }
 

@@ -5,6 +5,7 @@
  * before execution) or reopened (the database failed under the request).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Principal } from '../modules/accounts/account.js';
 import type { Sealer } from '../security/secret-box.js';
 import type { Effect } from '../shared/effect.js';
 import { AppError } from '../shared/errors.js';
@@ -51,17 +52,22 @@ export function idempotencyClaimHook(def: RouteDef, deps: IdempotencyDeps) {
   if (!def.idempotent) return null;
   const sealed = def.secretResponse === true;
   return async function claimIdempotencyKey(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-    if (!request.principal) return;
+    const principal = request.principal;
     const key = request.headers['idempotency-key'];
-    if (typeof key === 'string' && (await claim(request, reply, key, deps, sealed))) return reply;
+    if (principal && typeof key === 'string' && (await claim(request, reply, principal, key, deps, sealed))) return reply;
   };
 }
 
 /** Claims the key; returns true when the stored response was replayed instead. */
-async function claim(request: FastifyRequest, reply: FastifyReply, key: string, deps: IdempotencyDeps, sealed: boolean): Promise<boolean> {
+async function claim(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  principal: Principal,
+  key: string,
+  deps: IdempotencyDeps,
+  sealed: boolean,
+): Promise<boolean> {
   validateKey(key);
-  const principal = request.principal;
-  if (!principal) return false;
   // Keys are scoped per merchant; the operator (partner API) has a scope of its own.
   const scope = principal.tier === 'merchant' ? principal.accountId : 'operator';
   const ref: IdempotencyRef = { accountId: scope, method: request.method, path: canonicalPath(request), key };

@@ -81,11 +81,10 @@ export interface JobContext {
   attempt: number;
   now(): number;
   /**
-   * Marks the job done inside the caller's commit (`jobs` bound to that transaction), so that the
-   * result and the job's completion are one commit; the runner then records nothing more.
+   * Settles the job inside the caller's commit (`jobs` bound to that transaction) — done, or failed
+   * with a retry time (null: dead) — so that the result and the job's outcome are one commit; the
+   * runner then records nothing more.
    */
-  completeIn(jobs: JobQueue): Promise<void>;
-  /** The same for any outcome: done, or failed with a retry time (null: dead, attempts exhausted). */
   settleIn(jobs: JobQueue, outcome: JobOutcome): Promise<void>;
 }
 

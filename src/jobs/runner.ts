@@ -124,9 +124,10 @@ export class JobRunner {
         outage = false;
       } catch (err) {
         failures++;
-        if (!isStoreUnavailable(err)) logger.error({ err }, 'job claim failed');
+        const unavailable = isStoreUnavailable(err);
+        if (!unavailable) logger.error({ err }, 'job claim failed');
         else if (!outage) logger.warn({ err }, 'job runner: the database is unavailable; backing off until it answers');
-        outage ||= isStoreUnavailable(err);
+        outage ||= unavailable;
       }
       if (this.stopped) break;
       if (failures > 0) await this.sleep(Math.min(CLAIM_BACKOFF_CAP_MS, this.idlePollMs * 2 ** (failures - 1)));
@@ -203,8 +204,7 @@ export class JobRunner {
         else await jobs.fail(job.id, this.workerId, clock.now(), outcome.error.slice(0, 2000), outcome.retryAt);
         settled = true;
       };
-      const completeIn = (jobs: JobQueue) => settleIn(jobs, { done: true });
-      await definition.handle(job.payload as never, { job, attempt: job.attempts, now: () => clock.now(), completeIn, settleIn });
+      await definition.handle(job.payload as never, { job, attempt: job.attempts, now: () => clock.now(), settleIn });
       if (!settled) await store.complete(job.id, this.workerId, clock.now());
     } catch (err) {
       if (err instanceof Deferred || isStoreUnavailable(err)) {

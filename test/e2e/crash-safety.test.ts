@@ -29,6 +29,7 @@ import {
   sleep,
   startService,
   assertExactlyOnce,
+  subscribeByCit,
 } from './service.js';
 
 const VISA = '4111111111111111';
@@ -160,23 +161,7 @@ for (const kind of await availableStores()) {
       const first = await start('run1');
       service = first;
       let merchant: Merchant = await bootstrapMerchant(first, 'Crash Shop');
-      const cit = await merchant.api.must('POST', `${API}/cit`, {
-        pointOfSaleId: merchant.pointOfSaleId,
-        amount: 0,
-        currency: 'DKK',
-        customerId: 'crash-customer',
-        subscription: { type: 'UNSCHEDULED' },
-      });
-      await first.operator.must('POST', `/sandbox/v1/sessions/${cit.session.id}/complete`, {
-        card: { number: VISA, expiryMonth: 12, expiryYear: 2030, cvc: '123' },
-      });
-      let subscriptionId: string | null = null;
-      for (let i = 0; i < 100 && !subscriptionId; i++) {
-        const { session } = await merchant.api.must('GET', `${API}/sessions/${cit.session.id}`);
-        if (session.state === 'COMPLETED') subscriptionId = session.subscriptionId;
-        else await sleep(50);
-      }
-      assert.ok(subscriptionId, 'the CIT session completed with a subscription');
+      const subscriptionId = await subscribeByCit(first, merchant, 'crash-customer', { number: VISA, expiryMonth: 12, expiryYear: 2030, cvc: '123' });
 
       const sent: Sent[] = [];
       let counter = 0;

@@ -38,6 +38,7 @@ import {
   sleep,
   startService,
   assertExactlyOnce,
+  subscribeByCit,
 } from './service.js';
 
 const VISA = '4111111111111111';
@@ -179,21 +180,7 @@ describe('database outage: PostgreSQL cut off under load, then back (postgres)',
       service = svc;
       const merchant: Merchant = await bootstrapMerchant(svc, 'Outage Shop');
       await svc.operator.must('PATCH', `${API}/partner/accounts/${merchant.accountId}/capabilities`, { moto: true });
-      const cit = await merchant.api.must('POST', `${API}/cit`, {
-        pointOfSaleId: merchant.pointOfSaleId,
-        amount: 0,
-        currency: 'DKK',
-        customerId: 'outage-customer',
-        subscription: { type: 'UNSCHEDULED' },
-      });
-      await svc.operator.must('POST', `/sandbox/v1/sessions/${cit.session.id}/complete`, { card: CARD });
-      let subscriptionId: string | null = null;
-      for (let i = 0; i < 100 && !subscriptionId; i++) {
-        const { session } = await merchant.api.must('GET', `${API}/sessions/${cit.session.id}`);
-        if (session.state === 'COMPLETED') subscriptionId = session.subscriptionId;
-        else await sleep(50);
-      }
-      assert.ok(subscriptionId, 'the CIT session completed with a subscription');
+      const subscriptionId = await subscribeByCit(svc, merchant, 'outage-customer', CARD);
 
       // --- load, then the cut -------------------------------------------------------------------
       const sent: Sent[] = [];

@@ -277,3 +277,21 @@ export function assertExactlyOnce(transactions: Array<{ id: string; reference: s
     'no transaction that no answer (or retry) accounts for',
   );
 }
+
+/** An UNSCHEDULED subscription of `customerId`, made the way a shop makes one: a CIT session of amount 0 paid with `card` in the sandbox. */
+export async function subscribeByCit(svc: ServiceProcess, merchant: Merchant, customerId: string, card: Record<string, unknown>): Promise<string> {
+  const cit = await merchant.api.must('POST', `${API}/cit`, {
+    pointOfSaleId: merchant.pointOfSaleId,
+    amount: 0,
+    currency: 'DKK',
+    customerId,
+    subscription: { type: 'UNSCHEDULED' },
+  });
+  await svc.operator.must('POST', `/sandbox/v1/sessions/${cit.session.id}/complete`, { card });
+  for (let i = 0; i < 100; i++) {
+    const { session } = await merchant.api.must('GET', `${API}/sessions/${cit.session.id}`);
+    if (session.state === 'COMPLETED') return session.subscriptionId as string;
+    await sleep(50);
+  }
+  throw new Error('the CIT session did not complete with a subscription');
+}

@@ -147,6 +147,8 @@ export interface AuthorizationDeps<R extends PipelineRepos> {
   transaction<T>(fn: (repos: R) => Promise<T>): Promise<T>;
   jobs: JobQueue;
   acquirer: Acquirer;
+  /** Writes a final transaction's callback in the commit that made it final. */
+  callbacks: CallbackScheduler<R>;
   /** Opens a stored payment method for an acquirer call (payment-methods' instrumentFor). */
   instrumentFor(accountId: string, paymentMethodId: string): Promise<Instrument>;
   clock: Clock;
@@ -178,17 +180,11 @@ export type DriveOutcome = 'applied' | 'timeout' | 'already-final';
 
 export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
   private readonly listeners: ResultListener<R>[] = [];
-  private callbacks: CallbackScheduler<R> | null = null;
 
   constructor(private readonly deps: AuthorizationDeps<R>) {}
 
   onResult(listener: ResultListener<R>): void {
     this.listeners.push(listener);
-  }
-
-  /** Where final transactions' callbacks are written (without one, only the callback job is enqueued). */
-  useCallbacks(scheduler: CallbackScheduler<R>): void {
-    this.callbacks = scheduler;
   }
 
   /** Synchronous flows: create, call, apply (and any instant capture); returns the transaction now. */
@@ -494,7 +490,7 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
         finalizedAt: now,
       });
       if (!finished) throw new Conflict(`operation ${op.id} was already answered`);
-      if (job) await job.completeIn(repos.jobs);
+      if (job) await job.settleIn(repos.jobs, { done: true });
       else await repos.jobs.cancelQueued(driveJobKey(op.id), nowMs);
       const finishedOp: Operation = {
         ...op,
@@ -557,8 +553,7 @@ export class AuthorizationService<R extends PipelineRepos = PipelineRepos> {
     let current = transaction;
     for (const listener of this.listeners) current = (await listener({ repos, transaction: current, operation, becameFinal })) ?? current;
     if (!chainPending && isFinal(current.state) && current.notificationUrl) {
-      if (this.callbacks) await this.callbacks.scheduleInCommit(repos, current);
-      else await repos.jobs.enqueue(callbackJob(current));
+      await this.deps.callbacks.scheduleInCommit(repos, current);
     }
   }
 }
@@ -575,8 +570,8 @@ export function driveJob(tx: Pick<Transaction, 'id' | 'accountId'>, op: Operatio
 
 const driveJobKey = (operationId: string) => `${DRIVE_JOB}:${operationId}`;
 
-/** The one callback job of a transaction's final state (dedupe: never two for the same state); with the delivery row's id when it was written in the same commit. */
-export function callbackJob(tx: Pick<Transaction, 'id' | 'accountId' | 'state'>, notificationId?: string) {
-  const payload: CallbackJobPayload = { accountId: tx.accountId, transactionId: tx.id, event: tx.state, ...(notificationId ? { notificationId } : {}) };
+/** The one callback job of a transaction's final state (dedupe: never two for the same state), for its delivery row. */
+export function callbackJob(tx: Pick<Transaction, 'id' | 'accountId' | 'state'>, notificationId: string) {
+  const payload: CallbackJobPayload = { accountId: tx.accountId, transactionId: tx.id, event: tx.state, notificationId };
   return { kind: CALLBACK_JOB, payload, dedupeKey: `${CALLBACK_JOB}:${tx.id}:${tx.state}`, maxAttempts: CALLBACK_MAX_ATTEMPTS };
 }
