@@ -24,9 +24,13 @@ export const ErrorResponse = Type.Object({
   errorCode: Type.String(),
   message: Type.String(),
 });
+/**
+ * Every 422 a route may answer: VALIDATION_ERROR with its field errors, or IDEMPOTENCY_KEY_REUSED
+ * (no `errors`). A response schema that required `errors` made the latter fail to serialize (500).
+ */
 export const ValidationErrorResponse = Type.Object({
   success: Type.Literal(false),
-  errorCode: Type.Literal('VALIDATION_ERROR'),
+  errorCode: StringEnum(['VALIDATION_ERROR', 'IDEMPOTENCY_KEY_REUSED'] as const),
   message: Type.String(),
-  errors: Type.Record(Type.String(), Type.Array(Type.String())),
+  errors: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String()))),
 });

@@ -681,6 +681,16 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
+/**
+ * A fresh copy of a generated value (Raw kept as is): generated values are shared between runs,
+ * and putting the same object into the tree twice could make a mutation nest it in itself (a cycle).
+ */
+function fresh(value: unknown): unknown {
+  if (value instanceof Raw || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(fresh);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fresh(v)]));
+}
+
 /** Applies the mutations to a deep copy of `value`; returns what was done, for the report. */
 function mutate(value: unknown, mutations: Mutation[]): { value: unknown; notes: string[] } {
   let root = structuredClone(value);
@@ -692,19 +702,19 @@ function mutate(value: unknown, mutations: Mutation[]): { value: unknown; notes:
       const target = objects[m.at % Math.max(objects.length, 1)];
       if (!target) continue;
       if (m.op === 'add') {
-        setOwn(target, m.key, m.value);
+        setOwn(target, m.key, fresh(m.value));
         notes.push(`add ${JSON.stringify(m.key)}`);
       } else {
         const keys = Object.keys(target);
         const key = keys[m.at % Math.max(keys.length, 1)] ?? m.key;
         const extra = ((target as any)[DUPLICATES] ??= []) as Array<[string, unknown]>;
-        extra.push([key, m.value]);
+        extra.push([key, fresh(m.value)]);
         notes.push(`duplicate key ${key}`);
       }
       continue;
     }
     if (all.length === 0) {
-      if (m.op === 'replace') root = m.value;
+      if (m.op === 'replace') root = fresh(m.value);
       continue;
     }
     const [container, key] = all[m.at % all.length]!;
@@ -716,7 +726,7 @@ function mutate(value: unknown, mutations: Mutation[]): { value: unknown; notes:
       (container as any)[key] = [(container as any)[key]];
       notes.push(`wrap ${key} in an array`);
     } else {
-      (container as any)[key] = m.value;
+      (container as any)[key] = fresh(m.value);
       notes.push(`replace ${key}`);
     }
   }

@@ -73,6 +73,15 @@ for (const kind of await availableStores()) {
         expectValidation(await sale(m, { pointOfSaleId: m.onlinePointOfSaleId }), 'transaction.pointOfSaleId', 'in:PHYSICAL');
       });
 
+      test('an Idempotency-Key reused with another body → 422 IDEMPOTENCY_KEY_REUSED in the error body (not a 500 from the response schema)', async () => {
+        const first = await m.api.post(`${API}/sale`, saleBody(m, { amount: 1100 }), { idempotencyKey: 'sale-key-reused' });
+        assert.equal(first.status, 200, first.text);
+        const reused = await m.api.post(`${API}/sale`, saleBody(m, { amount: 1200 }), { idempotencyKey: 'sale-key-reused' });
+        assert.equal(reused.status, 422, reused.text);
+        assert.deepEqual(Object.keys(reused.body).sort(), ['errorCode', 'message', 'success']);
+        assert.equal(reused.body.errorCode, 'IDEMPOTENCY_KEY_REUSED');
+      });
+
       test('an unknown point of sale → 422 on transaction.pointOfSaleId', async () => {
         expectValidation(await sale(m, { pointOfSaleId: '00000000-0000-4000-8000-000000000000' }), 'transaction.pointOfSaleId');
       });
