@@ -26,7 +26,7 @@ import { billingAgreementWire } from '../src/modules/billing/agreements.schemas.
 import type { BillingPlan } from '../src/modules/billing/plan.js';
 import type { PaymentMethod } from '../src/modules/payment-methods/payment-method.js';
 import type { Subscription } from '../src/modules/subscriptions/subscription.js';
-import type { PaymentRequest } from '../src/modules/transactions/authorization.service.js';
+import type { PaymentRequest } from '../src/modules/transactions/payment-engine.js';
 import type { Runtime } from '../src/runtime.js';
 import type { Repositories } from '../src/storage/store.js';
 import { benchDatabase, openRuntime, measuredStores, resetDatabase, type StoreKind } from './lib/stores.js';
@@ -126,7 +126,7 @@ async function seed(runtime: Runtime, agreements: number, dueAt: number): Promis
           state: 'ACTIVE',
           nextChargeAt: iso(dueAt),
           lastChargeAt: null,
-          desiredDate: iso(dueAt).slice(0, 10),
+          desiredDate: null,
           reference: `agreement-${s.reference}`,
           stateChangedAt: now,
           createdAt: now,
@@ -162,8 +162,7 @@ interface Progress {
 
 function trackProgress(runtime: Runtime): Progress {
   const progress: Progress = { chargesFinal: 0, baselineFinal: 0 };
-  runtime.services.payments.onResult(async ({ transaction, becameFinal }) => {
-    if (!becameFinal) return;
+  runtime.services.payments.observeFinal((transaction) => {
     if (transaction.billingAgreementChargeId) progress.chargesFinal++;
     else if (transaction.reference?.startsWith(BASELINE_REFERENCE)) progress.baselineFinal++;
   });

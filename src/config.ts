@@ -31,6 +31,15 @@ export interface Config {
    * work (MIT, MIT batch, asynchronous payout) is refused with 503 and Retry-After. 0: no bound.
    */
   maxBacklog: number;
+  /**
+   * Ingestion caps (INTERFACE §11.8), per merchant per minute of the service clock, counted in the
+   * database so that they hold for every process of the deployment: MIT transactions accepted
+   * through POST /mit (PAYMENTS_MIT_CAP_PER_MINUTE, default 300) and through POST /mit/batch,
+   * entries counted (PAYMENTS_MIT_BATCH_CAP_PER_MINUTE, default 30 000). 0: no cap. Independent of
+   * PAYMENTS_RATE_LIMITS (the request buckets of §5).
+   */
+  mitCapPerMinute: number;
+  mitBatchCapPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -51,6 +60,12 @@ type Env = Record<string, string | undefined>;
  * (10 × 500 entries each); beyond it every new payment only waits longer for its acquirer call.
  */
 export const DEFAULT_MAX_BACKLOG = 50_000;
+
+/** INTERFACE §11.8: MIT transactions per merchant per minute through POST /mit and through POST /mit/batch. */
+export const DEFAULT_MIT_CAP_PER_MINUTE = 300;
+export const DEFAULT_MIT_BATCH_CAP_PER_MINUTE = 30_000;
+/** Highest configurable cap: far beyond any deployment, still exact in the counter's 32-bit column. */
+export const MAX_INGESTION_CAP = 1_000_000_000;
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -147,6 +162,8 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, 'PAYMENTS_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     // The gauge counts up to the bound every 250 ms: a bound far above the default makes that count expensive.
     maxBacklog: integer(env, 'PAYMENTS_MAX_BACKLOG', DEFAULT_MAX_BACKLOG, 0, 1_000_000),
+    mitCapPerMinute: integer(env, 'PAYMENTS_MIT_CAP_PER_MINUTE', DEFAULT_MIT_CAP_PER_MINUTE, 0, MAX_INGESTION_CAP),
+    mitBatchCapPerMinute: integer(env, 'PAYMENTS_MIT_BATCH_CAP_PER_MINUTE', DEFAULT_MIT_BATCH_CAP_PER_MINUTE, 0, MAX_INGESTION_CAP),
   };
 }
 

@@ -101,6 +101,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   await scheduleWebhookRelay(store.jobs, clock.now());
   await scheduleSettlementRun(store.jobs, clock.now());
   await schedulePaymentMethodExpiry(store.jobs, clock.now());
+  // Cards stored before INTERFACE §11.1 get the first 8 digits of their masked number (from the vault); a no-op once done.
+  await services.paymentMethods.upgradeLegacyCards(logger);
 
   const metrics = new Metrics();
   metrics.gauge('payments_jobs', 'Jobs not yet done, by kind and state (dead = needs the operator)', ['kind', 'state'], async () =>

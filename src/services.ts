@@ -14,7 +14,6 @@ import type { JobDefinition } from './jobs/job.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { AccountsService } from './modules/accounts/accounts.service.js';
 import { operationsRoutes } from './modules/operations/operations.routes.js';
-import { resolveOperationJob } from './modules/operations/operations.jobs.js';
 import { OperationsService } from './modules/operations/operations.service.js';
 import { PaymentMethodsService } from './modules/payment-methods/payment-methods.service.js';
 import { pointsOfSaleRoutes } from './modules/points-of-sale/points-of-sale.routes.js';
@@ -28,17 +27,22 @@ import { terminalsRoutes } from './modules/terminals/terminals.routes.js';
 import { TerminalsService } from './modules/terminals/terminals.service.js';
 import { transactionsRoutes } from './modules/transactions/transactions.routes.js';
 import { TransactionsService } from './modules/transactions/transactions.service.js';
+import { TimelineService } from './modules/transactions/timeline.js';
+import { KyselyTimelineRepository } from './storage/repositories/timeline.js';
+import { operatorJobsRoutes } from './dashboard/operator-jobs.routes.js';
 import { callbackRetryDelay } from './delivery/callbacks.js';
 import { DeliveryGate } from './delivery/delivery-gate.js';
 import { CALLBACK_TIMEOUT_MS, UndiciSender } from './delivery/http-sender.js';
 import { CallbackUrlPolicy } from './delivery/url-policy.js';
-import { AuthorizationService, CALLBACK_MAX_ATTEMPTS } from './modules/transactions/authorization.service.js';
+import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS, PaymentEngine } from './modules/transactions/payment-engine.js';
+import { newId } from './shared/ids.js';
+import { newJob } from './jobs/catalogue.js';
 import { CallbackDelivery } from './delivery/callbacks.js';
 import { notificationsRoutes } from './delivery/notifications.routes.js';
 import { motoRoutes } from './modules/moto/moto.routes.js';
 import { MotoService } from './modules/moto/moto.service.js';
 import { cardObject } from './modules/payment-methods/payment-method.js';
-import { paymentMethodsRoutes } from './modules/payment-methods/payment-methods.routes.js';
+import { paymentMethodsRoutes, paymentMethodsSandboxRoutes } from './modules/payment-methods/payment-methods.routes.js';
 import { payoutsRoutes } from './modules/payouts/payouts.routes.js';
 import { PayoutsService } from './modules/payouts/payouts.service.js';
 import { NotificationBuilder } from './modules/transactions/notification.js';
@@ -47,19 +51,21 @@ import type { Repositories } from './storage/store.js';
 import { saleJobs } from './modules/sales/sales.jobs.js';
 import { salesRoutes, salesSandboxRoutes } from './modules/sales/sales.routes.js';
 import { SalesService } from './modules/sales/sales.service.js';
-import { appendTransactionOutcome } from './modules/webhooks/transaction-events.js';
 import { webhookDeliveryJob, webhookRelayJob } from './modules/webhooks/webhooks.jobs.js';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { type RetrySchedule, WebhooksService } from './modules/webhooks/webhooks.service.js';
 import { mitRoutes } from './modules/mit/mit.routes.js';
 import { MitService } from './modules/mit/mit.service.js';
+import { IngestionCap } from './modules/mit/ingestion-cap.js';
 import { sessionsRoutes } from './modules/sessions/sessions.routes.js';
 import { sessionWire } from './modules/sessions/sessions.schemas.js';
-import { SessionsService } from './modules/sessions/sessions.service.js';
+import { SESSION_EXPIRED_EVENT, SessionsService } from './modules/sessions/sessions.service.js';
 import { subscriptionsRoutes } from './modules/subscriptions/subscriptions.routes.js';
 import { paymentMethodExpiryJob } from './modules/subscriptions/subscriptions.jobs.js';
 import { paymentLinksRoutes } from './modules/payment-links/payment-links.routes.js';
 import { PaymentLinksService } from './modules/payment-links/payment-links.service.js';
+import { multiLinksRoutes } from './modules/multi-links/multi-links.routes.js';
+import { MultiLinksService } from './modules/multi-links/multi-links.service.js';
 import { subscriptionWire } from './modules/subscriptions/subscriptions.schemas.js';
 import { SubscriptionsService } from './modules/subscriptions/subscriptions.service.js';
 import { type BillingModule, createBillingModule } from './modules/billing/billing.module.js';
@@ -69,7 +75,10 @@ import type { RouteDef } from './shared/route.js';
 import type { Store } from './storage/store.js';
 
 export interface ServiceDeps {
-  config: Pick<Config, 'sandbox' | 'publicUrl' | 'sandboxLatencyMs' | 'sandboxAcquirerLog' | 'allowPrivateUrls' | 'maxBacklog'>;
+  config: Pick<
+    Config,
+    'sandbox' | 'publicUrl' | 'sandboxLatencyMs' | 'sandboxAcquirerLog' | 'allowPrivateUrls' | 'maxBacklog' | 'mitCapPerMinute' | 'mitBatchCapPerMinute'
+  >;
   store: Store;
   clock: ServiceClock;
   sealer: Sealer;
@@ -90,12 +99,12 @@ export interface Services {
   transactions: TransactionsService;
   acquirer: Acquirer;
   paymentMethods: PaymentMethodsService;
-  /** The one payment pipeline (MOTO, CIT, MIT, sale, payouts); hook results with payments.onResult. */
-  payments: AuthorizationService<Repositories>;
+  /** The one payment engine: every operation that moves money (payments, lifecycle operations, instant capture). */
+  payments: PaymentEngine<Repositories>;
   /** NotificationWebhook builder; sessions/subscriptions plug their sections in with useSessions/useSubscriptions. */
   notificationBuilder: NotificationBuilder<Repositories>;
   callbacks: CallbackDelivery<Repositories>;
-  operations: OperationsService;
+  operations: OperationsService<Repositories>;
   webhooks: WebhooksService;
   settlements: SettlementsService;
   /** requireActive(accountId, subscriptionId) before charging (MIT, billing). */
@@ -137,22 +146,6 @@ export function buildServices(deps: ServiceDeps): Services {
   const acquirer = deps.acquirer ?? new SimulatorAcquirer(deps.config.sandboxLatencyMs, deps.config.sandboxAcquirerLog ?? null);
   // Deleting runs in one commit with its listeners (subscriptions on the method become INVALID).
   const paymentMethods = new PaymentMethodsService({ paymentMethods: store.paymentMethods, sealer, clock, transaction: (fn) => store.transaction(fn) });
-  const operations = new OperationsService({
-    transactions: store.transactions,
-    lifecycle: store.lifecycle,
-    events: store.events,
-    jobs: store.jobs,
-    transaction: (fn) => store.transaction((repos) => fn(repos)),
-    acquirer,
-    clock,
-    // The payment method of the transaction (deleted ones too: running transactions keep working).
-    async instrumentOf(tx) {
-      const method = tx.paymentMethodId ? await paymentMethods.find(tx.accountId, tx.paymentMethodId, true) : null;
-      if (method) return paymentMethods.instrumentFor(method);
-      return { kind: 'wallet', paymentMethodType: tx.paymentMethodType ?? 'CARD' };
-    },
-  });
-
   // Callbacks and webhooks: private addresses only in the sandbox or when allowed (INTERFACE §8).
   const allowPrivate = deps.config.sandbox || deps.config.allowPrivateUrls;
   // One pooled outbound HTTP agent for callbacks and webhook deliveries.
@@ -186,20 +179,18 @@ export function buildServices(deps: ServiceDeps): Services {
     gate: deliveryGate,
     clock,
   });
-  const payments = new AuthorizationService<Repositories>({
+  const payments = new PaymentEngine<Repositories>({
     transactions: store.transactions,
     transaction: (fn) => store.transaction(fn),
-    jobs: store.jobs,
     acquirer,
     clock,
     // A final transaction's callback row (with its body) and job are written in the commit that made it final.
     callbacks,
-    async instrumentFor(accountId, paymentMethodId) {
-      const instrument = await paymentMethods.instrumentById(accountId, paymentMethodId);
-      if (!instrument) throw new Error(`payment method ${paymentMethodId} not found`);
-      return instrument;
-    },
+    // Deleted payment methods too: running transactions keep working.
+    instrumentFor: (accountId, paymentMethodId) => paymentMethods.instrumentById(accountId, paymentMethodId),
   });
+  // Capture, refund, void and renew: the lifecycle flow decides, the engine moves the money.
+  const operations = new OperationsService<Repositories>({ transactions: store.transactions, engine: payments });
   // The backlog bound (INTERFACE §3): asynchronous work is refused with 503 while due jobs are at it.
   const backlog = new BacklogGauge({
     count: (now, limit) => store.jobs.countBacklog(now, limit),
@@ -259,7 +250,7 @@ export function buildServices(deps: ServiceDeps): Services {
     finalized: (repos, tx) => payments.finalizedInCommit(repos, tx),
     clock,
   });
-  payments.onResult(({ repos, transaction, becameFinal }) => sales.onPaymentResult(repos, transaction, becameFinal));
+  payments.declareEffects('TERMINAL_SALE', (repos, transaction) => sales.saleFinal(repos, transaction));
 
   // Subscriptions, CIT sessions (hosted payment window) and MIT on the same pipeline.
   const subscriptions = new SubscriptionsService({
@@ -271,6 +262,8 @@ export function buildServices(deps: ServiceDeps): Services {
   paymentMethods.onDeleted((repos, accountId, id) =>
     subscriptions.invalidateForPaymentMethod(repos as Repositories, accountId, id, 'PAYMENT_METHOD_DELETED').then(() => undefined),
   );
+  // Account updater (INTERFACE §11.4): subscriptions invalidated by the old expiry are ACTIVE again in the update's commit.
+  paymentMethods.onCardUpdated((repos, method) => subscriptions.reinstateForPaymentMethod(repos as Repositories, method).then(() => undefined));
   const sessions = new SessionsService({
     sessions: store.sessions,
     transaction: (fn) => store.transaction(fn),
@@ -280,9 +273,37 @@ export function buildServices(deps: ServiceDeps): Services {
     urlPolicy: callbackUrlPolicy,
     authorization: payments,
     clock,
+    findSubscription: (accountId, id) => store.subscriptions.findById(accountId, id),
+    // preAuthUrl and the EXPIRED report: the callbacks' sender, Authorization value and delivery (INTERFACE §11.2).
+    outbound: {
+      async post(session, url, body, deliveryId) {
+        const pointOfSale = await pointsOfSale.getWithSecret(session.accountId, session.pointOfSaleId);
+        const headers: Record<string, string> = {
+          'content-type': 'application/json',
+          'x-delivery-id': deliveryId,
+          'user-agent': 'payments-service-callbacks/1',
+        };
+        if (pointOfSale?.webhookAuthentication) headers.authorization = pointOfSale.webhookAuthentication;
+        return (await httpSender.post(url, headers, JSON.stringify(body))).status;
+      },
+      // A delivery row of its own (event SESSION_EXPIRED) on the last failed attempt, sent by the callback job.
+      async scheduleExpiredCallback(sessionRepos, session, transaction) {
+        const repos = sessionRepos as Repositories;
+        const pointOfSale = await repos.pointsOfSale.findById(transaction.accountId, transaction.pointOfSaleId);
+        const now = clock.nowIso();
+        const body = JSON.stringify(await notificationBuilder.build(transaction, repos));
+        const notification = {
+          ...{ id: newId(), accountId: transaction.accountId, transactionId: transaction.id, event: SESSION_EXPIRED_EVENT, url: session.notificationUrl! },
+          ...{ state: 'PENDING' as const, body, attempts: 0, lastStatus: null, lastError: null, nextAttemptAt: now, createdAt: now, updatedAt: now },
+          ...{ deliveredAt: null, authorizationSealed: pointOfSale?.webhookAuthenticationSealed ?? null },
+        };
+        if (!(await repos.notifications.insertIfAbsent(notification))) return;
+        const payload = { accountId: transaction.accountId, transactionId: transaction.id, event: SESSION_EXPIRED_EVENT, notificationId: notification.id };
+        await repos.jobs.enqueue(newJob(CALLBACK_JOB, payload, { dedupeKey: `${CALLBACK_JOB}:${transaction.id}:${SESSION_EXPIRED_EVENT}` }));
+      },
+    },
   });
-  // Completes the session (and creates its subscription) in the commit that makes a CIT payment final.
-  payments.onResult((context) => sessions.onPaymentResult(context));
+
   notificationBuilder.useSessions(async (tx, repos) => {
     const session = tx.sessionId ? await (repos ?? store).sessions.findById(tx.accountId, tx.sessionId) : null;
     return session ? sessionWire(session) : null;
@@ -303,9 +324,7 @@ export function buildServices(deps: ServiceDeps): Services {
     transactionsOfCharge: (accountId, chargeId) => transactions.list(accountId, { billingAgreementChargeId: chargeId }, null, 100),
     clock,
   });
-  payments.onResult((context) => billing.onPaymentResult(context));
-  // transaction.success.v1 / failed.v1 in the commit of the final state; captured / voided for instant captures.
-  payments.onResult(({ repos, transaction, becameFinal, operation }) => appendTransactionOutcome(repos.events, transaction, becameFinal, operation));
+  payments.declareEffects('BILLING_CHARGE', (repos, transaction) => billing.attemptFinal(repos, transaction));
   // Sessions commit through store.transaction, so their repositories are the store's full set.
   const storeRepos = (repos: SessionRepos) => repos as Repositories;
   // Payment links: the link is written, cancelled and expired in its session's commits.
@@ -319,8 +338,26 @@ export function buildServices(deps: ServiceDeps): Services {
     },
     clock,
   });
-  // After the sessions listener: a link is PAID once its session completed in the same commit.
-  payments.onResult((context) => paymentLinks.onPaymentResult(context));
+  // A session's payment, in the commit that makes it final: the session completes (its subscription
+  // and billing agreement with it), then its payment link, if any, becomes PAID.
+  payments.declareEffects('SESSION', async (repos, transaction) => {
+    const after = (await sessions.paymentFinal(repos, transaction)) ?? transaction;
+    await paymentLinks.sessionPaymentFinal(repos, after);
+    return after;
+  });
+  // Multi-links: every visit starts a new session through the sessions module; URLs are never the point of sale's.
+  const multiLinks = new MultiLinksService({
+    links: store.multiLinks,
+    transaction: (fn) => store.transaction(fn),
+    pointsOfSale,
+    urlPolicy: callbackUrlPolicy,
+    billingPlans: { find: (accountId, id) => store.billingPlans.findById(accountId, id) },
+    sessions: {
+      create: (accountId, input, inCommit) =>
+        sessions.create(accountId, input, { inheritUrls: false, inCommit: (repos, session) => inCommit(storeRepos(repos), session) }),
+    },
+    clock,
+  });
   sessions.useBillingAgreements({
     sessionCreated: (repos, session) => billing.sessionHook.sessionCreated(storeRepos(repos), session),
     sessionCompleted: (repos, session, subscription) => billing.sessionHook.sessionCompleted(storeRepos(repos), session, subscription),
@@ -333,10 +370,10 @@ export function buildServices(deps: ServiceDeps): Services {
   const mit = new MitService<Repositories>({
     subscriptions,
     pointsOfSale,
-    paymentMethods,
     urlPolicy: callbackUrlPolicy,
     authorization: payments,
     overload: backlog,
+    ingestion: new IngestionCap({ caps: { mit: deps.config.mitCapPerMinute, mitBatch: deps.config.mitBatchCapPerMinute }, clock }),
   });
 
   // Settlement runs: daily on the service clock, and on demand in the sandbox.
@@ -356,7 +393,7 @@ export function buildServices(deps: ServiceDeps): Services {
     ...accountsRoutes(accounts),
     ...pointsOfSaleRoutes(pointsOfSale),
     ...terminalsRoutes(terminals),
-    ...transactionsRoutes(transactions),
+    ...transactionsRoutes(transactions, new TimelineService({ transactions, timeline: new KyselyTimelineRepository(store.db) })),
     ...operationsRoutes(operations),
     ...webhooksRoutes(webhooks),
     ...salesRoutes(sales),
@@ -364,22 +401,24 @@ export function buildServices(deps: ServiceDeps): Services {
     ...sessionsRoutes(sessions, { sandbox: deps.config.sandbox }),
     ...mitRoutes(mit),
     ...paymentLinksRoutes(paymentLinks),
+    ...multiLinksRoutes(multiLinks),
     ...billing.routes,
     ...(deps.config.sandbox ? salesSandboxRoutes(sales) : []),
     ...(deps.config.sandbox ? sandboxClockRoutes(clock) : []),
     ...settlementsRoutes(settlements),
+    ...operatorJobsRoutes({ jobs: store.jobs, now: () => clock.now() }),
     ...(deps.config.sandbox ? settlementsSandboxRoutes(settlements) : []),
+    ...(deps.config.sandbox ? paymentMethodsSandboxRoutes(paymentMethods) : []),
   ];
   const jobs = [
     maintenanceJob({ idempotency: store.idempotency, jobs: store.jobs }),
-    resolveOperationJob(operations),
     payments.driveJob(),
     sessions.expireJob(),
     ...billing.jobs,
     callbacks.job(),
     ...saleJobs(sales),
     webhookRelayJob({ service: webhooks, jobs: store.jobs }),
-    webhookDeliveryJob({ service: webhooks, schedule: webhookSchedule }),
+    webhookDeliveryJob({ service: webhooks }),
     settlementRunJob({ service: settlements, jobs: store.jobs }),
     paymentMethodExpiryJob({ service: subscriptions, jobs: store.jobs }),
   ] as JobDefinition<never>[];

@@ -9,9 +9,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { type Config, type DatabaseConfig, loadConfig } from '../../src/config.js';
+import { type Config, type DatabaseConfig, loadConfig, MAX_INGESTION_CAP } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { sqliteDriver } from '../../src/storage/sqlite-driver.js';
 import type { Report } from './report.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
@@ -39,6 +40,7 @@ export const safeUrl = (url: string): string => url.replace(/\/\/([^:@/]+):[^@/]
 
 /** The stores a suite measures, in order: SQLite, then PostgreSQL when it answers (else one line saying why not). */
 export async function* measuredStores(report: Report, figures: string): AsyncGenerator<StoreKind> {
+  report.note(`SQLite driver: ${sqliteDriver()} on Node ${process.versions.node} (src/storage/sqlite-driver.ts)`);
   yield 'sqlite';
   const why = await postgresUnreachable();
   if (why) {
@@ -95,7 +97,10 @@ export async function withPgClient<T>(db: BenchDatabase, fn: (client: pg.Client)
 const OPERATOR_KEY = 'op_bench_operator_key_not_secret';
 const VAULT_KEY = createHash('sha256').update('payments-bench-vault').digest();
 
-/** Production-like settings, except: no rate limits (they would answer 429), no log lines, no workers. */
+/**
+ * Production-like settings, except: no rate limits and the highest ingestion caps (they would
+ * answer 429; the caps are still counted, as in production), no log lines, no workers.
+ */
 export function benchConfig(db: BenchDatabase, overrides: Partial<Config> = {}): Config {
   fs.mkdirSync(BENCH_DIR, { recursive: true });
   return {
@@ -109,6 +114,8 @@ export function benchConfig(db: BenchDatabase, overrides: Partial<Config> = {}):
     sandbox: false,
     sandboxLatencyMs: 0,
     rateLimits: 'off',
+    mitCapPerMinute: MAX_INGESTION_CAP,
+    mitBatchCapPerMinute: MAX_INGESTION_CAP,
     allowPrivateUrls: true,
     vaultKey: VAULT_KEY,
     publicUrl: 'http://127.0.0.1:8080',

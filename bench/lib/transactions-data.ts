@@ -185,7 +185,7 @@ export function* transactionRows(count: number, merchants: SeedMerchant[]): Gene
       pmType,
       pmSub,
       `${String(1 + Math.floor(random() * 12)).padStart(2, '0')}/${28 + Math.floor(random() * 4)}`,
-      `•••• ${last4}`,
+      `41111111XXXX${last4}`,
       null,
       hasCustomer ? `cust-${Math.floor(random() * 50_000)}` : null,
       payout ? 'PAYOUT' : f === 'MOTO' ? 'MOTO' : 'PAYMENT',

@@ -5,9 +5,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type Config, ConfigError, fingerprint, loadConfig } from '../config.js';
-import { connect, type Connection } from '../storage/connect.js';
-import { migrate } from '../storage/migrate.js';
-import { createStore, type Store } from '../storage/store.js';
+import type { Connection } from '../storage/connect.js';
+import type { Store } from '../storage/store.js';
+
+/** The storage layer, loaded by the commands that open the database only: `payments --help` and `config` stay quick. */
+async function storage() {
+  const [{ connect }, { migrate }, { createStore }] = await Promise.all([
+    import('../storage/connect.js'),
+    import('../storage/migrate.js'),
+    import('../storage/store.js'),
+  ]);
+  return { connect, migrate, createStore };
+}
 
 export interface CliIo {
   out(line: string): void;
@@ -54,6 +63,7 @@ function table(rows: string[][]): string[] {
 }
 
 async function withStore<T>(config: Config, fn: (store: Store, connection: Connection) => Promise<T>): Promise<T> {
+  const { connect, createStore } = await storage();
   const connection = connect(config.database);
   const store = createStore(connection, { now: () => Date.now() });
   try {
@@ -81,6 +91,8 @@ export function describeConfig(config: Config, env: Record<string, string | unde
     ['PAYMENTS_WORKERS', config.workers ? '1' : '0'],
     ['PAYMENTS_SHUTDOWN_TIMEOUT_MS', String(config.shutdownTimeoutMs)],
     ['PAYMENTS_MAX_BACKLOG', config.maxBacklog === 0 ? '0 (off)' : String(config.maxBacklog)],
+    ['PAYMENTS_MIT_CAP_PER_MINUTE', config.mitCapPerMinute === 0 ? '0 (off)' : String(config.mitCapPerMinute)],
+    ['PAYMENTS_MIT_BATCH_CAP_PER_MINUTE', config.mitBatchCapPerMinute === 0 ? '0 (off)' : String(config.mitBatchCapPerMinute)],
   ];
   return table(rows.map(([name, value]) => [name, value, name in env && env[name] !== '' ? '' : '(default)']).map((r) => (r[2] ? r : r.slice(0, 2))));
 }
@@ -106,6 +118,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   try {
     switch (command) {
       case 'migrate': {
+        const { connect, migrate } = await storage();
         const connection = connect(config.database);
         try {
           const { applied } = await migrate(connection);

@@ -1,5 +1,6 @@
 /**
- * Entry point of the `payments` command (bin/payments.mjs runs this through tsx). Reads argv and
+ * Entry point of the `payments` command (bin/payments.mjs runs it compiled, dist/cli/main.js, or
+ * through tsx when src/ is newer than the build). Reads argv and
  * the environment — with src/main.ts, the only places that do — and hands them to runCli.
  */
 import { runCli } from './cli.js';

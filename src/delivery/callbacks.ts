@@ -15,47 +15,25 @@
  * back in the queue (Deferred) without counting an attempt, so the 25 attempts stay real ones.
  */
 import type { Clock } from '../clock.js';
-import { type JobContext, type JobDefinition, type JobQueue, JOB_LEASE_MS } from '../jobs/job.js';
+import { defineJob, newJob } from '../jobs/catalogue.js';
+import type { JobContext, JobDefinition, JobQueue } from '../jobs/job.js';
+import { callbackRetryDelay } from '../jobs/retry-schedules.js';
 import type { DeliveryGate } from './delivery-gate.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { PointOfSaleWithSecret } from '../modules/points-of-sale/point-of-sale.js';
-import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS, type CallbackJobPayload, callbackJob } from '../modules/transactions/authorization.service.js';
+import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS, type CallbackJobPayload, callbackJob } from '../modules/transactions/payment-engine.js';
 import type { NotificationBuilder } from '../modules/transactions/notification.js';
-import type { Transaction } from '../modules/transactions/transaction.js';
+import type { Operation, Transaction } from '../modules/transactions/transaction.js';
 import type { TransactionsRepository } from '../modules/transactions/transactions.repository.js';
 import type { HttpSender } from './http-sender.js';
 import type { Notification, NotificationAttempt, NotificationsRepository } from './notification.js';
 
-const THREE_HOURS_MS = 3 * 3_600_000;
+// The schedule lives with the job catalogue; re-exported for the delivery's users.
+export { callbackBackoff, callbackRetryDelay, RETRY_JITTER, SECOND_ATTEMPT_DELAY_MS } from '../jobs/retry-schedules.js';
 
-/** The contract's nominal delay before attempt `failures + 1`: attempts 1 and 2 at once, then 2^n s, at most 3 h. */
-export function callbackBackoff(failures: number): number {
-  const next = failures + 1;
-  return next <= 2 ? 0 : Math.min(THREE_HOURS_MS, 1000 * 2 ** next);
-}
-
-/** Spread of attempt n ≥ 3 around 2^n s: ±10 %. */
-export const RETRY_JITTER = 0.1;
-/** Attempt 2 comes this long after attempt 1 ended: [min, max) ms, uniform. */
-export const SECOND_ATTEMPT_DELAY_MS = { min: 250, max: 1_000 } as const;
-
-/**
- * The delay applied before attempt `failures + 1` (callbacks and webhooks): the nominal schedule
- * (callbackBackoff) with jitter — attempt 2 after 250–1000 ms, attempt n ≥ 3 after 2^n s ± 10 %,
- * never above the 3 h cap. `random` in [0, 1).
- */
-export function callbackRetryDelay(failures: number, random: () => number = Math.random): number {
-  const next = failures + 1;
-  if (next <= 1) return 0;
-  if (next === 2) return Math.floor(SECOND_ATTEMPT_DELAY_MS.min + (SECOND_ATTEMPT_DELAY_MS.max - SECOND_ATTEMPT_DELAY_MS.min) * random());
-  return Math.min(THREE_HOURS_MS, Math.round(callbackBackoff(failures) * (1 - RETRY_JITTER + 2 * RETRY_JITTER * random())));
-}
-
-export interface CallbackJobData extends CallbackJobPayload {
-  /** A merchant-requested resend: sent even when an earlier attempt was delivered. */
-  resend?: boolean;
-}
+/** `resend`: a merchant-requested resend, sent even when an earlier attempt was delivered. */
+export type CallbackJobData = CallbackJobPayload;
 
 /** What writing a callback in the commit of a final state needs (the pipeline's repositories). */
 export interface CallbackRepos {
@@ -90,24 +68,18 @@ export class CallbackDelivery<R extends CallbackRepos> {
   constructor(private readonly deps: CallbackDeps<R>) {}
 
   job(): JobDefinition<CallbackJobData> {
-    return {
-      kind: CALLBACK_JOB,
-      maxAttempts: CALLBACK_MAX_ATTEMPTS,
-      leaseMs: JOB_LEASE_MS,
-      backoff: (failures) => callbackRetryDelay(failures),
-      handle: (payload, ctx) => this.deliver(payload, ctx),
-    };
+    return defineJob(CALLBACK_JOB, (payload, ctx) => this.deliver(payload, ctx));
   }
 
   /**
    * In the commit that made `tx` final (the pipeline calls it): the delivery row with its complete
    * NotificationWebhook body and the sealed Authorization value, and its job. Once per final state.
    */
-  async scheduleInCommit(repos: R, tx: Transaction): Promise<void> {
+  async scheduleInCommit(repos: R, tx: Transaction, operations?: Operation[]): Promise<void> {
     if (!tx.notificationUrl) return;
     const pointOfSale = await repos.pointsOfSale.findById(tx.accountId, tx.pointOfSaleId);
     const now = this.deps.clock.nowIso();
-    const body = JSON.stringify(await this.deps.builder.build(tx, repos));
+    const body = JSON.stringify(await this.deps.builder.build(tx, repos, operations));
     const notification = this.newNotification(tx, tx.state, body, now, pointOfSale?.webhookAuthenticationSealed ?? null);
     if (await repos.notifications.insertIfAbsent(notification)) await repos.jobs.enqueue(callbackJob(tx, notification.id));
   }
@@ -221,7 +193,7 @@ export class CallbackDelivery<R extends CallbackRepos> {
     const payload: CallbackJobData = { accountId, transactionId, event: notification.event, notificationId, resend: true };
     await this.deps.transaction(async ({ notifications, jobs }) => {
       await notifications.markPending(notification.id, at);
-      await jobs.enqueue({ kind: CALLBACK_JOB, payload, dedupeKey: `${CALLBACK_JOB}:resend:${newId()}`, maxAttempts: CALLBACK_MAX_ATTEMPTS });
+      await jobs.enqueue(newJob(CALLBACK_JOB, payload, { dedupeKey: `${CALLBACK_JOB}:resend:${newId()}` }));
     });
     const view = (await this.list(accountId, transactionId)).find((v) => v.notification.id === notificationId);
     return view!;

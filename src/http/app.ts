@@ -11,6 +11,7 @@ import AjvCompiler from '@fastify/ajv-compiler';
 import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
+import { registerDashboard } from '../dashboard/dashboard.js';
 import type { Sealer } from '../security/secret-box.js';
 import { isKnownCurrency } from '../shared/currencies.js';
 import { AppError } from '../shared/errors.js';
@@ -197,6 +198,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return options.metrics.render();
   });
 
+  // The merchant and operator dashboard at /dashboard (src/dashboard/README.md); before the routes, whose credential its session supplies.
+  await registerDashboard(app, { authenticate: options.authenticate, now: options.now, publicUrl: options.publicUrl });
   for (const def of options.routes) registerRoute(app, def, options);
   return app;
 }

@@ -70,6 +70,8 @@ export function handleError(error: unknown, request: FastifyRequest, reply: Fast
   if (unexpected) request.log.error({ err: error }, 'unexpected error');
   else if (unavailable) request.log.warn({ cause: describe(error) }, 'database unavailable: answered 503');
   else request.log.debug({ errorCode: body.errorCode }, 'request refused');
+  // The refusal's own headers (an ingestion cap's 429: Retry-After and X-RateLimit-*) replace those of the request bucket.
+  if (error instanceof AppError && error.headers) for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
   // Every 503 says when to come back: the AppError's own value (the backlog bound), else the outage default.
   if (status === 503 && !reply.hasHeader('retry-after')) {
     reply.header('retry-after', error instanceof AppError && error.retryAfterS !== undefined ? error.retryAfterS : STORE_RETRY_AFTER_S);

@@ -10,7 +10,9 @@ import { EMPTY_BODY, type HtmlResult, type RouteDef } from '../shared/route.js';
 import { serializeRecords } from './record-serializer.js';
 
 function isHtml(value: unknown): value is HtmlResult {
-  return typeof value === 'object' && value !== null && 'html' in value && typeof (value as HtmlResult).html === 'string';
+  if (typeof value !== 'object' || value === null || !('html' in value)) return false;
+  const { html } = value as HtmlResult;
+  return typeof html === 'string' || Buffer.isBuffer(html);
 }
 
 /** The Fastify handler of a route object; `publicUrl` is the service's public base URL (RequestContext.baseUrl). */

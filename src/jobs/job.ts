@@ -3,6 +3,8 @@
  * queued → running (leased) → done | queued (retry with backoff) | dead (attempts exhausted).
  * A lease that runs out (crashed worker) puts the job back in reach of other workers.
  */
+import type { TSchema } from '@sinclair/typebox';
+
 export type JobState = 'queued' | 'running' | 'done' | 'dead';
 
 export interface NewJob {
@@ -92,6 +94,8 @@ export type JobOutcome = { done: true } | { error: string; retryAt: number | nul
 
 export interface JobDefinition<P = unknown> {
   kind: string;
+  /** The payload's schema (catalogue.ts): a claimed job whose payload does not match is dead at once, never handled. */
+  payload?: TSchema;
   maxAttempts: number;
   /** Wall-clock lease, renewed by the runner's heartbeat while the handler runs; what a crashed worker holds comes back after it. */
   leaseMs: number;
@@ -107,11 +111,7 @@ export interface JobDefinition<P = unknown> {
  */
 export const JOB_LEASE_MS = 15_000;
 
-/** Exponential backoff: base · 2^(n-1), capped. */
-export const exponentialBackoff =
-  (baseMs: number, capMs: number) =>
-  (failures: number): number =>
-    Math.min(capMs, baseMs * 2 ** Math.max(0, failures - 1));
+export { exponentialBackoff } from './retry-schedules.js';
 
 /** Thrown by a handler to retry later without counting as an error in logs (e.g. acquirer timeout). */
 export class RetryLater extends Error {

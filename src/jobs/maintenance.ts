@@ -5,7 +5,8 @@
  */
 import type { IdempotencyStore } from '../http/idempotency.js';
 import { DAY_MS } from '../shared/time.js';
-import { exponentialBackoff, type JobDefinition, type JobQueue, type JobStore, JOB_LEASE_MS } from './job.js';
+import { defineJob, newJob } from './catalogue.js';
+import type { JobDefinition, JobQueue, JobStore } from './job.js';
 
 export const MAINTENANCE_JOB = 'maintenance.sweep';
 const PERIOD_MS = 15 * 60_000;
@@ -16,20 +17,14 @@ export function maintenanceSlot(now: number): { runAt: number; dedupeKey: string
 }
 
 export function scheduleMaintenance(queue: JobQueue, now: number): Promise<void> {
-  return queue.enqueue({ kind: MAINTENANCE_JOB, payload: {}, maxAttempts: 5, ...maintenanceSlot(now) });
+  return queue.enqueue(newJob(MAINTENANCE_JOB, {}, maintenanceSlot(now)));
 }
 
 export function maintenanceJob(deps: { idempotency: IdempotencyStore; jobs: JobStore }): JobDefinition<Record<string, never>> {
-  return {
-    kind: MAINTENANCE_JOB,
-    maxAttempts: 5,
-    leaseMs: JOB_LEASE_MS,
-    backoff: exponentialBackoff(5_000, 60_000),
-    async handle(_payload, ctx) {
-      const now = ctx.now();
-      while ((await deps.idempotency.sweep(new Date(now).toISOString(), 1000)) === 1000);
-      while ((await deps.jobs.purgeFinished(now - 7 * DAY_MS, 1000)) === 1000);
-      await scheduleMaintenance(deps.jobs, now);
-    },
-  };
+  return defineJob(MAINTENANCE_JOB, async (_payload, ctx) => {
+    const now = ctx.now();
+    while ((await deps.idempotency.sweep(new Date(now).toISOString(), 1000)) === 1000);
+    while ((await deps.jobs.purgeFinished(now - 7 * DAY_MS, 1000)) === 1000);
+    await scheduleMaintenance(deps.jobs, now);
+  });
 }

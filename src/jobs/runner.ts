@@ -8,6 +8,8 @@
  * running job to a second worker, and a crashed worker's jobs come back one lease later.
  */
 import { randomUUID } from 'node:crypto';
+import type { TSchema } from '@sinclair/typebox';
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { Logger } from 'pino';
 import { type Clock, wallClock } from '../clock.js';
 import { isStoreUnavailable } from '../storage/unavailable.js';
@@ -32,6 +34,8 @@ const OUTAGE_RETRY_MS = 1_000;
 export class JobRunner {
   readonly workerId = `worker-${randomUUID().slice(0, 8)}`;
   private readonly definitions = new Map<string, JobDefinition<never>>();
+  /** Compiled payload schemas of the definitions that declare one (catalogue.ts). */
+  private readonly payloadChecks = new Map<string, TypeCheck<TSchema>>();
   private readonly concurrency: number;
   private readonly idlePollMs: number;
   private running = 0;
@@ -47,7 +51,7 @@ export class JobRunner {
   private readonly wallNow: () => number;
 
   constructor(private readonly options: RunnerOptions) {
-    for (const definition of options.definitions) this.definitions.set(definition.kind, definition);
+    for (const definition of options.definitions) this.register(definition);
     this.concurrency = options.concurrency ?? 32;
     this.idlePollMs = options.idlePollMs ?? 250;
     this.wallNow = options.wallNow ?? wallClock;
@@ -55,6 +59,7 @@ export class JobRunner {
 
   register(definition: JobDefinition<never>): void {
     this.definitions.set(definition.kind, definition);
+    if (definition.payload) this.payloadChecks.set(definition.kind, TypeCompiler.Compile(definition.payload));
   }
 
   start(): void {
@@ -197,6 +202,15 @@ export class JobRunner {
     this.leased.set(job.id, job.kind);
     try {
       if (!definition) throw new Error(`no handler for job kind ${job.kind}`);
+      const check = this.payloadChecks.get(job.kind);
+      if (check && !check.Check(job.payload)) {
+        // Never handled: running it again would not change the payload. Dead at once, for the operator.
+        const first = check.Errors(job.payload).First();
+        const error = `payload does not match the catalogue's schema of ${job.kind}: ${first ? `${first.path || '/'} ${first.message}` : 'invalid'}`;
+        logger.error({ jobId: job.id, kind: job.kind }, error);
+        await store.fail(job.id, this.workerId, clock.now(), error, null);
+        return;
+      }
       // A handler may settle its job inside its own commit (one commit for the result and the job).
       let settled = false;
       const settleIn = async (jobs: JobQueue, outcome: JobOutcome) => {

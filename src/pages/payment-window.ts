@@ -24,6 +24,8 @@ export function declineMessage(errorCode: string | null): string {
     case 'CARD_EXPIRED':
       return 'The card has expired. Please use another card.';
     case 'CARD_LOST_OR_STOLEN':
+    case 'CARD_CLOSED':
+    case 'MISSING_ACQUIRER_AGREEMENT':
     case 'CARD_BLOCKED':
     case 'CARD_RESTRICTED':
     case 'SUSPECTED_FRAUD':
@@ -45,6 +47,10 @@ export function declineMessage(errorCode: string | null): string {
       return 'The time for this payment has run out.';
     case 'MANUAL_ABORTED':
       return 'The shop has cancelled this payment. No money has been taken.';
+    case 'REJECTED_BY_MERCHANT':
+      return 'The shop did not accept this payment. No money has been taken. Please try again or contact the shop.';
+    case 'AGE_VERIFICATION_NOT_COMPLETED':
+      return 'Your age could not be verified, so the purchase cannot be completed. No money has been taken.';
     default:
       return 'The payment was declined by the card issuer. Please use another card.';
   }
@@ -62,10 +68,49 @@ export interface WindowView {
   /** Field errors of the submitted form (field → message). */
   fieldErrors: Partial<Record<CardField, string>>;
   /** Values to put back into the form after an error (never the card number or CVC). */
-  values: { expiryMonth?: string; expiryYear?: string; holderName?: string };
+  values: { expiryMonth?: string | undefined; expiryYear?: string | undefined; holderName?: string | undefined; amount?: string | undefined };
+  /** What the customer pays for (a session started by a multi-link), shown as text. */
+  orderLines?: ReadonlyArray<OrderLineView> | null;
+  /** The customer enters the amount (`amount` is the default); the field shows it in major units. */
+  dynamicAmount?: boolean;
+  /** Whether the card form is shown (allowedPaymentMethods), and the wallets offered as buttons. */
+  card?: boolean;
+  wallets?: ReadonlyArray<string>;
 }
 
-export type CardField = 'number' | 'expiryMonth' | 'expiryYear' | 'cvc' | 'holderName';
+/** Wallet button labels (paymentMethodType → name). */
+export const WALLET_LABELS: Record<string, string> = {
+  VIPPS_MOBILEPAY: 'Vipps MobilePay',
+  MOBILEPAY_ONLINE: 'MobilePay',
+  APPLE_PAY: 'Apple Pay',
+  GOOGLE_PAY: 'Google Pay',
+  SWISH: 'Swish',
+  VIABILL: 'ViaBill',
+  ANYDAY: 'Anyday',
+  KLARNA: 'Klarna',
+};
+
+export interface OrderLineView {
+  description: string;
+  quantity: number;
+  unitPrice: number;
+  totalAmount: number;
+  type: string;
+}
+
+/** Order line types that reduce what is paid: shown with a minus sign. */
+const DEDUCTION_TYPES = new Set(['DISCOUNT', 'GIFT_CARD', 'STORE_CREDIT']);
+
+/** The order lines as an accessible list of text (merchant text is escaped, never markup). */
+export function orderLinesList(lines: ReadonlyArray<OrderLineView>, currency: string): string {
+  const items = lines.map((line) => {
+    const total = `${DEDUCTION_TYPES.has(line.type) ? '−' : ''}${formatAmount(line.totalAmount, currency)}`;
+    return `<li><span class="line-text">${escapeHtml(`${line.quantity} × ${line.description}`)}</span> <span class="line-total">${escapeHtml(total)}</span></li>`;
+  });
+  return `<section aria-labelledby="order-title"><h2 id="order-title" class="order-title">Your order</h2><ul class="order-lines">${items.join('')}</ul></section>`;
+}
+
+export type CardField = 'number' | 'expiryMonth' | 'expiryYear' | 'cvc' | 'holderName' | 'amount' | 'paymentMethodType';
 
 const FIELD_LABELS: Record<CardField, string> = {
   number: 'Card number',
@@ -73,6 +118,8 @@ const FIELD_LABELS: Record<CardField, string> = {
   expiryYear: 'Expiry year',
   cvc: 'Security code (CVC)',
   holderName: 'Name on card',
+  amount: 'Amount',
+  paymentMethodType: 'Payment method',
 };
 
 const STYLE = `
@@ -94,7 +141,14 @@ const STYLE = `
   .ok{border-color:#1e7b34;background:#e8f5eb}
   button,.button{display:inline-block;margin-top:1.25rem;width:100%;padding:.8rem;font:inherit;font-weight:700;color:#fff;background:#1a5fb4;border:0;border-radius:4px;text-align:center;text-decoration:none;cursor:pointer}
   button:focus,.button:focus{outline:3px solid #000;outline-offset:2px}
+  button.secondary{color:#1a5fb4;background:#fff;border:2px solid #1a5fb4}
+  .wallets{margin-top:1.25rem}
+  button.wallet{margin-top:.5rem;background:#1a1a1a}
   .hint{color:#4a4a4a;font-size:.9rem;margin:.5rem 0 0}
+  .order-title{font-size:1rem;margin:0 0 .25rem}
+  .order-lines{list-style:none;padding:0;margin:0 0 1.25rem;border-top:1px solid #d0d0d0}
+  .order-lines li{display:flex;justify-content:space-between;gap:1rem;padding:.35rem 0;border-bottom:1px solid #d0d0d0;overflow-wrap:anywhere}
+  .line-total{white-space:nowrap}
   .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;
 
@@ -118,16 +172,23 @@ ${body}
 `;
 }
 
+/** `amount` -1: the customer enters it (dynamicAmount). */
 function header(merchant: string, amount: number, currency: string): string {
+  const text =
+    amount === -1
+      ? `Enter the amount to pay in ${escapeHtml(currency)}`
+      : amount === 0
+        ? 'Save your card for later payments'
+        : `<span class="visually-hidden">Amount to pay: </span>${escapeHtml(formatAmount(amount, currency))}`;
   return `<h1 id="merchant">${escapeHtml(merchant)}</h1>
-<p class="amount">${amount === 0 ? 'Save your card for later payments' : `<span class="visually-hidden">Amount to pay: </span>${escapeHtml(formatAmount(amount, currency))}`}</p>`;
+<p class="amount">${text}</p>`;
 }
 
-function input(field: CardField, view: WindowView, attributes: string, value = ''): string {
+function input(field: CardField, view: WindowView, attributes: string, value = '', label: string = FIELD_LABELS[field]): string {
   const id = `card-${field}`;
   const error = view.fieldErrors[field];
   const described = error ? ` aria-invalid="true" aria-describedby="${id}-error"` : '';
-  return `<label for="${id}">${FIELD_LABELS[field]}</label>
+  return `<label for="${id}">${escapeHtml(label)}</label>
 <input id="${id}" name="${field}" ${attributes}${described} value="${escapeHtml(value)}">
 ${error ? `<p class="field-error" id="${id}-error">${escapeHtml(error)}</p>` : ''}`;
 }
@@ -142,14 +203,30 @@ export function paymentForm(view: WindowView): string {
     : view.decline
       ? `<div class="alert" role="alert" tabindex="-1"><h2>The payment did not go through</h2><p>${escapeHtml(view.decline)}</p></div>`
       : '';
-  const verb = view.amount === 0 ? 'Save card' : `Pay ${formatAmount(view.amount, view.currency)}`;
+  const dynamic = view.dynamicAmount === true;
+  const verb = dynamic ? 'Pay' : view.amount === 0 ? 'Save card' : `Pay ${formatAmount(view.amount, view.currency)}`;
   const attempts = view.attemptsLeft === 1 ? 'This is your last attempt.' : `You have ${view.attemptsLeft} attempts.`;
-  return page(
-    `${view.amount === 0 ? 'Save card' : `Pay ${formatAmount(view.amount, view.currency)}`} – ${view.merchant}`,
-    `${header(view.merchant, view.amount, view.currency)}
-${summary}
-<form method="post" action="${escapeHtml(view.action)}" novalidate>
-${input('number', view, 'type="text" inputmode="numeric" autocomplete="cc-number" required maxlength="23" spellcheck="false"')}
+  const card = view.card !== false;
+  const wallets = view.wallets ?? [];
+  const amountField = dynamic
+    ? input(
+        'amount',
+        view,
+        'type="text" inputmode="decimal" required maxlength="16" autocomplete="transaction-amount"',
+        view.values.amount ?? (view.amount > 0 ? toDecimalString(view.amount, view.currency) : ''),
+        `Amount (${view.currency})`,
+      )
+    : '';
+  const walletButtons = wallets.length
+    ? `<fieldset class="wallets"><legend>${card ? 'Or pay with' : 'Pay with'}</legend>${wallets
+        .map(
+          (w) =>
+            `<button type="submit" class="wallet" name="paymentMethodType" value="${escapeHtml(w)}">${escapeHtml(`Pay with ${WALLET_LABELS[w] ?? w}`)}</button>`,
+        )
+        .join('')}</fieldset>`
+    : '';
+  const cardFields = card
+    ? `${input('number', view, 'type="text" inputmode="numeric" autocomplete="cc-number" required maxlength="23" spellcheck="false"')}
 <fieldset>
 <legend>Expiry date</legend>
 <div class="row">
@@ -159,8 +236,57 @@ ${input('number', view, 'type="text" inputmode="numeric" autocomplete="cc-number
 </fieldset>
 ${input('cvc', view, 'type="text" inputmode="numeric" autocomplete="cc-csc" required maxlength="4"')}
 ${input('holderName', view, 'type="text" autocomplete="cc-name" maxlength="128"', view.values.holderName ?? '')}
-<button type="submit">${escapeHtml(verb)}</button>
-<p class="hint">${attempts} Your card number is sent securely and never shown to the shop.</p>
+<button type="submit" name="paymentMethodType" value="CARD">${escapeHtml(verb)}</button>`
+    : '';
+  return page(
+    `${dynamic ? 'Pay' : view.amount === 0 ? 'Save card' : `Pay ${formatAmount(view.amount, view.currency)}`} – ${view.merchant}`,
+    `${dynamic ? header(view.merchant, -1, view.currency) : header(view.merchant, view.amount, view.currency)}
+${view.orderLines?.length ? orderLinesList(view.orderLines, view.currency) : ''}
+${summary}
+<form method="post" action="${escapeHtml(view.action)}" novalidate>
+${amountField}
+${cardFields}
+${walletButtons}
+${card || wallets.length ? `<p class="hint">${attempts}${card ? ' Your card number is sent securely and never shown to the shop.' : ''}</p>` : '<p>No payment method is available for this payment. Please contact the shop.</p>'}
+</form>`,
+  );
+}
+
+export interface AgeView {
+  merchant: string;
+  amount: number;
+  currency: string;
+  /** The age step's form action. */
+  action: string;
+  minimumAge: number;
+  attemptsLeft: number;
+  /** Why the last attempt failed, or the field error of the date of birth. */
+  decline: string | null;
+  fieldError: string | null;
+}
+
+/**
+ * The age step before the payment form (ageVerification). The sandbox stands in for the national
+ * eID: the customer gives a date of birth; "I cannot verify my age" ends the attempt as not verified.
+ */
+export function ageStep(view: AgeView): string {
+  const alert = view.decline
+    ? `<div class="alert" role="alert" tabindex="-1"><h2>The payment did not go through</h2><p>${escapeHtml(view.decline)}</p></div>`
+    : '';
+  const described = view.fieldError ? ' aria-invalid="true" aria-describedby="dateOfBirth-error"' : '';
+  return page(
+    `Verify your age – ${view.merchant}`,
+    `${header(view.merchant, view.amount, view.currency)}
+${alert}
+<form method="post" action="${escapeHtml(view.action)}" novalidate>
+<h2 class="order-title">Verify your age</h2>
+<p>You must be at least ${view.minimumAge} years old to make this purchase. Verify your age with your eID before you pay.</p>
+<label for="dateOfBirth">Date of birth (sandbox eID)</label>
+<input id="dateOfBirth" name="dateOfBirth" type="date" autocomplete="bday" required${described}>
+${view.fieldError ? `<p class="field-error" id="dateOfBirth-error">${escapeHtml(view.fieldError)}</p>` : ''}
+<button type="submit" name="verify" value="1">Verify age</button>
+<button type="submit" name="verify" value="0" class="secondary">I cannot verify my age</button>
+<p class="hint">${view.attemptsLeft === 1 ? 'This is your last attempt.' : `You have ${view.attemptsLeft} attempts.`}</p>
 </form>`,
   );
 }

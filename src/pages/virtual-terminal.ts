@@ -5,11 +5,21 @@
  * still shows the current state without script. Card numbers never appear in the page: buttons
  * name test cards, the server looks the number up.
  */
+import type { TerminalRequest } from '../modules/sales/sale.js';
 
 export interface VirtualTerminalView {
   terminalId: string;
   terminalName: string | null;
-  sale: { transactionId: string; type: string; state: string; stage: string; displayAmount: string; reference: string | null } | null;
+  sale: {
+    transactionId: string;
+    type: string;
+    state: string;
+    stage: string;
+    displayAmount: string;
+    reference: string | null;
+    /** What POST /sale asked of the terminal app (INTERFACE §11.6). */
+    request: TerminalRequest;
+  } | null;
   cards: Array<{ key: string; label: string }>;
 }
 
@@ -31,6 +41,19 @@ export function terminalMessage(sale: VirtualTerminalView['sale']): string {
   }
 }
 
+const onOff = (value: boolean | null): string => (value === null ? "the terminal's setting" : value ? 'on' : 'off');
+
+/** The terminal request of a sale as the lines the virtual terminal shows. */
+export function terminalRequestLines(request: TerminalRequest): Array<[label: string, value: string]> {
+  return [
+    ['App notifications', request.suppressAppNotifications ? 'suppressed' : 'shown'],
+    ['Switch back after', request.switchBackTimeout === null ? 'the app default' : `${request.switchBackTimeout} ms`],
+    ['Activity to resume', request.activityToResume === null ? 'none' : request.activityToResume],
+    ['Surcharge', onOff(request.surcharge)],
+    ['Currency conversion (DCC)', onOff(request.dcc)],
+  ];
+}
+
 export function renderVirtualTerminal(view: VirtualTerminalView): string {
   const name = escapeHtml(view.terminalName ?? 'Card terminal');
   const waiting = view.sale?.stage === 'WAITING_FOR_CARD';
@@ -38,6 +61,14 @@ export function renderVirtualTerminal(view: VirtualTerminalView): string {
     .map((c) => `<li><button type="button" data-card="${escapeHtml(c.key)}"${waiting ? '' : ' disabled'}>Tap ${escapeHtml(c.label)}</button></li>`)
     .join('\n        ');
   const reference = view.sale?.reference ? `<p>Reference: <span id="reference">${escapeHtml(view.sale.reference)}</span></p>` : '';
+  const request = view.sale
+    ? `<h2 id="request-heading">Terminal request</h2>
+    <dl id="request" aria-labelledby="request-heading">
+      ${terminalRequestLines(view.sale.request)
+        .map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`)
+        .join('\n      ')}
+    </dl>`
+    : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -54,6 +85,9 @@ export function renderVirtualTerminal(view: VirtualTerminalView): string {
     button:disabled { cursor: not-allowed; opacity: .6; }
     button:focus-visible { outline: 3px solid #1a5fb4; outline-offset: 2px; }
     .note { color: #444; font-size: .9rem; }
+    dl { display: grid; grid-template-columns: auto 1fr; gap: .25rem 1rem; }
+    dt { font-weight: 600; }
+    dd { margin: 0; }
   </style>
 </head>
 <body>
@@ -62,6 +96,7 @@ export function renderVirtualTerminal(view: VirtualTerminalView): string {
     <p>Terminal: <strong>${name}</strong> <span class="note">(sandbox)</span></p>
     <div class="screen" id="screen" role="status" aria-live="polite">${escapeHtml(terminalMessage(view.sale))}</div>
     ${reference}
+    ${request}
     <h2 id="cards-heading">Test cards</h2>
     <ul aria-labelledby="cards-heading">
         ${buttons}
@@ -75,6 +110,8 @@ export function renderVirtualTerminal(view: VirtualTerminalView): string {
       var screen = document.getElementById('screen');
       var buttons = Array.prototype.slice.call(document.querySelectorAll('button[data-card]'));
       var busy = false;
+      // The sale whose details (reference, terminal request) the page was rendered with.
+      var shown = ${JSON.stringify(view.sale?.transactionId ?? null)};
       function show(status) {
         screen.textContent = status.message;
         buttons.forEach(function (b) { b.disabled = busy || !status.sale || status.sale.stage !== 'WAITING_FOR_CARD'; });
@@ -82,7 +119,12 @@ export function renderVirtualTerminal(view: VirtualTerminalView): string {
       function refresh() {
         fetch(base + '/status', { headers: { accept: 'application/json' } })
           .then(function (r) { return r.json(); })
-          .then(function (s) { if (!busy && s && s.message) show(s); })
+          .then(function (s) {
+            if (busy || !s || !s.message) return;
+            // A new sale reached the terminal: render the page again for its details.
+            if (s.sale && s.sale.transactionId !== shown) { location.reload(); return; }
+            show(s);
+          })
           .catch(function () {});
       }
       buttons.forEach(function (button) {

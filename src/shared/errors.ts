@@ -45,14 +45,22 @@ export class AppError extends Error {
   readonly errors: FieldErrors | undefined;
   /** Seconds for the Retry-After header (a 503 the error handler would otherwise give its default). */
   readonly retryAfterS: number | undefined;
+  /** Response headers that belong to the refusal (a 429's Retry-After and X-RateLimit-*, INTERFACE §5). */
+  readonly headers: Readonly<Record<string, string | number>> | undefined;
 
-  constructor(code: ErrorCode, message?: string, errors?: FieldErrors, options: { retryAfterS?: number } = {}) {
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    errors?: FieldErrors,
+    options: { retryAfterS?: number; headers?: Readonly<Record<string, string | number>> } = {},
+  ) {
     super(message ?? ERROR_CATALOGUE[code].message);
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_CATALOGUE[code].status;
     this.errors = errors;
     this.retryAfterS = options.retryAfterS;
+    this.headers = options.headers;
   }
 }
 
@@ -112,6 +120,13 @@ export const TRANSACTION_ERROR_CODES = [
   'TERMINAL_NOT_CONFIGURED',
   'SUBSCRIPTION_NOT_ACTIVE',
   'SYSTEM_ERROR',
+  // INTERFACE §11.1
+  'REJECTED_BY_MERCHANT',
+  'CARD_CLOSED',
+  'MISSING_ACQUIRER_AGREEMENT',
+  'AGE_VERIFICATION_NOT_COMPLETED',
+  'INVALID_AGREEMENT',
+  'REJECTED_UNKNOWN',
 ] as const;
 export type TransactionErrorCode = (typeof TRANSACTION_ERROR_CODES)[number];
 

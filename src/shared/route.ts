@@ -47,7 +47,8 @@ export interface RequestContext<S extends RouteSchemas> {
 export const EMPTY_BODY = Symbol('empty body');
 
 export interface HtmlResult {
-  html: string;
+  /** The page; bytes for a binary body (a multi-link's QR code PNG, with its `contentType`). */
+  html: string | Buffer;
   status?: number;
   /** Default text/html; e.g. the payment window's script is served as JavaScript. */
   contentType?: string;

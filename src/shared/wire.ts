@@ -18,6 +18,13 @@ export const HeaderValue = (description: string) => Type.String({ minLength: 1, 
 export const Attributes = Type.Record(Type.String(), Type.String(), { description: 'Free-form key/value map.', maxProperties: 50 });
 export const StringEnum = <T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
   Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+/**
+ * One of `values` or null, as one schema with a type list (not a union): the response serializer
+ * then writes any string it is given instead of failing on one the list does not name, while the
+ * OpenAPI document publishes the enumeration.
+ */
+export const NullableStringEnum = <T extends readonly string[]>(values: T, options: { description?: string } = {}) =>
+  Type.Unsafe<T[number] | null>({ type: ['string', 'null'], enum: [...values, null], ...options });
 
 export const ErrorResponse = Type.Object({
   success: Type.Literal(false),

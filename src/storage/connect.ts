@@ -5,11 +5,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
 import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
+import { openSqlite, sqliteDriver, type SqliteDriverName } from './sqlite-driver.js';
 import { StatementCounter } from './statement-counter.js';
 import { StatementCache } from './write-batcher.js';
 
@@ -22,6 +22,8 @@ export interface Connection {
   schema?: string;
   /** SQLite: the one connection's prepared-statement cache and raw handle (group commit, see store.ts). */
   statements?: StatementCache;
+  /** SQLite: the driver of the connection (see sqlite-driver.ts). */
+  sqliteDriver?: SqliteDriverName;
   /** Counts every statement and commit sent to the database while on (off by default). */
   counters: StatementCounter;
   /** Checks that the database answers (readiness). */
@@ -41,6 +43,8 @@ export interface ConnectOptions {
   /** PostgreSQL only: a schema to create and put first on the search_path (test isolation). */
   schema?: string;
   poolSize?: number;
+  /** SQLite only: the driver to use instead of the default (it must load on this Node). */
+  sqliteDriver?: SqliteDriverName;
 }
 
 /**
@@ -52,19 +56,23 @@ export const CONNECT_TIMEOUT_MS = 5_000;
 export const PING_TIMEOUT_MS = 2_000;
 
 export function connect(config: DatabaseConfig, options: ConnectOptions = {}): Connection {
-  return config.kind === 'sqlite' ? connectSqlite(config.path) : connectPostgres(config.url, options);
+  return config.kind === 'sqlite' ? connectSqlite(config.path, options) : connectPostgres(config.url, options);
 }
 
-function connectSqlite(file: string): Connection {
+function connectSqlite(file: string, options: ConnectOptions): Connection {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const sqlite = new SqliteDatabase(file);
+  const driver = sqliteDriver(options.sqliteDriver);
+  const sqlite = openSqlite(file, driver);
+  // First: switching a fresh file to WAL takes a lock that another process starting at once may hold.
+  sqlite.pragma('busy_timeout = 10000');
   // WAL + synchronous=FULL: a committed change survives kill -9 and power loss.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('busy_timeout = 10000');
   sqlite.pragma('foreign_keys = ON');
   // LIKE is case-sensitive on PostgreSQL; the same here, so that a prefix filter matches the same rows on both.
   sqlite.pragma('case_sensitive_like = ON');
+  // 16 MB of page cache, better-sqlite3's default (node:sqlite keeps SQLite's 2 MB).
+  sqlite.pragma('cache_size = -16000');
   const counters = new StatementCounter();
   const statements = new StatementCache(sqlite, counters);
   // Kysely prepares every query anew; the cache hands it the statement prepared last time.
@@ -74,6 +82,7 @@ function connectSqlite(file: string): Connection {
     db,
     dialect: 'sqlite',
     statements,
+    sqliteDriver: driver,
     counters,
     async ping() {
       sqlite.prepare('select 1').get();

@@ -118,6 +118,8 @@ export interface TransactionsTable {
   sca: ColumnType<string | null, string | null | undefined, string | null>;
   /** Effect key of the idempotent request that created it (010_idempotency_effects). */
   idempotencyKey: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The effects its flow declared for the final answer (017_one_engine): SESSION | BILLING_CHARGE | TERMINAL_SALE. */
+  effects: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: string;
   updatedAt: string;
   finalizedAt: string | null;
@@ -137,6 +139,8 @@ export interface OperationsTable {
   acquirerReference: string | null;
   /** Effect key of the idempotent request that created it (010_idempotency_effects). */
   idempotencyKey: ColumnType<string | null, string | null | undefined, string | null>;
+  /** What the operation's answer starts (017_one_engine): INSTANT_CAPTURE | VOID_REMAINING. */
+  chain: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: string;
   finalizedAt: string | null;
 }
@@ -198,6 +202,18 @@ export interface SessionsTable {
   failureUrl: string | null;
   reportFailure: number;
   subscriptionRequest: string | null;
+  /** JSON array of order lines (014_multi_links): a session started by a multi-link. */
+  orderLines: ColumnType<string | null, string | null | undefined, string | null>;
+  /** INTERFACE §11.2 (018_cit_sessions): JSON array of paymentMethodType or NULL; booleans 0/1. */
+  allowedPaymentMethods: ColumnType<string | null, string | null | undefined, string | null>;
+  dynamicAmount: ColumnType<number, number | undefined, number>;
+  minimumAge: ColumnType<number | null, number | null | undefined, number | null>;
+  ageVerificationCountry: ColumnType<string | null, string | null | undefined, string | null>;
+  ageVerified: ColumnType<number, number | undefined, number>;
+  preAuthUrl: ColumnType<string | null, string | null | undefined, string | null>;
+  retryUrl: ColumnType<string | null, string | null | undefined, string | null>;
+  returnUrl: ColumnType<string | null, string | null | undefined, string | null>;
+  reportExpired: ColumnType<number, number | undefined, number>;
   transactionId: string | null;
   subscriptionId: string | null;
   paymentMethodId: string | null;
@@ -250,6 +266,20 @@ export interface TerminalSalesTable {
   endedAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The sale's terminal request (016_ingestion_caps, INTERFACE §11.6); booleans as 0/1. */
+  suppressAppNotifications: ColumnType<number, number | undefined, number>;
+  switchBackTimeout: ColumnType<number | null, number | null | undefined, number | null>;
+  activityToResume: ColumnType<string | null, string | null | undefined, string | null>;
+  surcharge: ColumnType<number | null, number | null | undefined, number | null>;
+  dcc: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** MIT transactions accepted per merchant, channel and minute (016_ingestion_caps, INTERFACE §11.8). */
+export interface IngestionCountersTable {
+  accountId: string;
+  channel: string;
+  windowStart: string;
+  count: number;
 }
 
 export interface Database {
@@ -267,6 +297,7 @@ export interface Database {
   idempotencyKeys: IdempotencyKeysTable;
   jobs: JobsTable;
   terminalSales: TerminalSalesTable;
+  ingestionCounters: IngestionCountersTable;
   events: EventsTable;
   sessions: SessionsTable;
   subscriptions: SubscriptionsTable;
@@ -279,6 +310,8 @@ export interface Database {
   settlementTransfers: SettlementTransfersTable;
   settlementTransactions: SettlementTransactionsTable;
   paymentLinks: PaymentLinksTable;
+  multiLinks: MultiLinksTable;
+  multiLinkOrderLines: MultiLinkOrderLinesTable;
 }
 
 /** Card vault and payment methods (002_online); the card number only sealed. */
@@ -294,6 +327,8 @@ export interface PaymentMethodsTable {
   panSealed: string | null;
   /** JSON of the displayable card details (BIN, last four, expiry, scheme data). */
   card: string | null;
+  /** Enrolled in the account updater, 0/1 (015_payment_method_updates). */
+  accountUpdatesEnabled: ColumnType<number, number | undefined, number>;
   createdAt: string;
   deletedAt: string | null;
 }
@@ -354,7 +389,8 @@ export interface BillingAgreementsTable {
   state: string;
   nextChargeAt: string | null;
   lastChargeAt: string | null;
-  desiredDate: string | null;
+  /** Day of the month (1–31) monthly charges aim for; null for other periods (016_ingestion_caps). */
+  desiredDate: number | null;
   reference: string | null;
   stateChangedAt: string;
   createdAt: string;
@@ -496,4 +532,54 @@ export interface PaymentLinksTable {
   stateChangedAt: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/** Multi-links (014_multi_links): settings left out are NULL; booleans as 0/1; JSON as text. */
+export interface MultiLinksTable {
+  id: string;
+  accountId: string;
+  pointOfSaleId: string;
+  state: string;
+  amount: number;
+  currency: string;
+  reference: string | null;
+  scaMode: string | null;
+  timeoutMinutes: number | null;
+  instantCapture: string | null;
+  textOnStatement: string | null;
+  attributes: string | null;
+  reportFailure: number | null;
+  reportExpired: number | null;
+  dynamicAmount: number | null;
+  notificationUrl: string | null;
+  successUrl: string | null;
+  failureUrl: string | null;
+  retryUrl: string | null;
+  returnUrl: string | null;
+  allowedPaymentMethods: string | null;
+  ageMinimum: number | null;
+  ageCountry: string | null;
+  subscriptionType: string | null;
+  subscriptionAmount: number | null;
+  subscriptionExpiryDate: string | null;
+  subscriptionIntervalPeriod: string | null;
+  subscriptionIntervalFrequency: number | null;
+  billingPlanId: string | null;
+  billingNextChargeAt: string | null;
+  idempotencyKey: string | null;
+  stateChangedAt: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A multi-link's order lines (014_multi_links), by position from 0. */
+export interface MultiLinkOrderLinesTable {
+  multiLinkId: string;
+  position: number;
+  description: string;
+  imageUrl: string | null;
+  quantity: number;
+  unitPrice: number;
+  totalAmount: number;
+  type: string;
 }

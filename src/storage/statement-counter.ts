@@ -64,6 +64,8 @@ export class StatementCounter {
   /** Off by default; `start()` turns it on. */
   enabled = false;
   private counts = zero();
+  /** When set, every counted statement's text is appended (profiling a path: which statements, in order). */
+  log: string[] | null = null;
 
   /** Counts from zero from now on. */
   start(): void {
@@ -85,6 +87,7 @@ export class StatementCounter {
   /** One statement about to run on a connection that has (`inTransaction`) or has not a transaction open. */
   count(sql: string, inTransaction: boolean): StatementKind {
     const kind = classify(sql);
+    this.log?.push(sql);
     const c = this.counts;
     c.statements++;
     if (kind === 'read') c.reads++;

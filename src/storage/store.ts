@@ -8,7 +8,7 @@ import type { JobStore } from '../jobs/job.js';
 import type { AccountsRepository } from '../modules/accounts/accounts.repository.js';
 import type { PointsOfSaleRepository } from '../modules/points-of-sale/points-of-sale.repository.js';
 import type { TerminalsRepository } from '../modules/terminals/terminals.repository.js';
-import type { TransactionsRepository } from '../modules/transactions/transactions.repository.js';
+import type { PaymentRecords, TransactionsRepository } from '../modules/transactions/transactions.repository.js';
 import type { PaymentMethodsRepository } from '../modules/payment-methods/payment-methods.repository.js';
 import type { NotificationsRepository } from '../delivery/notification.js';
 import type { SalesRepository } from '../modules/sales/sales.repository.js';
@@ -33,6 +33,7 @@ import { KyselyNotificationsRepository } from './repositories/notifications.js';
 import { KyselySalesRepository } from './repositories/sales.js';
 import { KyselyEventOutbox } from './repositories/events.js';
 import { KyselyLifecycleRepository } from './repositories/lifecycle.js';
+import { KyselyPaymentRecords } from './repositories/payment-records.js';
 import { KyselySubscriptionsRepository } from './repositories/subscriptions.js';
 import { KyselySessionsRepository } from './repositories/sessions.js';
 import { KyselyWebhooksRepository } from './repositories/webhooks.js';
@@ -43,6 +44,10 @@ import { KyselySettlementsRepository } from './repositories/settlements.js';
 import type { SettlementsRepository } from '../modules/settlements/settlements.repository.js';
 import type { PaymentLinksRepository } from '../modules/payment-links/payment-links.repository.js';
 import { KyselyPaymentLinksRepository } from './repositories/payment-links.js';
+import type { IngestionCountersRepository } from '../modules/mit/ingestion-cap.js';
+import { KyselyIngestionCounters } from './repositories/ingestion-counters.js';
+import type { MultiLinksRepository } from '../modules/multi-links/multi-links.repository.js';
+import { KyselyMultiLinksRepository } from './repositories/multi-links.js';
 import type { Database } from './schema.js';
 import type { StatementCounter } from './statement-counter.js';
 import { groupCommitDialect, WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
@@ -62,11 +67,15 @@ export interface Repositories {
   sales: SalesRepository;
   jobs: JobStore;
   lifecycle: LifecycleRepository;
+  paymentRecords: PaymentRecords;
   events: EventOutbox;
   settings: KyselySettings;
   subscriptions: SubscriptionsRepository;
   sessions: SessionsRepository;
   paymentLinks: PaymentLinksRepository;
+  /** MIT ingestion caps (INTERFACE §11.8): per-merchant per-minute counters. */
+  ingestionCounters: IngestionCountersRepository;
+  multiLinks: MultiLinksRepository;
 }
 
 export interface Store extends Repositories {
@@ -107,11 +116,14 @@ function repositories(db: Kysely<Database>, dialect: Dialect, options: StoreOpti
     sales: new KyselySalesRepository(db),
     jobs: new KyselyJobStore(db, dialect, options.now, onEnqueue),
     lifecycle: new KyselyLifecycleRepository(db),
+    paymentRecords: new KyselyPaymentRecords(db, dialect, options.now, onEnqueue),
     events: new KyselyEventOutbox(db, options.now),
     settings: new KyselySettings(db),
     subscriptions: new KyselySubscriptionsRepository(db),
     sessions: new KyselySessionsRepository(db),
     paymentLinks: new KyselyPaymentLinksRepository(db),
+    ingestionCounters: new KyselyIngestionCounters(db),
+    multiLinks: new KyselyMultiLinksRepository(db),
   };
 }
 

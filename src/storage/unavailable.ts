@@ -25,7 +25,10 @@ const POSTGRES_MESSAGES = [
   /^Client has encountered a connection error and is not queryable$/,
 ];
 
-/** SQLite (better-sqlite3 codes, extended ones included): locked past busy_timeout, I/O error, disk full. */
+/**
+ * SQLite (result code names, extended ones included, as both drivers name them: sqlite-driver.ts):
+ * locked past busy_timeout, I/O error, disk full.
+ */
 const SQLITE_PREFIXES = ['SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_FULL'];
 
 function matches(err: unknown): boolean {

@@ -2,7 +2,7 @@
  * Group commit on SQLite. A durable commit (WAL, synchronous=FULL) costs an fsync, ~0.2 ms, so
  * one commit per write caps the whole process at a few thousand writes per second. The batcher
  * queues units of work (closures) and runs everything queued inside ONE `BEGIN IMMEDIATE …
- * COMMIT` on the single better-sqlite3 connection:
+ * COMMIT` on the single SQLite connection (node:sqlite or better-sqlite3, see sqlite-driver.ts):
  *
  *   - each closure runs in its own SAVEPOINT: one that throws is rolled back to its savepoint
  *     alone and its caller gets the error; the others commit;
@@ -19,7 +19,6 @@
  * another write of the same store (that write would wait for this batch: deadlock), and must not
  * wait on the network (it would hold every writer).
  */
-import type { Database as SqliteHandle, Statement } from 'better-sqlite3';
 import {
   type CompiledQuery,
   type DatabaseConnection,
@@ -32,6 +31,7 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import type { Database } from './schema.js';
+import type { SqliteHandle, SqliteStatement as Statement } from './sqlite-handle.js';
 import { StatementCounter } from './statement-counter.js';
 
 export interface WriteBatcherOptions {

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { addInterval, defaultFirstChargeAt, MIN_RETRY_GAP_MS, nextAttemptAt, startOfUtcDay, utcDateOf } from '../../src/modules/billing/billing-schedule.js';
+import {
+  addInterval,
+  defaultFirstChargeAt,
+  desiredDateFor,
+  MIN_RETRY_GAP_MS,
+  nextAttemptAt,
+  startOfUtcDay,
+  utcDateOf,
+} from '../../src/modules/billing/billing-schedule.js';
 
 const at = (text: string): number => Date.parse(text);
 const isoOf = (ms: number): string => new Date(ms).toISOString();
@@ -20,7 +28,7 @@ describe('addInterval', () => {
 
   test('the desired date brings the day back: Jan 31 → Feb 29 → Mar 31 → Apr 30 → May 31', () => {
     const month = { period: 'MONTH' as const, frequency: 1 };
-    const desired = '2024-01-31';
+    const desired = 31;
     let t = at('2024-01-31T06:00:00.000Z');
     const seen: string[] = [];
     for (let i = 0; i < 4; i++) {
@@ -38,9 +46,9 @@ describe('addInterval', () => {
     assert.equal(isoOf(addInterval(at('2024-11-15T00:00:00.000Z'), { period: 'MONTH', frequency: 3 })), '2025-02-15T00:00:00.000Z');
     assert.equal(isoOf(addInterval(at('2024-01-31T00:00:00.000Z'), { period: 'MONTH', frequency: 13 })), '2025-02-28T00:00:00.000Z');
     const year = { period: 'YEAR' as const, frequency: 1 };
-    const y2025 = addInterval(at('2024-02-29T00:00:00.000Z'), year, '2024-02-29');
+    const y2025 = addInterval(at('2024-02-29T00:00:00.000Z'), year, 29);
     assert.equal(isoOf(y2025), '2025-02-28T00:00:00.000Z');
-    const y2028 = addInterval(addInterval(addInterval(y2025, year, '2024-02-29'), year, '2024-02-29'), year, '2024-02-29');
+    const y2028 = addInterval(addInterval(addInterval(y2025, year, 29), year, 29), year, 29);
     assert.equal(isoOf(y2028), '2028-02-29T00:00:00.000Z');
     assert.equal(isoOf(addInterval(at('2024-06-01T00:00:00.000Z'), { period: 'YEAR', frequency: 2 })), '2026-06-01T00:00:00.000Z');
   });
@@ -48,11 +56,19 @@ describe('addInterval', () => {
   test('twelve monthly steps from any day of a year make exactly one year', () => {
     for (let day = 1; day <= 31; day++) {
       const start = Date.UTC(2023, 0, day);
-      const desired = utcDateOf(start);
+      const desired = day;
       let t = start;
       for (let i = 0; i < 12; i++) t = addInterval(t, { period: 'MONTH', frequency: 1 }, desired);
       assert.equal(utcDateOf(t), utcDateOf(Date.UTC(2024, 0, day)), `from 2023-01-${day}`);
     }
+  });
+});
+
+describe('desiredDateFor (INTERFACE §11.7)', () => {
+  test('the UTC day of the month of the first charge on a MONTH plan; null on other periods', () => {
+    assert.equal(desiredDateFor({ period: 'MONTH', frequency: 1 }, at('2031-01-31T23:30:00.000Z')), 31);
+    assert.equal(desiredDateFor({ period: 'MONTH', frequency: 3 }, at('2031-02-01T00:00:00.000Z')), 1);
+    for (const period of ['DAY', 'WEEK', 'YEAR'] as const) assert.equal(desiredDateFor({ period, frequency: 1 }, at('2031-01-31T00:00:00.000Z')), null, period);
   });
 });
 

@@ -71,7 +71,7 @@ for (const kind of await availableStores()) {
       const agreement = await createAgreement(m.api, sub.subscriptionId, plan.id, { reference: 'agr-1' });
       assert.equal(agreement.state, 'ACTIVE');
       assert.equal(agreement.nextChargeAt, new Date(today + DAY_MS).toISOString());
-      assert.equal(agreement.desiredDate, utcDate(today));
+      assert.equal(agreement.desiredDate, null, 'desiredDate is for monthly plans only (INTERFACE §11.7)');
       assert.equal(agreement.lastChargeAt, null);
       assert.equal(agreement.sessionId, null);
       assert.equal(agreement.reference, 'agr-1');
@@ -174,7 +174,7 @@ for (const kind of await availableStores()) {
       const resumed = ok(await m.api.post(`${API}/subscriptions/billing/agreements/${agreement.id}/resume`, { nextChargeAt: date }), 'resume').billingAgreement;
       assert.equal(resumed.state, 'ACTIVE');
       assert.equal(resumed.nextChargeAt, `${date}T00:00:00.000Z`);
-      assert.equal(resumed.desiredDate, date);
+      assert.equal(resumed.desiredDate, null, 'a daily plan has no desiredDate, resumed or not');
       await moveClockTo(t, Date.parse(`${date}T00:00:00.000Z`) - 1000);
       await new Promise((r) => setTimeout(r, 300));
       assert.deepEqual(await chargesOf(m.api, agreement.id), [], 'not before the resume date');

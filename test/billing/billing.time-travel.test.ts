@@ -21,7 +21,7 @@ for (const kind of await availableStores()) {
       const sub = await subscribe(t, m);
       const year = new Date(await now(t)).getUTCFullYear() + 1;
       const agreement = await createAgreement(m.api, sub.subscriptionId, plan.id, { nextChargeAt: `${year}-01-31` });
-      assert.equal(agreement.desiredDate, `${year}-01-31`);
+      assert.equal(agreement.desiredDate, 31);
       await moveClockTo(t, Date.parse(`${year}-01-30T12:00:00.000Z`));
       assert.deepEqual(await chargesOf(m.api, agreement.id), []);
       await moveClockTo(t, Date.parse(`${year + 1}-01-30T12:00:00.000Z`));

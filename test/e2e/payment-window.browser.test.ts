@@ -29,12 +29,17 @@ const MERCHANT = 'Nordlys Café & Bageri';
 const AMOUNT = 123456;
 const AMOUNT_TEXT = '1,234.56 DKK';
 
-/** The shop: records where the browser is sent back to and answers a small page. */
+/** The shop: records where the browser is sent back to and answers a small page; `/pre-auth/deny` answers 403 (a refusing preAuthUrl). */
 async function startShop() {
   const visits: Array<{ path: string; search: string; referer: string | undefined }> = [];
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     visits.push({ path: url.pathname, search: url.search, referer: req.headers.referer });
+    if (url.pathname.startsWith('/pre-auth/')) {
+      req.resume();
+      res.writeHead(url.pathname === '/pre-auth/deny' ? 403 : 200, { 'content-type': 'application/json' }).end('{}');
+      return;
+    }
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>Shop</title><h1>Shop: ${url.pathname}</h1>`);
   });
   await new Promise<void>((resolve) => server.listen(0, '::', resolve));
@@ -212,7 +217,7 @@ test(
     assert.equal(sub.subscription.type, 'UNSCHEDULED');
     assert.equal(sub.subscription.customerId, customerId);
     const { paymentMethod } = await merchant.api.must('GET', `${API}/payment-methods/${session.paymentMethodId}`);
-    assert.equal(paymentMethod.displayText, '•••• 1111');
+    assert.equal(paymentMethod.displayText, '41111111XXXX1111');
     assert.equal(sub.paymentMethod.id, paymentMethod.id);
 
     // The window, opened again, says the payment is complete.
@@ -238,5 +243,118 @@ test(
     for (const pan of [DECLINED, VISA]) assert.ok(!log.includes(pan), 'the service log contains a full card number');
 
     t.diagnostic(`browser flow took ${Date.now() - started} ms`);
+  },
+);
+
+test(
+  'hosted payment window in Chromium: age step, retryUrl after a failed attempt, dynamic amount, wallets limited by allowedPaymentMethods',
+  { skip: SKIP, timeout: 120_000 },
+  async (t) => {
+    const cleanups: Array<() => Promise<unknown>> = [];
+    t.after(async () => {
+      for (const cleanup of cleanups.reverse()) await cleanup();
+    });
+    const db = await freshDatabase('sqlite', 'browser-cit');
+    cleanups.push(() => db.drop());
+    const keys = newKeys();
+    const service = await startService({ databaseUrl: db.url, dir: db.dir, ...keys, label: 'browser-cit' });
+    cleanups.push(() => stopGracefully(service));
+    const shop = await startShop();
+    cleanups.push(() => shop.close());
+    const merchant = await bootstrapMerchant(service, MERCHANT);
+    const successUrl = shop.url('/checkout/success');
+    const retryUrl = shop.url('/checkout/retry');
+
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
+    cleanups.push(() => browser.close());
+    const page = await (await browser.newContext()).newPage();
+    page.setDefaultTimeout(15_000);
+
+    // --- 1. age step, retry redirect, then a dynamic amount paid with an allowed wallet ----------
+    const cit = await merchant.api.must('POST', `${API}/cit`, {
+      pointOfSaleId: merchant.pointOfSaleId,
+      amount: 5000,
+      currency: 'DKK',
+      reference: 'order-43',
+      customerId: 'cust-browser-age',
+      dynamicAmount: true,
+      allowedPaymentMethods: ['KLARNA', 'VIPPS_MOBILEPAY'],
+      ageVerification: { minimumAge: 18, country: 'DK' },
+      preAuthUrl: shop.url('/pre-auth/allow'),
+      maxAttempts: 3,
+      successUrl,
+      retryUrl,
+      failureUrl: shop.url('/checkout/failure'),
+    });
+    const windowUrl: string = cit.paymentWindowUrl;
+    await page.goto(windowUrl);
+    assert.equal(await page.getByRole('heading', { level: 2, name: 'Verify your age' }).count(), 1);
+    assert.equal(await page.getByLabel('Card number').count(), 0, 'no payment form before the age step');
+    const tooYoung = `${new Date().getUTCFullYear() - 10}-01-01`;
+    await page.getByLabel('Date of birth (sandbox eID)').fill(tooYoung);
+    await Promise.all([page.waitForURL(retryUrl), page.getByRole('button', { name: 'Verify age' }).click()]);
+    assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Shop: /checkout/retry');
+    let session = (await merchant.api.must('GET', `${API}/sessions/${cit.session.id}`)).session;
+    assert.equal(session.state, 'PENDING');
+    assert.equal(session.attempts, 1);
+    assert.equal(session.errorCode, 'AGE_VERIFICATION_NOT_COMPLETED');
+
+    // Back in the window: the reason, the age step again; of age this time.
+    await page.goto(windowUrl);
+    assert.match(await page.getByRole('alert').innerText(), /Your age could not be verified/);
+    await page.getByLabel('Date of birth (sandbox eID)').fill('1990-05-17');
+    await page.getByRole('button', { name: 'Verify age' }).click();
+    // Redirected back to the window (the same URL it was on): wait for the payment form.
+    await page.getByLabel('Amount (DKK)').waitFor();
+    assert.equal(page.url(), windowUrl);
+
+    // The payment form: only the allowed wallets, no card form, the amount to enter.
+    assert.equal(await page.getByLabel('Card number').count(), 0, 'CARD is not allowed');
+    const walletButtons = (await page.locator('button.wallet').allInnerTexts()).map((s) => s.trim());
+    assert.deepEqual(walletButtons, ['Pay with Vipps MobilePay', 'Pay with Klarna']);
+    assert.equal(await page.getByRole('button', { name: 'Pay with Apple Pay' }).count(), 0);
+    const amount = page.getByLabel('Amount (DKK)');
+    assert.equal(await amount.inputValue(), '50.00', 'the session amount is the default');
+    await amount.fill('0');
+    await page.getByRole('button', { name: 'Pay with Klarna' }).click();
+    await page.getByText('Enter an amount greater than 0').first().waitFor();
+    assert.equal(await page.getByLabel('Amount (DKK)').getAttribute('aria-invalid'), 'true');
+    await page.getByLabel('Amount (DKK)').fill('12.34');
+    await Promise.all([page.waitForURL(successUrl), page.getByRole('button', { name: 'Pay with Klarna' }).click()]);
+    session = (await merchant.api.must('GET', `${API}/sessions/${cit.session.id}`)).session;
+    assert.equal(session.state, 'COMPLETED');
+    assert.equal(session.ageVerified, true);
+    assert.equal(session.amount, 1234);
+    const { transaction } = await merchant.api.must('GET', `${API}/transactions/${session.transactionId}`);
+    assert.equal(transaction.state, 'SUCCESS');
+    assert.equal(transaction.amount, 1234);
+    assert.equal(transaction.paymentMethodType, 'KLARNA');
+    assert.ok(
+      shop.visits.some((v) => v.path === '/pre-auth/allow'),
+      'the preAuthUrl was called',
+    );
+
+    // --- 2. a card refused by the merchant's preAuthUrl: the customer goes to retryUrl -----------
+    const refused = await merchant.api.must('POST', `${API}/cit`, {
+      pointOfSaleId: merchant.pointOfSaleId,
+      amount: AMOUNT,
+      currency: 'DKK',
+      preAuthUrl: shop.url('/pre-auth/deny'),
+      retryUrl: shop.url('/checkout/retry?order=44'),
+      successUrl,
+    });
+    await page.goto(refused.paymentWindowUrl);
+    await fillCard(page, VISA);
+    await Promise.all([page.waitForURL(shop.url('/checkout/retry?order=44')), page.getByRole('button', { name: `Pay ${AMOUNT_TEXT}` }).click()]);
+    const after = (await merchant.api.must('GET', `${API}/sessions/${refused.session.id}`)).session;
+    assert.equal(after.state, 'PENDING');
+    assert.equal(after.errorCode, 'REJECTED_BY_MERCHANT');
+    await page.goto(refused.paymentWindowUrl);
+    assert.match(await page.getByRole('alert').innerText(), /The shop did not accept this payment/);
+    assert.match(await page.locator('form').innerText(), /You have 2 attempts\./);
   },
 );

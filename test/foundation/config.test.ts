@@ -50,6 +50,19 @@ describe('loadConfig', () => {
     assert.match(expectConfigError({ PAYMENTS_MAX_BACKLOG: '1000001' }, 'PAYMENTS_MAX_BACKLOG').message, /between 0 and 1000000/);
   });
 
+  test('PAYMENTS_MIT_CAP_PER_MINUTE and PAYMENTS_MIT_BATCH_CAP_PER_MINUTE: 300 and 30000 by default, 0 (off) to 1000000000 (INTERFACE §11.8)', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.mitCapPerMinute, 300);
+    assert.equal(defaults.mitBatchCapPerMinute, 30_000);
+    const set = loadConfig({ PAYMENTS_MIT_CAP_PER_MINUTE: '5', PAYMENTS_MIT_BATCH_CAP_PER_MINUTE: '0' });
+    assert.equal(set.mitCapPerMinute, 5);
+    assert.equal(set.mitBatchCapPerMinute, 0);
+    assert.equal(loadConfig({ PAYMENTS_MIT_CAP_PER_MINUTE: '1000000000' }).mitCapPerMinute, 1_000_000_000);
+    expectConfigError({ PAYMENTS_MIT_CAP_PER_MINUTE: '-1' }, 'PAYMENTS_MIT_CAP_PER_MINUTE');
+    expectConfigError({ PAYMENTS_MIT_BATCH_CAP_PER_MINUTE: '1000000001' }, 'PAYMENTS_MIT_BATCH_CAP_PER_MINUTE');
+    expectConfigError({ PAYMENTS_MIT_BATCH_CAP_PER_MINUTE: '1e3' }, 'PAYMENTS_MIT_BATCH_CAP_PER_MINUTE');
+  });
+
   test('valid values of every variable', () => {
     const key = 'ab'.repeat(32);
     const config = loadConfig({

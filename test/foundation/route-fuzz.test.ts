@@ -241,7 +241,8 @@ async function seedTenant(t: TestRuntime, tenant: Tenant): Promise<TenantSeed> {
 async function seedTenantLater(t: TestRuntime, s: TenantSeed): Promise<void> {
   const pos = s.ids.pointOfSaleId![0]!;
   const pending = must(await s.api.post(`${API}/cit`, { pointOfSaleId: pos, amount: 700, currency: 'DKK', timeout: 120 }), 'pending cit');
-  const link = must(await s.api.post(`${API}/payment-links`, { pointOfSaleId: pos, amount: 1200, currency: 'DKK' }), 'payment link').paymentLink;
+  // POST /payment-links answers flat {id, sessionId, url, qrCode} (INTERFACE §11.5).
+  const link = must(await s.api.post(`${API}/payment-links`, { pointOfSaleId: pos, amount: 1200, currency: 'DKK' }), 'payment link');
   s.ids.sessionId!.push(pending.session.id, link.sessionId);
   s.ids.sessionKey!.push(pending.key, String(link.url).split('/').pop()!);
   s.ids.paymentLinkId!.push(link.id);

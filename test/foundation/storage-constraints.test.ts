@@ -23,6 +23,7 @@ import type { BillingCharge } from '../../src/modules/billing/charge.js';
 import type { BillingPlan } from '../../src/modules/billing/plan.js';
 import type { PaymentLink } from '../../src/modules/payment-links/payment-link.js';
 import type { PointOfSale } from '../../src/modules/points-of-sale/point-of-sale.js';
+import { DEFAULT_TERMINAL_REQUEST } from '../../src/modules/sales/sale.js';
 import type { Session } from '../../src/modules/sessions/session.js';
 import type { SettlementTransaction, TransferDelta } from '../../src/modules/settlements/settlement.js';
 import type { Subscription } from '../../src/modules/subscriptions/subscription.js';
@@ -406,6 +407,7 @@ for (const kind of await availableStores()) {
           displayText: null,
           holderName: null,
           customerId: null,
+          accountUpdatesEnabled: false,
           createdAt: iso(T0),
           deletedAt: null,
           card: null,
@@ -546,6 +548,7 @@ for (const kind of await availableStores()) {
           accountId,
           terminalId,
           stage: 'QUEUED',
+          request: DEFAULT_TERMINAL_REQUEST,
           dispatchedAt: null,
           expiresAt: null,
           cardPresentedAt: null,
@@ -1197,6 +1200,7 @@ for (const kind of await availableStores()) {
           displayText: null,
           holderName: null,
           customerId: null,
+          accountUpdatesEnabled: false,
           createdAt: iso(T0),
           deletedAt: null,
           card: null,
@@ -1219,6 +1223,7 @@ for (const kind of await availableStores()) {
               accountId,
               terminalId: seeded.get('terminals')!.id as string,
               stage: 'LOST' as never,
+              request: DEFAULT_TERMINAL_REQUEST,
               dispatchedAt: null,
               expiresAt: null,
               cardPresentedAt: null,

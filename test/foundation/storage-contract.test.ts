@@ -215,7 +215,7 @@ for (const kind of await availableStores()) {
         assert.equal(await t.store.terminals.findById(otherAccountId, first.id), null, 'tenant scoped');
       });
 
-      test('terminals list newest first, filtered by point of sale', async () => {
+      test('terminals list newest first, filtered by point of sale and by device', async () => {
         const p1 = pos(otherAccountId, 'PHYSICAL', iso(T0));
         const p2 = pos(otherAccountId, 'PHYSICAL', iso(T0));
         await t.store.pointsOfSale.insert(p1, 's');
@@ -232,13 +232,18 @@ for (const kind of await availableStores()) {
         });
         const a = mk(p1.id, 1);
         const b = mk(p2.id, 2);
-        const c = mk(p1.id, 3);
+        const c = { ...mk(p1.id, 3), deviceId: newId() };
         for (const x of [a, b, c]) await t.store.terminals.insert(x);
         assert.deepEqual(
-          (await t.store.terminals.list(otherAccountId, p1.id, 0, 10)).items.map((x) => x.id),
+          (await t.store.terminals.list(otherAccountId, { pointOfSaleId: p1.id, deviceId: null }, 0, 10)).items.map((x) => x.id),
           [c.id, a.id],
         );
-        const all = await t.store.terminals.list(otherAccountId, null, 0, 2);
+        assert.deepEqual(
+          (await t.store.terminals.list(otherAccountId, { pointOfSaleId: null, deviceId: c.deviceId }, 0, 10)).items.map((x) => x.id),
+          [c.id],
+        );
+        assert.equal((await t.store.terminals.list(otherAccountId, { pointOfSaleId: p2.id, deviceId: c.deviceId }, 0, 10)).total, 0, 'filters combine');
+        const all = await t.store.terminals.list(otherAccountId, { pointOfSaleId: null, deviceId: null }, 0, 2);
         assert.equal(all.total, 3);
         assert.deepEqual(
           all.items.map((x) => x.id),

@@ -20,7 +20,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import SqliteDatabase from 'better-sqlite3';
+import { openSqlite, SqliteError } from '../../src/storage/sqlite-driver.js';
 import pg from 'pg';
 import { toErrorResponse } from '../../src/http/error-handler.js';
 import { AppError } from '../../src/shared/errors.js';
@@ -135,9 +135,9 @@ describe('isStoreUnavailable: which storage errors are an outage', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'unavailable-'));
     try {
       const file = path.join(dir, 'db.sqlite');
-      const holder = new SqliteDatabase(file);
+      const holder = openSqlite(file);
       holder.exec('create table t (v text)');
-      const other = new SqliteDatabase(file);
+      const other = openSqlite(file);
       other.pragma('busy_timeout = 0');
       holder.exec('begin immediate');
       const busy = (() => {
@@ -183,9 +183,9 @@ describe('isStoreUnavailable: which storage errors are an outage', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
-    assert.equal(isStoreUnavailable(new SqliteDatabase.SqliteError('disk I/O error', 'SQLITE_IOERR_WRITE')), true, 'SQLITE_IOERR_WRITE');
-    assert.equal(isStoreUnavailable(new SqliteDatabase.SqliteError('disk I/O error', 'SQLITE_IOERR')), true, 'SQLITE_IOERR');
-    assert.equal(isStoreUnavailable(new SqliteDatabase.SqliteError('no such table: x', 'SQLITE_ERROR')), false, 'SQLITE_ERROR');
+    assert.equal(isStoreUnavailable(new SqliteError('disk I/O error', 'SQLITE_IOERR_WRITE')), true, 'SQLITE_IOERR_WRITE');
+    assert.equal(isStoreUnavailable(new SqliteError('disk I/O error', 'SQLITE_IOERR')), true, 'SQLITE_IOERR');
+    assert.equal(isStoreUnavailable(new SqliteError('no such table: x', 'SQLITE_ERROR')), false, 'SQLITE_ERROR');
   });
 
   test('the error handler answers an outage with 503 SERVICE_UNAVAILABLE and the standard body', () => {
@@ -317,7 +317,7 @@ describe('an outage during a request (SQLite runtime)', () => {
   let t: TestRuntime;
   let m: TestMerchant;
   const acquirer = new ScriptedAcquirer();
-  /** While set, reading a transaction fails the way a locked or failing database does. */
+  /** While set, reading a transaction or its operations fails the way a locked or failing database does. */
   let outage = false;
   /** Set when the acquirer has answered: the database "goes away" during the acquirer call. */
   let failAfterAcquirer = false;
@@ -331,10 +331,12 @@ describe('an outage during a request (SQLite runtime)', () => {
     };
     t = await startTestRuntime('sqlite', {}, { acquirer, startWorkers: false });
     m = await t.createMerchant();
-    const repository = t.runtime.store.transactions as unknown as { findById: (...args: unknown[]) => Promise<unknown> };
-    const findById = repository.findById.bind(repository);
-    repository.findById = (...args: unknown[]) =>
-      outage ? Promise.reject(new SqliteDatabase.SqliteError('database is locked', 'SQLITE_BUSY')) : findById(...args);
+    // The MOTO answer reads the transaction's operations after the acquirer's answer committed.
+    const repository = t.runtime.store.transactions as unknown as Record<'findById' | 'operationsOf', (...args: unknown[]) => Promise<unknown>>;
+    for (const method of ['findById', 'operationsOf'] as const) {
+      const read = repository[method].bind(repository);
+      repository[method] = (...args: unknown[]) => (outage ? Promise.reject(new SqliteError('database is locked', 'SQLITE_BUSY')) : read(...args));
+    }
   });
   after(() => t.close());
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import SqliteDatabase from 'better-sqlite3';
+import { openSqlite } from '../../src/storage/sqlite-driver.js';
 import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
 
 const CARD = { number: '4111111111111111', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 3, cvc: '123' };
@@ -22,7 +22,7 @@ describe('one unserializable row (sqlite)', () => {
 
   /** Writes below the constraints, as a bug or a manual edit might have. */
   const corrupt = (statement: string, ...params: unknown[]) => {
-    const raw = new SqliteDatabase(t.database.config.kind === 'sqlite' ? t.database.config.path : '');
+    const raw = openSqlite(t.database.config.kind === 'sqlite' ? t.database.config.path : '');
     try {
       raw.pragma('ignore_check_constraints = ON');
       assert.equal(raw.prepare(statement).run(...params).changes, 1);

@@ -168,7 +168,7 @@ export function refusedWith(res: TestResponse, code: string, what = 'operation')
 
 /** Reserved amounts and settled aggregates as stored. */
 export async function stored(t: TestRuntime, id: string) {
-  const a = await t.runtime.store.lifecycle.amounts(id);
+  const a = await t.runtime.store.transactions.reservationAmounts(id);
   assert.ok(a);
   return a;
 }

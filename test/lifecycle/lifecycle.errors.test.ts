@@ -181,30 +181,26 @@ for (const kind of await availableStores()) {
       assert.equal(again.operations.length, 1);
     });
 
-    test("the pipeline's instant capture in flight (no reservation of its own) blocks lifecycle captures and voids", async () => {
-      const tx = await seedAuthorized(t, m, { amount: 1000 });
-      const authorization = (await detail(m, tx.id)).operations[0]!;
-      const now = t.runtime.clock.nowIso();
-      await t.runtime.store.transactions.insertOperations([
-        {
-          id: crypto.randomUUID(),
-          accountId: m.accountId,
-          transactionId: tx.id,
-          pointOfSaleId: tx.pointOfSaleId,
-          type: 'CAPTURE',
-          state: 'PROCESSING',
-          amount: 1000,
-          referenceOperationId: authorization.id,
-          errorCode: null,
-          externalStatusCodes: null,
-          acquirerReference: null,
-          createdAt: now,
-          finalizedAt: null,
-        },
-      ]);
-      refusedWith(await capture(m, tx.id, 100), 'AMOUNT_EXCEEDS_REMAINING');
-      refusedWith(await voidTx(m, tx.id, -1), 'AMOUNT_EXCEEDS_REMAINING');
-      assert.equal((await stored(t, tx.id)).pending, 0);
+    test('an instant capture in flight holds its reservation: lifecycle captures and voids cannot take the same money', async () => {
+      acquirer.scriptAny('capture', ['timeout']);
+      const res = await m.api.post(`${API}/moto`, {
+        transaction: { pointOfSaleId: m.onlinePointOfSaleId, amount: 1000, currency: 'DKK', reference: 'instant-in-flight', instantCapture: 'NO_VOID' },
+        card: { number: '4111111111111111', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 3, cvc: '123' },
+      });
+      assert.equal(res.status, 200, res.text);
+      const id = res.body.transaction.id as string;
+      const instant = (await detail(m, id)).operations.find((o: { type: string }) => o.type === 'CAPTURE');
+      assert.equal(instant?.state, 'PROCESSING', 'the instant capture timed out');
+      assert.equal((await stored(t, id)).pending, 1000, 'the instant capture reserves what it captures');
+      refusedWith(await capture(m, id, 100), 'AMOUNT_EXCEEDS_REMAINING');
+      refusedWith(await voidTx(m, id, -1), 'AMOUNT_EXCEEDS_REMAINING');
+      // The drive job asks again (the safety net is due 5 s after the request) and settles the reservation.
+      await t.operator.post('/sandbox/v1/clock', { advanceSeconds: 6 });
+      const settled = await eventually(async () => {
+        const a = await stored(t, id);
+        return a.pending === 0 ? a : null;
+      }, 'the drive job to finish the instant capture');
+      assert.equal(settled.captured, 1000);
     });
 
     test('bad bodies → 422 with [rule]: text, nothing recorded', async () => {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BACKLOG_RETRY_AFTER_S } from '../../src/jobs/backlog.js';
-import { DRIVE_JOB } from '../../src/modules/transactions/authorization.service.js';
+import { DRIVE_JOB } from '../../src/modules/transactions/payment-engine.js';
 import { API, startTestRuntime, type TestMerchant, type TestResponse, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
 import { mitBody, ok, storedCard } from './cit-flows.js';

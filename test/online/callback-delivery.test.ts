@@ -11,7 +11,7 @@ import { callbackBackoff } from '../../src/delivery/callbacks.js';
 import { CALLBACK_TIMEOUT_MS } from '../../src/delivery/http-sender.js';
 import { JobRunner } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/logger.js';
-import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS } from '../../src/modules/transactions/authorization.service.js';
+import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS } from '../../src/modules/transactions/payment-engine.js';
 import { API, startTestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
 import { motoBody, startReceiver, waitFor } from './helpers.js';

@@ -95,7 +95,7 @@ for (const kind of await availableStores()) {
       assert.equal(sub.subscription.reference, 'plan-a');
       assert.equal(sub.subscription.customerId, customerId);
       assert.equal(sub.paymentMethod.id, session.paymentMethodId);
-      assert.equal(sub.paymentMethod.displayText, '•••• 1111');
+      assert.equal(sub.paymentMethod.displayText, '41111111XXXX1111');
 
       const hit = await waitFor(() => rx.at(path)[0], 'CIT callback');
       assert.equal(hit.body.session.state, 'COMPLETED');

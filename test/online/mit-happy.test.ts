@@ -35,7 +35,7 @@ for (const kind of await availableStores()) {
       assert.equal(tx.paymentMethodId, visa.paymentMethodId);
       assert.equal(tx.customerId, 'cust-visa');
       assert.equal(tx.type, 'PAYMENT');
-      assert.equal(tx.scaMode, null);
+      assert.equal(tx.scaMode, 'SKIP', 'no SCA on a merchant-initiated payment (INTERFACE §11.1)');
       const hit = await waitFor(() => rx.at(path)[0], 'MIT callback');
       assert.equal(hit.body.transaction.id, tx.id);
       assert.equal(hit.body.transaction.state, 'SUCCESS');

@@ -31,10 +31,10 @@ describe('sandbox acquirer scenario table', () => {
     for (const mode of ['NORMAL', 'FORCE']) {
       const r = await auth('4000000000003220', 'CIT', 1, mode);
       assert.equal(r.outcome, 'approved');
-      assert.deepEqual(r.outcome === 'approved' && r.sca, { rejected: false, type: 'CHALLENGE', verification: 'CHALLENGED' });
+      assert.deepEqual(r.outcome === 'approved' && r.sca, { rejected: false, type: '3DS', verification: 'CHALLENGED' });
     }
     const skip = await auth('4000000000003220', 'CIT', 1, 'SKIP');
-    assert.deepEqual(skip.outcome === 'approved' && skip.sca, { rejected: false, type: null, verification: null });
+    assert.deepEqual(skip.outcome === 'approved' && skip.sca, { rejected: false, type: 'UNKNOWN', verification: 'NONE' });
   });
 
   test('4000…0259 authorizes but every capture is declined; unknown valid cards and wallets are approved', async () => {

@@ -4,7 +4,7 @@ import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../s
 import { availableStores } from '../support/stores.js';
 import { advanceClock, card, CARDS, waitFor } from '../online/helpers.js';
 import { complete, formCard, postForm } from '../online/cit-flows.js';
-import { createLink, getLink, LINK_KEYS, linkBody, ok } from './support.js';
+import { createLink, decodeQr, getLink, LINK_KEYS, linkBody, ok } from './support.js';
 
 const pathOf = (url: string) => new URL(url).pathname;
 
@@ -18,10 +18,15 @@ for (const kind of await availableStores()) {
     });
     after(() => t.close());
 
-    test('POST → {paymentLink} ACTIVE with exactly the record fields; its session carries the same payment', async () => {
+    test('POST → exactly {id, sessionId, url, qrCode} (qrCode: base64 PNG of url); GET → {paymentLink} ACTIVE with exactly the record fields', async () => {
       const body = ok(await m.api.post(`${API}/payment-links`, linkBody(m, { customerId: 'cust-9', timeout: 90 })), 'POST');
-      assert.deepEqual(Object.keys(body), ['paymentLink']);
-      const link = body.paymentLink;
+      assert.deepEqual(Object.keys(body).sort(), ['id', 'qrCode', 'sessionId', 'url']);
+      assert.match(body.id, /^[0-9A-HJKMNP-TV-Z]{11}$/, 'id in the transaction-id format');
+      assert.match(body.qrCode, /^[A-Za-z0-9+/]+={0,2}$/, 'qrCode is plain base64, no data: prefix');
+      assert.equal(decodeQr(Buffer.from(body.qrCode, 'base64')), body.url, 'the QR code encodes url');
+      const link = await getLink(m, body.id);
+      assert.equal(link.sessionId, body.sessionId);
+      assert.equal(link.url, body.url);
       assert.deepEqual(Object.keys(link).sort(), LINK_KEYS);
       assert.equal(link.state, 'ACTIVE');
       assert.equal(link.amount, 4200);

@@ -31,6 +31,11 @@ export class ScriptedAcquirer implements Acquirer {
     this.scripts.set(`${transactionId}:${kind}`, [...answers]);
   }
 
+  /** The next answers for `kind` calls of any transaction without a script of its own (for transactions not created yet). */
+  scriptAny(kind: CallKind, answers: ScriptedAnswer[]): void {
+    this.scripts.set(`*:${kind}`, [...answers]);
+  }
+
   callsOf(transactionId: string, kind?: CallKind): RecordedCall[] {
     return this.calls.filter((c) => c.transactionId === transactionId && (kind === undefined || c.kind === kind));
   }
@@ -82,7 +87,8 @@ export class ScriptedAcquirer implements Acquirer {
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     // The declined test card of INTERFACE §9 declines authorizations here too (FAILED MOTO payments).
     const fallback: ScriptedAnswer = kind === 'authorize' && pan === '4000000000000002' ? 'decline' : 'approve';
-    const next = this.scripts.get(`${transactionId}:${kind}`)?.shift() ?? fallback;
+    const own = this.scripts.get(`${transactionId}:${kind}`);
+    const next = (own?.length ? own.shift() : this.scripts.get(`*:${kind}`)?.shift()) ?? fallback;
     switch (next) {
       case 'approve':
         return { outcome: 'approved', acquirerReference: `REF-${operationId ?? transactionId}`, externalStatusCodes: codes };

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { DELIVERY_GATE_DEFAULTS } from '../../src/delivery/delivery-gate.js';
 import { CALLBACK_TIMEOUT_MS } from '../../src/delivery/http-sender.js';
-import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS } from '../../src/modules/transactions/authorization.service.js';
+import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS } from '../../src/modules/transactions/payment-engine.js';
 import { WEBHOOK_DELIVER_JOB } from '../../src/modules/webhooks/webhooks.service.js';
 import { mitBody, ok, storedCard } from '../online/cit-flows.js';
 import { API, startTestRuntime } from '../support/harness.js';

@@ -9,8 +9,13 @@ import type { Acquirer, AcquirerResult, AuthorizeRequest, Initiator, Instrument,
 import { type CardScenario, DECLINE_MESSAGES, type OperationKind, type Outcome, RAW_CODES, TEST_CARDS } from './test-cards.js';
 
 const APPROVE: Outcome = { kind: 'approve' };
-const NO_SCA: ScaResult = { rejected: false, type: null, verification: null };
-const CHALLENGED: ScaResult = { rejected: false, type: 'CHALLENGE', verification: 'CHALLENGED' };
+/** INTERFACE §11.1: no SCA tried; a 3-D Secure challenge passed; one failed. */
+const NO_SCA: ScaResult = { rejected: false, type: 'UNKNOWN', verification: 'NONE' };
+const CHALLENGED: ScaResult = { rejected: false, type: '3DS', verification: 'CHALLENGED' };
+const CHALLENGE_FAILED: ScaResult = { rejected: true, type: '3DS', verification: 'CHALLENGED' };
+/** The 3-D Secure transStatus of a challenge (externalStatusCodes.sca): authenticated or not. */
+const SCA_CODE = { passed: 'Y', failed: 'N' } as const;
+const REJECTED_BY_SCA: Outcome = { kind: 'decline', errorCode: 'REJECTED_BY_SCA' };
 
 function scenarioOf(instrument: Instrument): CardScenario | null {
   return instrument.kind === 'card' ? (TEST_CARDS[instrument.pan] ?? null) : null;
@@ -40,11 +45,12 @@ export class SimulatorAcquirer implements Acquirer {
 
   async authorize(request: AuthorizeRequest): Promise<AcquirerResult> {
     const scenario = scenarioOf(request.instrument);
-    // The caller passes scaMode only where SCA applies (CIT); MIT and MOTO send null.
-    const challenged = scenario?.scaChallenge === true && (request.scaMode === 'NORMAL' || request.scaMode === 'FORCE');
-    const sca = challenged ? CHALLENGED : NO_SCA;
-    const outcome = outcomeFor(request.instrument, 'authorize', request.initiator);
-    const result = await this.answer(outcome, request.attempt, `${request.transactionId}:authorize`, sca);
+    // SCA applies to CIT with scaMode NORMAL or FORCE; every other flow sends SKIP (or null).
+    const challenge = scenario?.scaChallenge && (request.scaMode === 'NORMAL' || request.scaMode === 'FORCE') ? scenario.scaChallenge : null;
+    const sca = challenge === 'pass' ? CHALLENGED : challenge === 'fail' ? CHALLENGE_FAILED : NO_SCA;
+    const outcome = challenge === 'fail' ? REJECTED_BY_SCA : outcomeFor(request.instrument, 'authorize', request.initiator);
+    const scaCode = challenge === 'pass' ? SCA_CODE.passed : challenge === 'fail' ? SCA_CODE.failed : null;
+    const result = await this.answer(outcome, request.attempt, `${request.transactionId}:authorize`, { sca, scaCode });
     if (this.ledgerPath) {
       // Synchronous append: the line is on disk before the service sees the answer, so a crash right after cannot lose it.
       const entry = {
@@ -82,12 +88,19 @@ export class SimulatorAcquirer implements Acquirer {
   }
 
   private operation(kind: OperationKind, request: OperationRequest): Promise<AcquirerResult> {
-    return this.answer(outcomeFor(request.instrument, kind, null), request.attempt, `${request.operationId}:${kind}`, undefined);
+    return this.answer(outcomeFor(request.instrument, kind, null), request.attempt, `${request.operationId}:${kind}`, null);
   }
 
-  private async answer(outcome: Outcome, attempt: number, key: string, sca: ScaResult | undefined): Promise<AcquirerResult> {
+  /** `authentication`: the SCA result of an authorization and its raw code (null for other operations). */
+  private async answer(
+    outcome: Outcome,
+    attempt: number,
+    key: string,
+    authentication: { sca: ScaResult; scaCode: string | null } | null,
+  ): Promise<AcquirerResult> {
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
-    const scaCode = sca && sca.verification ? sca.verification : null;
+    const sca = authentication?.sca;
+    const scaCode = authentication?.scaCode ?? null;
     if (outcome.kind === 'timeout' && attempt <= outcome.attempts) return { outcome: 'timeout' };
     if (outcome.kind === 'decline') {
       const raw = RAW_CODES[outcome.errorCode] ?? RAW_CODES.DECLINED_BY_ISSUER_OR_SCHEME!;

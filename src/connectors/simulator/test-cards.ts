@@ -20,8 +20,11 @@ export interface CardScenario {
   outcomes: Partial<Record<OperationKind, Outcome>>;
   /** Authorization outcome by initiator, over `outcomes.authorize` (e.g. "every MIT declined"). */
   authorizeBy?: Partial<Record<Initiator, Outcome>>;
-  /** With scaMode NORMAL or FORCE the customer passes a challenge before the approval. */
-  scaChallenge?: boolean;
+  /**
+   * With scaMode NORMAL or FORCE the customer meets a 3-D Secure challenge: `pass` goes on to the
+   * outcome of the table, `fail` ends the authorization declined REJECTED_BY_SCA (`sca.rejected`).
+   */
+  scaChallenge?: 'pass' | 'fail';
 }
 
 const APPROVE: Outcome = { kind: 'approve' };
@@ -37,7 +40,17 @@ export const TEST_CARDS: Readonly<Record<string, CardScenario>> = {
   '4000000000000119': { brand: 'Visa', outcomes: { authorize: { kind: 'timeout', attempts: 1 } } },
   '4000000000000341': { brand: 'Visa', outcomes: { authorize: APPROVE }, authorizeBy: { MIT: decline('DECLINED_BY_ISSUER_OR_SCHEME') } },
   '4000000000000259': { brand: 'Visa', outcomes: { capture: decline('DECLINED_BY_ISSUER_OR_SCHEME') } },
-  '4000000000003220': { brand: 'Visa', outcomes: {}, scaChallenge: true },
+  '4000000000003220': { brand: 'Visa', outcomes: {}, scaChallenge: 'pass' },
+  // INTERFACE §11.1: the transaction error codes added there that a card produces.
+  '4000000000003238': { brand: 'Visa', outcomes: {}, scaChallenge: 'fail' },
+  '4000000000000465': { brand: 'Visa', outcomes: { authorize: decline('CARD_CLOSED'), payout: decline('CARD_CLOSED') } },
+  '4000000000000994': { brand: 'Visa', outcomes: { authorize: decline('REJECTED_UNKNOWN') } },
+  '4000000000000523': { brand: 'Visa', outcomes: { authorize: APPROVE }, authorizeBy: { MIT: decline('INVALID_AGREEMENT') } },
+  // The sandbox acquirer has no agreement for JCB: this JCB test card is refused before it reaches an issuer.
+  '3530111333300000': {
+    brand: 'JCB',
+    outcomes: { authorize: decline('MISSING_ACQUIRER_AGREEMENT'), payout: decline('MISSING_ACQUIRER_AGREEMENT') },
+  },
 };
 
 /**
@@ -50,10 +63,20 @@ export const RAW_CODES: Readonly<Record<string, { acquirer: string; network: str
   INSUFFICIENT_FUNDS: { acquirer: '51', network: '51' },
   CARD_EXPIRED: { acquirer: '54', network: '54' },
   DO_NOT_HONOR: { acquirer: '05', network: '05' },
+  REJECTED_BY_SCA: { acquirer: '05', network: '05' },
+  CARD_CLOSED: { acquirer: '46', network: '46' },
+  REJECTED_UNKNOWN: { acquirer: '06', network: '06' },
+  INVALID_AGREEMENT: { acquirer: 'R1', network: 'R1' },
+  MISSING_ACQUIRER_AGREEMENT: { acquirer: '58', network: '58' },
 };
 
 export const DECLINE_MESSAGES: Readonly<Record<string, string>> = {
   DECLINED_BY_ISSUER_OR_SCHEME: 'Declined by the issuer or the card scheme.',
   INSUFFICIENT_FUNDS: 'Insufficient funds.',
   CARD_EXPIRED: 'The card has expired.',
+  REJECTED_BY_SCA: 'The card holder did not pass the 3-D Secure challenge.',
+  CARD_CLOSED: 'The card account is closed.',
+  REJECTED_UNKNOWN: 'Rejected; the issuer gave no reason.',
+  INVALID_AGREEMENT: 'The stored-credential agreement for this card is not valid.',
+  MISSING_ACQUIRER_AGREEMENT: 'The merchant has no acquirer agreement for this card scheme.',
 };

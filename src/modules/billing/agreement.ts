@@ -35,8 +35,12 @@ export interface BillingAgreement {
   /** Start of the next period to charge; null unless ACTIVE (or PENDING with a date). */
   nextChargeAt: string | null;
   lastChargeAt: string | null;
-  /** Anchor date (YYYY-MM-DD) whose day of month monthly and yearly periods keep (Jan 31 → Feb 28 → Mar 31). */
-  desiredDate: string | null;
+  /**
+   * Day of the month (1–31) monthly charges aim for, kept across short months (31 → Feb 28/29 →
+   * Mar 31): the day of the first nextChargeAt on a MONTH plan, null on other periods (INTERFACE §11.7).
+   * Resuming keeps it.
+   */
+  desiredDate: number | null;
   reference: string | null;
   stateChangedAt: string;
   createdAt: string;

@@ -23,7 +23,13 @@ export const BillingAgreementRecord = Type.Object({
   customerId: Nullable(Type.String()),
   nextChargeAt: Nullable(DateTime),
   lastChargeAt: Nullable(DateTime),
-  desiredDate: Nullable(DateOnly),
+  desiredDate: Nullable(
+    Type.Integer({
+      minimum: 1,
+      maximum: 31,
+      description: 'Day of the month monthly charges aim for (the last day of a shorter month); null unless the plan is monthly.',
+    }),
+  ),
   state: StringEnum(AGREEMENT_STATES),
   stateChangedAt: DateTime,
   reference: Nullable(Type.String()),

@@ -11,7 +11,7 @@ import { parseInstant } from '../../shared/time.js';
 import { AGREEMENT_EVENTS, type AgreementAction, type BillingAgreement, nextAgreementState } from './agreement.js';
 import type { AgreementChanges, BillingAgreementsRepository } from './agreements.repository.js';
 import { billingAgreementWire } from './agreements.schemas.js';
-import { defaultFirstChargeAt, startOfUtcDay, utcDateOf } from './billing-schedule.js';
+import { defaultFirstChargeAt, desiredDateFor, startOfUtcDay, utcDateOf } from './billing-schedule.js';
 import type { BillingRepos, ChargeableSubscription, RunInTransaction, SubscriptionGate } from './billing.ports.js';
 import { enqueueChargeDue } from './charge-jobs.js';
 import type { BillingPlan } from './plan.js';
@@ -39,8 +39,8 @@ export interface SessionWithAgreement {
 
 interface FirstCharge {
   at: number;
-  /** YYYY-MM-DD whose day of month the schedule keeps. */
-  anchor: string;
+  /** The agreement's desiredDate: the day of month of `at` on a MONTH plan, else null. */
+  desiredDate: number | null;
 }
 
 export interface BillingAgreementsDeps<R extends BillingRepos> {
@@ -87,7 +87,7 @@ export class BillingAgreementsService<R extends BillingRepos> {
       // The date asked for, if any; without one the first charge counts from the day the customer pays.
       nextChargeAt: request.nextChargeAt ? new Date(first.at).toISOString() : null,
       lastChargeAt: null,
-      desiredDate: request.nextChargeAt ? first.anchor : null,
+      desiredDate: request.nextChargeAt ? first.desiredDate : null,
       reference: request.reference,
       stateChangedAt: now,
       createdAt: now,
@@ -113,14 +113,12 @@ export class BillingAgreementsService<R extends BillingRepos> {
     if (!plan) throw new Error(`billing plan ${pending.billingPlanId} of agreement ${pending.id} is missing`);
     const nowMs = this.deps.clock.now();
     // A date asked for that has passed meanwhile stays: its first period is due at once.
-    const first = pending.nextChargeAt
-      ? { at: Date.parse(pending.nextChargeAt), anchor: pending.desiredDate ?? utcDateOf(Date.parse(pending.nextChargeAt)) }
-      : { at: defaultFirstChargeAt(nowMs, plan.interval), anchor: utcDateOf(nowMs) };
+    const at = pending.nextChargeAt ? Date.parse(pending.nextChargeAt) : defaultFirstChargeAt(nowMs, plan.interval);
     return this.applyTransition(repos, pending, 'activate', {
       subscriptionId: subscription.id,
       customerId: subscription.customerId ?? pending.customerId,
-      nextChargeAt: new Date(first.at).toISOString(),
-      desiredDate: first.anchor,
+      nextChargeAt: new Date(at).toISOString(),
+      desiredDate: pending.desiredDate ?? desiredDateFor(plan.interval, at),
     });
   }
 
@@ -145,7 +143,7 @@ export class BillingAgreementsService<R extends BillingRepos> {
     return this.transition(accountId, id, 'stop', () => ({ nextChargeAt: null }));
   }
 
-  /** ACTIVE again; the first charge after resuming is made at `nextChargeAt`. */
+  /** ACTIVE again; the first charge after resuming is made at `nextChargeAt`; desiredDate stays (INTERFACE §11.7). */
   async resume(accountId: string, id: string, nextChargeAt: string): Promise<BillingAgreement> {
     const at = this.parseChargeInstant(nextChargeAt, 'nextChargeAt');
     const current = await this.get(accountId, id);
@@ -155,7 +153,7 @@ export class BillingAgreementsService<R extends BillingRepos> {
         throw new AppError('CONFLICT', 'The billing agreement has no subscription (its CIT session ended without a payment); it cannot resume.');
       await this.deps.subscriptions.requireActive(accountId, current.subscriptionId, 'subscriptionId');
     }
-    return this.transition(accountId, id, 'resume', () => ({ nextChargeAt: new Date(at).toISOString(), desiredDate: utcDateOf(at) }));
+    return this.transition(accountId, id, 'resume', () => ({ nextChargeAt: new Date(at).toISOString() }));
   }
 
   private async planFor(accountId: string, billingPlanId: string, field: string): Promise<BillingPlan> {
@@ -165,8 +163,8 @@ export class BillingAgreementsService<R extends BillingRepos> {
   }
 
   /**
-   * The first charge: the instant asked for, or today (UTC) plus one plan interval. `anchor` is
-   * the date whose day of month later periods keep: created on Jan 31 → Feb 29 → Mar 31.
+   * The first charge: the instant asked for, or today (UTC) plus one plan interval. On a MONTH
+   * plan its day of month is the desiredDate later periods keep: first on Jan 31 → Feb 29 → Mar 31.
    */
   private firstChargeAt(
     plan: BillingPlan,
@@ -178,11 +176,11 @@ export class BillingAgreementsService<R extends BillingRepos> {
       throw fieldError(fields.plan, `in:${currency}`, `the plan is in ${plan.currency} but the subscription is in ${currency}`);
     }
     if (requested === undefined || requested === null) {
-      const now = this.deps.clock.now();
-      return { at: defaultFirstChargeAt(now, plan.interval), anchor: utcDateOf(now) };
+      const at = defaultFirstChargeAt(this.deps.clock.now(), plan.interval);
+      return { at, desiredDate: desiredDateFor(plan.interval, at) };
     }
     const at = this.parseChargeInstant(requested, fields.nextChargeAt);
-    return { at, anchor: utcDateOf(at) };
+    return { at, desiredDate: desiredDateFor(plan.interval, at) };
   }
 
   /** A charge date may be today (then it is due at once) but not earlier. */
@@ -209,7 +207,7 @@ export class BillingAgreementsService<R extends BillingRepos> {
       state: 'ACTIVE',
       nextChargeAt: new Date(input.firstChargeAt.at).toISOString(),
       lastChargeAt: null,
-      desiredDate: input.firstChargeAt.anchor,
+      desiredDate: input.firstChargeAt.desiredDate,
       reference: input.reference,
       stateChangedAt: now,
       createdAt: now,

@@ -25,11 +25,11 @@ export const utcDateOf = (ms: number): string => new Date(ms).toISOString().slic
 const daysInMonth = (year: number, monthIndex: number): number => new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate();
 
 /**
- * One interval after `fromMs`, keeping the time of day. Months and years land on the day of
- * `desiredDate` (default: the day of `fromMs`), clamped to the month's last day: from Jan 31 one
- * month is Feb 28 (29 in a leap year), and with desiredDate ….-31 the month after that is Mar 31.
+ * One interval after `fromMs`, keeping the time of day. Months and years land on day `desiredDay`
+ * of the month (default: the day of `fromMs`), clamped to the month's last day: from Jan 31 one
+ * month is Feb 28 (29 in a leap year), and with desiredDay 31 the month after that is Mar 31.
  */
-export function addInterval(fromMs: number, interval: Interval, desiredDate?: string | null): number {
+export function addInterval(fromMs: number, interval: Interval, desiredDay?: number | null): number {
   const { period, frequency } = interval;
   if (period === 'DAY') return fromMs + frequency * DAY_MS;
   if (period === 'WEEK') return fromMs + frequency * 7 * DAY_MS;
@@ -38,10 +38,18 @@ export function addInterval(fromMs: number, interval: Interval, desiredDate?: st
   const total = from.getUTCFullYear() * 12 + from.getUTCMonth() + months;
   const year = Math.floor(total / 12);
   const month = total % 12;
-  const wantedDay = desiredDate ? Number(desiredDate.slice(8, 10)) : from.getUTCDate();
+  const wantedDay = desiredDay ?? from.getUTCDate();
   const day = Math.min(wantedDay, daysInMonth(year, month));
   const timeOfDay = fromMs - startOfUtcDay(fromMs);
   return Date.UTC(year, month, day) + timeOfDay;
+}
+
+/**
+ * An agreement's desiredDate (INTERFACE §11.7): on a MONTH plan the day of the month (UTC) of its
+ * first nextChargeAt, which later periods aim for; null on DAY, WEEK and YEAR plans.
+ */
+export function desiredDateFor(interval: Interval, firstChargeAtMs: number): number | null {
+  return interval.period === 'MONTH' ? new Date(firstChargeAtMs).getUTCDate() : null;
 }
 
 /** An agreement created without `nextChargeAt` is first charged one interval after today (00:00 UTC). */

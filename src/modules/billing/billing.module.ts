@@ -9,7 +9,7 @@ import type { RouteDef } from '../../shared/route.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { Subscription } from '../subscriptions/subscription.js';
-import type { PaymentRequest, PipelineRepos } from '../transactions/authorization.service.js';
+import type { PaymentRequest, PipelineRepos } from '../transactions/payment-engine.js';
 import type { Transaction } from '../transactions/transaction.js';
 import type { BillingAgreementsRepository } from './agreements.repository.js';
 import { billingAgreementsRoutes } from './agreements.routes.js';
@@ -27,7 +27,10 @@ import { BillingPlansService } from './plans.service.js';
 export interface BillingModuleDeps<R extends PipelineRepos & BillingRepos> {
   repos: { billingPlans: BillingPlansRepository; billingAgreements: BillingAgreementsRepository; billingCharges: BillingChargesRepository };
   transaction: RunInTransaction<R>;
-  subscriptions: { requireActive(accountId: string, subscriptionId: string, field?: string): Promise<Subscription> };
+  subscriptions: {
+    requireActive(accountId: string, subscriptionId: string, field?: string): Promise<Subscription>;
+    requireChargeable(accountId: string, subscriptionId: string): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod }>;
+  };
   pointsOfSale: { get(accountId: string, id: string): Promise<PointOfSale> };
   paymentMethods: { find(accountId: string, id: string, withDeleted?: boolean): Promise<PaymentMethod | null> };
   payments: { submit(request: PaymentRequest<R>): Promise<Transaction> };
@@ -43,8 +46,8 @@ export interface BillingModule<R extends PipelineRepos & BillingRepos> {
   scheduler: ChargeScheduler<R>;
   routes: RouteDef[];
   jobs: JobDefinition<never>[];
-  /** Register with the payment pipeline's onResult: a charge attempt's final state moves its charge. */
-  onPaymentResult(context: { repos: R; transaction: Transaction; becameFinal: boolean }): Promise<void>;
+  /** The BILLING_CHARGE effects (declared with the payment engine): a charge attempt's final state moves its charge. */
+  attemptFinal(repos: R, transaction: Transaction): Promise<void>;
   /** The CIT session hook (sessions.useBillingAgreements), on the session's commits. */
   sessionHook: {
     sessionCreated(repos: R, session: SessionWithAgreement): Promise<void>;
@@ -79,8 +82,8 @@ export function createBillingModule<R extends PipelineRepos & BillingRepos>(deps
     scheduler,
     routes: [...billingPlansRoutes(plans), ...billingAgreementsRoutes(agreements), ...billingChargesRoutes(charges)],
     jobs: scheduler.jobs(),
-    async onPaymentResult({ repos: commit, transaction: tx, becameFinal }) {
-      if (becameFinal && tx.billingAgreementChargeId) await scheduler.attemptFinished(commit, tx);
+    async attemptFinal(commit, tx) {
+      if (tx.billingAgreementChargeId) await scheduler.attemptFinished(commit, tx);
     },
     sessionHook: {
       sessionCreated: async (commit, session) => void (await agreements.sessionCreated(commit, session)),

@@ -3,12 +3,13 @@
  * triggers: the charge itself is guarded by the unique (agreement, period start) key and every
  * attempt by a compare-and-set on the charge, so a trigger that runs twice changes nothing.
  */
+import { newJob } from '../../jobs/catalogue.js';
 import type { JobQueue } from '../../jobs/job.js';
 import type { BillingAgreement } from './agreement.js';
 import type { BillingCharge } from './charge.js';
 
-export const CHARGE_DUE_JOB = 'billing.charge-due';
-export const CHARGE_ATTEMPT_JOB = 'billing.charge-attempt';
+export const CHARGE_DUE_JOB = 'billing.charge-due' as const;
+export const CHARGE_ATTEMPT_JOB = 'billing.charge-attempt' as const;
 
 export interface ChargeDuePayload {
   accountId: string;
@@ -31,13 +32,12 @@ export interface ChargeAttemptPayload {
 export function enqueueChargeDue(jobs: JobQueue, agreement: BillingAgreement): Promise<void> {
   if (agreement.state !== 'ACTIVE' || agreement.nextChargeAt === null) return Promise.resolve();
   const payload: ChargeDuePayload = { accountId: agreement.accountId, agreementId: agreement.id, periodStart: agreement.nextChargeAt };
-  return jobs.enqueue({
-    kind: CHARGE_DUE_JOB,
-    payload,
-    runAt: Date.parse(agreement.nextChargeAt),
-    dedupeKey: `${CHARGE_DUE_JOB}:${agreement.id}:${agreement.nextChargeAt}:${agreement.stateChangedAt}`,
-    maxAttempts: 10,
-  });
+  return jobs.enqueue(
+    newJob(CHARGE_DUE_JOB, payload, {
+      runAt: Date.parse(agreement.nextChargeAt),
+      dedupeKey: `${CHARGE_DUE_JOB}:${agreement.id}:${agreement.nextChargeAt}:${agreement.stateChangedAt}`,
+    }),
+  );
 }
 
 /** Schedules the charge's next attempt at its nextAttemptAt; one job per attempt number. */
@@ -45,11 +45,7 @@ export function enqueueChargeAttempt(jobs: JobQueue, charge: BillingCharge): Pro
   if (charge.state !== 'PROCESSING' || charge.nextAttemptAt === null) return Promise.resolve();
   const attempt = charge.attempts + 1;
   const payload: ChargeAttemptPayload = { accountId: charge.accountId, chargeId: charge.id, attempt };
-  return jobs.enqueue({
-    kind: CHARGE_ATTEMPT_JOB,
-    payload,
-    runAt: Date.parse(charge.nextAttemptAt),
-    dedupeKey: `${CHARGE_ATTEMPT_JOB}:${charge.id}:${attempt}`,
-    maxAttempts: 10,
-  });
+  return jobs.enqueue(
+    newJob(CHARGE_ATTEMPT_JOB, payload, { runAt: Date.parse(charge.nextAttemptAt), dedupeKey: `${CHARGE_ATTEMPT_JOB}:${charge.id}:${attempt}` }),
+  );
 }

@@ -8,14 +8,13 @@ import { AppError, fieldError } from '../../shared/errors.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { Subscription } from '../subscriptions/subscription.js';
-import type { PaymentRequest, PipelineRepos } from '../transactions/authorization.service.js';
+import type { PaymentRequest, PipelineRepos } from '../transactions/payment-engine.js';
 import type { Transaction } from '../transactions/transaction.js';
 import type { BillingRepos, ChargeAttemptInput, ChargePayments } from './billing.ports.js';
 
 export interface PipelineChargePaymentsDeps<R extends PipelineRepos & BillingRepos> {
-  subscriptions: { requireActive(accountId: string, subscriptionId: string, field?: string): Promise<Subscription> };
+  subscriptions: { requireChargeable(accountId: string, subscriptionId: string): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod }> };
   pointsOfSale: { get(accountId: string, id: string): Promise<PointOfSale> };
-  paymentMethods: { find(accountId: string, id: string, withDeleted?: boolean): Promise<PaymentMethod | null> };
   payments: { submit(request: PaymentRequest<R>): Promise<Transaction> };
 }
 
@@ -23,16 +22,12 @@ export class PipelineChargePayments<R extends PipelineRepos & BillingRepos> impl
   constructor(private readonly deps: PipelineChargePaymentsDeps<R>) {}
 
   async submitAttempt(input: ChargeAttemptInput, inCommit: (repos: R, transactionId: string) => Promise<void>): Promise<string> {
-    const subscription = await this.deps.subscriptions.requireActive(input.accountId, input.subscriptionId);
-    const [pointOfSale, paymentMethod] = await Promise.all([
-      this.deps.pointsOfSale.get(input.accountId, subscription.pointOfSaleId).catch((err: unknown) => {
-        if (err instanceof AppError && err.code === 'NOT_FOUND')
-          throw fieldError('subscriptionId', 'in:ACTIVE', 'the point of sale of this subscription no longer exists');
-        throw err;
-      }),
-      this.deps.paymentMethods.find(input.accountId, subscription.paymentMethodId),
-    ]);
-    if (!paymentMethod) throw fieldError('subscriptionId', 'in:ACTIVE', 'the payment method of this subscription was deleted');
+    const { subscription, paymentMethod } = await this.deps.subscriptions.requireChargeable(input.accountId, input.subscriptionId);
+    const pointOfSale = await this.deps.pointsOfSale.get(input.accountId, subscription.pointOfSaleId).catch((err: unknown) => {
+      if (err instanceof AppError && err.code === 'NOT_FOUND')
+        throw fieldError('subscriptionId', 'in:ACTIVE', 'the point of sale of this subscription no longer exists');
+      throw err;
+    });
     const transaction = await this.deps.payments.submit({
       accountId: input.accountId,
       pointOfSaleId: subscription.pointOfSaleId,
@@ -52,6 +47,8 @@ export class PipelineChargePayments<R extends PipelineRepos & BillingRepos> impl
       descriptor: pointOfSale.descriptor,
       subscriptionId: subscription.id,
       billingAgreementChargeId: input.billingAgreementChargeId,
+      // The attempt's final answer moves its charge in the same commit (billing.module: attemptFinished).
+      effects: 'BILLING_CHARGE',
       inCommit: (repos, tx) => inCommit(repos, tx.id),
     });
     return transaction.id;

@@ -15,7 +15,8 @@
  * transaction together with the charge writes, so a loser leaves nothing behind.
  */
 import type { Clock } from '../../clock.js';
-import { exponentialBackoff, type JobDefinition, JOB_LEASE_MS } from '../../jobs/job.js';
+import { defineJob } from '../../jobs/catalogue.js';
+import type { JobDefinition } from '../../jobs/job.js';
 import { AppError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { TransactionState } from '../transactions/transaction.js';
@@ -204,9 +205,8 @@ export class ChargeScheduler<R extends BillingRepos> {
   }
 
   jobs(): JobDefinition<never>[] {
-    const common = { maxAttempts: 10, leaseMs: JOB_LEASE_MS, backoff: exponentialBackoff(1_000, 5 * 60_000) };
-    const due: JobDefinition<ChargeDuePayload> = { ...common, kind: CHARGE_DUE_JOB, handle: async (payload) => void (await this.chargeDue(payload)) };
-    const attempt: JobDefinition<ChargeAttemptPayload> = { ...common, kind: CHARGE_ATTEMPT_JOB, handle: async (payload) => void (await this.attempt(payload)) };
+    const due = defineJob(CHARGE_DUE_JOB, async (payload) => void (await this.chargeDue(payload)));
+    const attempt = defineJob(CHARGE_ATTEMPT_JOB, async (payload) => void (await this.attempt(payload)));
     return [due, attempt] as JobDefinition<never>[];
   }
 

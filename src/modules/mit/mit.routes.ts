@@ -1,6 +1,6 @@
 import { defineRoute, type RouteDef } from '../../shared/route.js';
 import { transactionWire } from '../transactions/transactions.schemas.js';
-import { MitBatchBody, MitBatchResponse, MitBody, MitResponse } from './mit.schemas.js';
+import { MitBatchBody, MitBatchResponse, MitBody, MitRateLimitedResponse, MitResponse } from './mit.schemas.js';
 import type { MitService } from './mit.service.js';
 
 export function mitRoutes(service: Pick<MitService, 'create' | 'batch'>): RouteDef[] {
@@ -10,18 +10,18 @@ export function mitRoutes(service: Pick<MitService, 'create' | 'batch'>): RouteD
       ...common,
       method: 'POST',
       url: '/mit',
-      summary: 'Merchant-initiated authorization on an ACTIVE subscription (asynchronous)',
+      summary: 'Merchant-initiated authorization on an ACTIVE subscription (asynchronous; at most 300 a minute per merchant by default)',
       rateLimit: 'mit',
-      schema: { body: MitBody, response: { 200: MitResponse } },
+      schema: { body: MitBody, response: { 200: MitResponse, 429: MitRateLimitedResponse } },
       handler: async ({ body, accountId, clientIp, effect }) => ({ transaction: transactionWire(await service.create(accountId, body, clientIp, effect)) }),
     }),
     defineRoute({
       ...common,
       method: 'POST',
       url: '/mit/batch',
-      summary: 'Up to 500 MIT authorizations; one result per entry, in order',
+      summary: 'Up to 500 MIT authorizations; one result per entry, in order (at most 30 000 accepted entries a minute per merchant by default)',
       rateLimit: 'mitBatch',
-      schema: { body: MitBatchBody, response: { 200: MitBatchResponse } },
+      schema: { body: MitBatchBody, response: { 200: MitBatchResponse, 429: MitRateLimitedResponse } },
       handler: async ({ body, accountId, clientIp, effect }) => {
         const results = await service.batch(accountId, body.transactions, clientIp, effect);
         return {

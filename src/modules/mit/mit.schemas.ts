@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Amount, Attributes, Currency, Nullable, StringEnum, Url, Uuid } from '../../shared/wire.js';
+import { Amount, Attributes, Currency, ErrorResponse, Nullable, StringEnum, Url, Uuid } from '../../shared/wire.js';
 import { INSTANT_CAPTURE_MODES } from '../transactions/transaction.js';
 import { TransactionRecord } from '../transactions/transactions.schemas.js';
 
@@ -26,6 +26,13 @@ export const MitBatchBody = Type.Object({
 });
 
 export const MitResponse = Type.Object({ transaction: TransactionRecord });
+
+/** 429 of the MIT routes: a request bucket of §5, or an ingestion cap of §11.8 (nothing was created). */
+export const MitRateLimitedResponse = Type.Composite([ErrorResponse], {
+  description:
+    'RATE_LIMIT_REACHED: the request bucket (INTERFACE §5) or the per-merchant ingestion cap (§11.8: MIT transactions per minute, ' +
+    'batch entries counted) is used up; nothing was created. Headers: Retry-After (s), X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (unix s).',
+});
 
 export const BatchError = Type.Object({
   errorCode: Type.String(),

@@ -12,16 +12,19 @@ import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { InstantCapture, Transaction } from '../transactions/transaction.js';
-import type { PaymentRequest, PipelineRepos } from '../transactions/authorization.service.js';
+import type { PaymentRequest, PipelineRepos } from '../transactions/payment-engine.js';
 import { validateEntry } from './entry-validation.js';
+import type { IngestionCap, IngestionChannel, IngestionRepos } from './ingestion-cap.js';
 import { MitBody } from './mit.schemas.js';
 
 export type MitRequest = Static<typeof MitBody>;
 
-export interface MitDeps<R extends PipelineRepos> {
-  subscriptions: { requireActive(accountId: string, subscriptionId: string, field?: string): Promise<Subscription> };
+/** The pipeline's repositories plus the ingestion counters, in the commit that writes the MITs. */
+export type MitRepos = PipelineRepos & IngestionRepos;
+
+export interface MitDeps<R extends MitRepos> {
+  subscriptions: { requireChargeable(accountId: string, subscriptionId: string): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod }> };
   pointsOfSale: { get(accountId: string, id: string): Promise<PointOfSale> };
-  paymentMethods: { find(accountId: string, id: string, withDeleted?: boolean): Promise<PaymentMethod | null> };
   /** Callback URL rule (approved domain; no private address outside sandbox): 422 on `field`. */
   urlPolicy: { check(field: string, url: string, domain: string): Promise<void> };
   authorization: {
@@ -30,6 +33,8 @@ export interface MitDeps<R extends PipelineRepos> {
   };
   /** The backlog bound: while it is reached, a MIT or a batch is refused (503) before anything is read or stored. */
   overload: OverloadSignal;
+  /** Ingestion caps (INTERFACE §11.8): counted in the commit that writes the accepted MITs; past the cap that commit rolls back with 429. */
+  ingestion: IngestionCap;
 }
 
 export interface BatchResult {
@@ -44,14 +49,14 @@ interface Charged {
   paymentMethod: PaymentMethod;
 }
 
-export class MitService<R extends PipelineRepos = PipelineRepos> {
+export class MitService<R extends MitRepos = MitRepos> {
   constructor(private readonly deps: MitDeps<R>) {}
 
-  /** POST /mit: validated, committed PENDING with its job; the answer follows by callback. */
+  /** POST /mit: validated, committed PENDING with its job (and counted against the cap); the answer follows by callback. */
   async create(accountId: string, body: MitRequest, clientIp: string | null, effect: Effect | null = null): Promise<Transaction> {
     await refuseWhenOverloaded(this.deps.overload);
     const request = await this.prepare(accountId, body, clientIp, new Map());
-    return this.deps.authorization.submit({ ...request, effect });
+    return this.deps.authorization.submit({ ...request, effect, inCommit: this.counted(accountId, 'mit', 1) });
   }
 
   /**
@@ -85,11 +90,21 @@ export class MitService<R extends PipelineRepos = PipelineRepos> {
         results[index] = { transaction: null, error: { errorCode: err.code, message: err.message, ...(err.errors ? { errors: err.errors } : {}) }, reference };
       }
     }
+    // The accepted entries are counted against the batch cap once, in the commit that writes them
+    // all: past the cap the whole batch is refused (429) and nothing is created. A retry whose first
+    // attempt committed finds its transactions and writes (and counts) nothing again.
+    const first = accepted[0];
+    if (first) first.request = { ...first.request, inCommit: this.counted(accountId, 'mit_batch', accepted.length) };
     const created = await this.deps.authorization.submitMany(accepted.map((a) => a.request));
     accepted.forEach((a, i) => {
       results[a.index] = { transaction: created[i]!, error: null, reference: created[i]!.reference };
     });
     return results;
+  }
+
+  /** The create commit's hook that counts `count` accepted MITs against the channel's cap (throws 429 past it). */
+  private counted(accountId: string, channel: IngestionChannel, count: number): PaymentRequest<R>['inCommit'] {
+    return (repos) => this.deps.ingestion.takeInCommit(repos, accountId, channel, count);
   }
 
   /** Business rules of one MIT: an ACTIVE subscription with a usable payment method, a callback URL on the approved domain. */
@@ -126,16 +141,8 @@ export class MitService<R extends PipelineRepos = PipelineRepos> {
   }
 
   private async load(accountId: string, subscriptionId: string): Promise<Charged> {
-    const subscription = await this.deps.subscriptions.requireActive(accountId, subscriptionId);
-    const [pointOfSale, paymentMethod] = await Promise.all([
-      this.deps.pointsOfSale.get(accountId, subscription.pointOfSaleId),
-      this.deps.paymentMethods.find(accountId, subscription.paymentMethodId),
-    ]);
-    if (!paymentMethod) {
-      throw new AppError('VALIDATION_ERROR', 'The subscription has no usable payment method.', {
-        subscriptionId: ['[in:ACTIVE]: the payment method of this subscription was deleted'],
-      });
-    }
+    const { subscription, paymentMethod } = await this.deps.subscriptions.requireChargeable(accountId, subscriptionId);
+    const pointOfSale = await this.deps.pointsOfSale.get(accountId, subscription.pointOfSaleId);
     return { subscription, pointOfSale, paymentMethod };
   }
 }

@@ -8,7 +8,7 @@ import type { Effect } from '../../shared/effect.js';
 import { EXISTING, FieldErrorCollector } from '../../shared/errors.js';
 import type { PaymentMethodsService } from '../payment-methods/payment-methods.service.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
-import type { PaymentRequest } from '../transactions/authorization.service.js';
+import type { PaymentRequest } from '../transactions/payment-engine.js';
 import type { Transaction } from '../transactions/transaction.js';
 import type { NotificationReader, NotificationWebhook } from '../transactions/notification.js';
 import type { MotoBody } from './moto.schemas.js';

@@ -110,13 +110,5 @@ export const OPERATION_TYPE_OF: Record<LifecycleAction, OperationType> = {
   RENEW: 'RENEW',
 };
 
-/** Events appended to the outbox when an operation of the type succeeds (INTERFACE §8). */
-export const SUCCESS_EVENTS: Partial<Record<OperationType, string>> = {
-  CAPTURE: 'transaction.captured.v1',
-  REFUND: 'transaction.refunded.v1',
-  VOID: 'transaction.voided.v1',
-  RENEW: 'transaction.renewed.v1',
-};
-
 /** Operation types whose SUCCESS moved funds that a refund can give back (each refunded in isolation). */
 export const REFUNDABLE_OPERATION_TYPES: readonly OperationType[] = ['CAPTURE', 'SALE'];

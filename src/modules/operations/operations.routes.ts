@@ -3,9 +3,9 @@ import { fieldError } from '../../shared/errors.js';
 import { defineRoute, type RouteDef } from '../../shared/route.js';
 import { TransactionParams } from '../transactions/transactions.schemas.js';
 import { CaptureBody, OperationResponse, RefundBody, RefundResponse, VoidBody } from './operations.schemas.js';
-import type { OperationsService } from './operations.service.js';
+import type { LifecycleOperations } from './operations.service.js';
 
-export function operationsRoutes(service: OperationsService): RouteDef[] {
+export function operationsRoutes(service: LifecycleOperations): RouteDef[] {
   const common = { auth: 'merchant' as const, tags: ['Transactions'], idempotent: true, rateLimit: 'operation' as const };
   return [
     defineRoute({

@@ -1,9 +1,17 @@
 /** Payment Links group: create (body of POST /cit), get, list, cancel. No decisions here. */
+import { qrPng } from '../../pages/multi-link.js';
 import { PageEnvelope, pageEnvelope, pageOffset } from '../../shared/pagination.js';
 import { defineRoute, EMPTY_BODY, type RouteDef } from '../../shared/route.js';
 import { paymentWindowUrl } from '../sessions/sessions.routes.js';
 import type { PaymentLink } from './payment-link.js';
-import { CreatePaymentLinkBody, PaymentLinkListQuery, PaymentLinkParams, PaymentLinkResponse, paymentLinkWire } from './payment-links.schemas.js';
+import {
+  CreatePaymentLinkBody,
+  CreatePaymentLinkResponse,
+  PaymentLinkListQuery,
+  PaymentLinkParams,
+  PaymentLinkResponse,
+  paymentLinkWire,
+} from './payment-links.schemas.js';
 import type { PaymentLinksService } from './payment-links.service.js';
 
 export function paymentLinksRoutes(service: PaymentLinksService): RouteDef[] {
@@ -14,10 +22,14 @@ export function paymentLinksRoutes(service: PaymentLinksService): RouteDef[] {
       ...common,
       method: 'POST',
       url: '/payment-links',
-      summary: 'Create a payment link (a CIT session behind a shareable URL)',
+      summary: 'Create a payment link (a CIT session behind a shareable URL): {id, sessionId, url, qrCode}',
       idempotent: true,
-      schema: { body: CreatePaymentLinkBody, response: { 200: PaymentLinkResponse } },
-      handler: async ({ body, accountId, baseUrl }) => wrap(await service.create(accountId, body), baseUrl),
+      schema: { body: CreatePaymentLinkBody, response: { 200: CreatePaymentLinkResponse } },
+      handler: async ({ body, accountId, baseUrl }) => {
+        const link = await service.create(accountId, body);
+        const url = paymentWindowUrl(baseUrl, link);
+        return { id: link.id, sessionId: link.sessionId, url, qrCode: (await qrPng(url)).toString('base64') };
+      },
     }),
     defineRoute({
       ...common,

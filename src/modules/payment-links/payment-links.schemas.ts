@@ -1,16 +1,31 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery } from '../../shared/pagination.js';
+import { TRANSACTION_ID_PATTERN } from '../../shared/ids.js';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
 import { CreateCitBody } from '../sessions/sessions.schemas.js';
 import { type PaymentLink, PAYMENT_LINK_STATES } from './payment-link.js';
 
 const NullableString = Nullable(Type.String());
 
-/** POST /payment-links takes exactly the body of POST /cit (INTERFACE §7); the sessions module validates it. */
-export const CreatePaymentLinkBody = CreateCitBody;
+/**
+ * POST /payment-links takes the body of POST /cit (INTERFACE §7, §11.2); the sessions module
+ * validates it. Only `timeout` is wider: a link lives longer than a checkout (§11.2 allows up to
+ * 86,400 minutes; the session store keeps at most 43,200 — 30 days — so that is the bound here).
+ */
+export const CreatePaymentLinkBody = Type.Object({
+  ...CreateCitBody.properties,
+  timeout: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 43200, description: 'Minutes until the link expires.' }))),
+});
+
+/** A link's id: the transaction-id format (INTERFACE §11.5), or a UUID for links made before it. */
+const UUID_PATTERN = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+export const PaymentLinkId = Type.String({
+  pattern: `^(?:${TRANSACTION_ID_PATTERN.slice(1, -1)}|${UUID_PATTERN})$`,
+  description: '11 characters of Crockford base32 (links made before INTERFACE §11.5: a UUID).',
+});
 
 export const PaymentLinkRecord = Type.Object({
-  id: Uuid,
+  id: PaymentLinkId,
   sessionId: Uuid,
   url: Type.String({ description: "Opens the hosted payment window of the link's session." }),
   state: StringEnum(PAYMENT_LINK_STATES),
@@ -26,7 +41,14 @@ export const PaymentLinkRecord = Type.Object({
 });
 
 export const PaymentLinkResponse = Type.Object({ paymentLink: PaymentLinkRecord });
-export const PaymentLinkParams = Type.Object({ paymentLinkId: Uuid });
+/** POST /payment-links (INTERFACE §11.5): flat; GET answers the wrapped record. */
+export const CreatePaymentLinkResponse = Type.Object({
+  id: PaymentLinkId,
+  sessionId: Uuid,
+  url: Type.String({ description: 'The customer-facing link: the hosted payment window of its session.' }),
+  qrCode: Type.String({ description: 'A QR code of `url`: PNG, base64, without a data: prefix.' }),
+});
+export const PaymentLinkParams = Type.Object({ paymentLinkId: PaymentLinkId });
 export const PaymentLinkListQuery = Type.Composite([
   PageQuery,
   Type.Object({

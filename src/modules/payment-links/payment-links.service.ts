@@ -1,16 +1,16 @@
 /**
  * Payment links: create (a CIT session and its link in one commit), read, list and cancel. The
- * link follows its session: PAID in the pipeline commit that completes the session with an
- * approved payment (`onPaymentResult`), EXPIRED in the commit that expires the session
+ * link follows its session: PAID in the engine's commit that completes the session with an
+ * approved payment (`sessionPaymentFinal`, part of the SESSION effects), EXPIRED in the commit that expires the session
  * (`onSessionExpired`, plugged into the sessions module's hook). Cancelling ends the session in
  * the same commit, so the payment window refuses payment from then on.
  */
 import type { Clock } from '../../clock.js';
 import { AppError, notFound } from '../../shared/errors.js';
-import { newId } from '../../shared/ids.js';
+import { newTransactionId } from '../../shared/ids.js';
 import type { Session } from '../sessions/session.js';
 import type { CreateSessionInput, SessionRepos } from '../sessions/sessions.service.js';
-import type { ResultContext } from '../transactions/authorization.service.js';
+import type { Transaction } from '../transactions/transaction.js';
 import { nextPaymentLinkState, type PaymentLink, type PaymentLinkEvent } from './payment-link.js';
 import type { PaymentLinkFilter, PaymentLinksRepository } from './payment-links.repository.js';
 
@@ -42,7 +42,8 @@ export class PaymentLinksService {
     let link: PaymentLink | null = null;
     await this.deps.sessions.create(accountId, input, async (repos, session) => {
       link = {
-        id: newId(),
+        // The transaction-id format (INTERFACE §11.5); links made before it keep their UUID.
+        id: newTransactionId(),
         accountId,
         sessionId: session.id,
         clientKey: session.clientKey,
@@ -98,11 +99,11 @@ export class PaymentLinksService {
   }
 
   /**
-   * Pipeline result listener, registered after the sessions module's: in the commit that makes
-   * a CIT transaction final, a link whose session just completed with it becomes PAID.
+   * Part of the SESSION effects, after the session's own (services.ts): in the commit that makes a
+   * session's payment final, a link whose session just completed with it becomes PAID.
    */
-  async onPaymentResult({ repos, transaction, becameFinal }: ResultContext<PaymentLinkRepos>): Promise<void> {
-    if (!becameFinal || transaction.flow !== 'CIT' || transaction.state !== 'SUCCESS' || !transaction.sessionId) return;
+  async sessionPaymentFinal(repos: PaymentLinkRepos, transaction: Transaction): Promise<void> {
+    if (transaction.state !== 'SUCCESS' || !transaction.sessionId) return;
     const link = await repos.paymentLinks.findBySessionId(transaction.accountId, transaction.sessionId);
     if (!link || link.state !== 'ACTIVE') return;
     const session = await repos.sessions.findById(transaction.accountId, transaction.sessionId);

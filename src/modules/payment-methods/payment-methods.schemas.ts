@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery } from '../../shared/pagination.js';
-import { DateTime, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
+import { DateTime, Nullable, NullableStringEnum, StringEnum, Uuid } from '../../shared/wire.js';
 import { PAYMENT_METHOD_TYPES } from '../transactions/transaction.js';
-import type { PaymentMethod } from './payment-method.js';
+import { type CardObject } from './card.js';
+import { cardObject, displayTextOf, type PaymentMethod } from './payment-method.js';
 
 /**
  * A card as sent by the client everywhere (INTERFACE §7). The schema checks types only; the
@@ -25,11 +26,48 @@ export const PaymentMethodRecord = Type.Object({
   displayText: Nullable(Type.String()),
   holderName: Nullable(Type.String()),
   customerId: Nullable(Type.String()),
+  accountUpdatesEnabled: Type.Boolean({ description: 'Enrolled in the account updater (cards only).' }),
   createdAt: DateTime,
 });
 
+const NullableString = Nullable(Type.String());
+
+/** The card object of the NotificationWebhook and of GET /payment-methods/{id} (INTERFACE §8, §11.1). */
+export const CardRecord = Type.Object({
+  pan: Type.String({ description: 'Masked: the first 8 digits, X for each hidden digit, the last 4 (41111111XXXX1111).' }),
+  expireMonth: Type.String({ pattern: '^\\d{2}$', description: 'Two digits: "07".' }),
+  expireYear: Type.String({ pattern: '^\\d{2}$', description: 'Two digits: "35".' }),
+  par: NullableString,
+  Issuer: NullableString,
+  Scheme: NullableString,
+  Country: Nullable(Type.String({ description: 'ISO 3166 alpha-2.' })),
+  Segment: NullableStringEnum(['consumer', 'business', 'payouts'] as const),
+  Funding: NullableStringEnum(['debit', 'credit', 'prepaid'] as const),
+});
+
 export const PaymentMethodResponse = Type.Object({ paymentMethod: PaymentMethodRecord });
+/** GET /payment-methods/{id} and the account-update answers (INTERFACE §11.4): `card` null for other methods. */
+export const PaymentMethodDetailResponse = Type.Object({ paymentMethod: PaymentMethodRecord, card: Nullable(CardRecord) });
 export const PaymentMethodParams = Type.Object({ paymentMethodId: Uuid });
+export const AccountUpdatesBody = Type.Object({ enabled: Type.Boolean() });
+
+/**
+ * The sandbox account updater (INTERFACE §11.4): the issuer's new expiry, or the card it reissued.
+ * One of the two; checked by the service (the card rules, and which one was sent).
+ */
+export const AccountUpdateBody = Type.Object({
+  expiryMonth: Type.Optional(Type.Integer({ description: '1–12.' })),
+  expiryYear: Type.Optional(Type.Integer({ description: 'Four digits.' })),
+  card: Type.Optional(
+    Type.Object({
+      number: Type.String({ minLength: 1, maxLength: 32, description: 'Digits only.' }),
+      expiryMonth: Type.Integer({ description: '1–12.' }),
+      expiryYear: Type.Integer({ description: 'Four digits.' }),
+      cvc: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 8, description: '3 or 4 digits; not needed.' }))),
+      holderName: Type.Optional(Nullable(Type.String({ maxLength: 128 }))),
+    }),
+  ),
+});
 export const PaymentMethodListQuery = Type.Composite([PageQuery, Type.Object({ customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) })]);
 
 /** Entity → wire record (INTERFACE §7): no account id, no vault or card internals. */
@@ -39,9 +77,15 @@ export function paymentMethodWire(pm: PaymentMethod) {
     type: pm.type,
     subType: pm.subType,
     expiry: pm.expiry,
-    displayText: pm.displayText,
+    displayText: displayTextOf(pm),
     holderName: pm.holderName,
     customerId: pm.customerId,
+    accountUpdatesEnabled: pm.accountUpdatesEnabled,
     createdAt: pm.createdAt,
   };
+}
+
+/** `{paymentMethod, card}` (INTERFACE §11.4). */
+export function paymentMethodDetailWire(pm: PaymentMethod): { paymentMethod: ReturnType<typeof paymentMethodWire>; card: CardObject | null } {
+  return { paymentMethod: paymentMethodWire(pm), card: cardObject(pm) };
 }

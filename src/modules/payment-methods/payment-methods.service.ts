@@ -3,17 +3,21 @@
  * `instrumentFor` opens it again, for the acquirer call of the moment.
  *
  * API used by other modules: storeCard, storeWallet, instrumentFor, cardInstrument, get, find,
- * list, delete, validateCard.
+ * list, delete, validateCard; onDeleted and onCardUpdated (composition hooks).
+ *
+ * Account updater (INTERFACE §11.4): a card enrolled with setAccountUpdates takes the issuer's new
+ * expiry or reissued card (`applyAccountUpdate`, the sandbox's simulated issuer) at once; every
+ * later payment reads the stored method, so it uses the new card.
  */
 import { randomBytes } from 'node:crypto';
 import type { Instrument } from '../../connectors/acquirer.js';
 import type { Clock } from '../../clock.js';
 import type { Sealer } from '../../security/secret-box.js';
-import { FieldErrorCollector, notFound } from '../../shared/errors.js';
+import { AppError, FieldErrorCollector, fieldError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { type CardInput, cardDisplayText, detectBrand, expiryDate, validateCard } from './card.js';
-import type { PaymentMethod, PaymentMethodType } from './payment-method.js';
-import type { PaymentMethodsRepository } from './payment-methods.repository.js';
+import { type CardInput, detectBrand, expiryDate, maskCardNumber, maskPan, storedBin, validateCard, validateExpiry } from './card.js';
+import { type CardDetails, maskedNumber, type PaymentMethod, type PaymentMethodType } from './payment-method.js';
+import type { CardUpdate, PaymentMethodsRepository } from './payment-methods.repository.js';
 
 export const WALLET_TYPES = ['VIPPS_MOBILEPAY', 'APPLE_PAY', 'GOOGLE_PAY', 'KLARNA', 'VIABILL'] as const;
 export type WalletType = (typeof WALLET_TYPES)[number];
@@ -37,6 +41,24 @@ export interface PaymentMethodRepos {
 /** Runs inside the commit that deletes a payment method (subscriptions on it become INVALID). */
 export type DeletionListener = (repos: PaymentMethodRepos, accountId: string, paymentMethodId: string) => Promise<void>;
 
+/** Runs inside the commit of an account update (subscriptions invalidated by the old expiry become ACTIVE again). */
+export type CardUpdateListener = (repos: PaymentMethodRepos, paymentMethod: PaymentMethod) => Promise<void>;
+
+/** The sandbox account updater's input: the issuer's new expiry, or the card it reissued (INTERFACE §11.4). */
+export interface AccountUpdateInput {
+  expiryMonth?: number | undefined;
+  expiryYear?: number | undefined;
+  card?: { number: string; expiryMonth: number; expiryYear: number; cvc?: string | null | undefined; holderName?: string | null | undefined } | undefined;
+}
+
+/** A logger for the start-up upgrade (pino's shape). */
+export interface UpgradeLog {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+const UPGRADE_BATCH = 500;
+
 export interface PaymentMethodsDeps {
   paymentMethods: PaymentMethodsRepository;
   sealer: Sealer;
@@ -47,12 +69,18 @@ export interface PaymentMethodsDeps {
 
 export class PaymentMethodsService {
   private readonly deletionListeners: DeletionListener[] = [];
+  private readonly updateListeners: CardUpdateListener[] = [];
 
   constructor(private readonly deps: PaymentMethodsDeps) {}
 
   /** Composition-time hook: `listener` runs in the deletion's commit (services.ts). */
   onDeleted(listener: DeletionListener): void {
     this.deletionListeners.push(listener);
+  }
+
+  /** Composition-time hook: `listener` runs in the commit of an account update (services.ts). */
+  onCardUpdated(listener: CardUpdateListener): void {
+    this.updateListeners.push(listener);
   }
 
   /** Adds card failures under `prefix` to `errors` (the caller throws them with its other fields). */
@@ -73,13 +101,14 @@ export class PaymentMethodsService {
       type: 'CARD',
       subType: brand,
       expiry: expiryDate(expiryMonth, expiryYear),
-      displayText: cardDisplayText(number.slice(-4)),
+      displayText: maskCardNumber(number),
       holderName: input.card.holderName ?? null,
       customerId: input.customerId,
+      accountUpdatesEnabled: false,
       createdAt: this.deps.clock.nowIso(),
       deletedAt: null,
       card: {
-        bin: number.slice(0, 6),
+        bin: storedBin(number),
         last4: number.slice(-4),
         length: number.length,
         expiryMonth,
@@ -88,8 +117,8 @@ export class PaymentMethodsService {
         par: newPar(),
         issuer: 'Sandbox Bank',
         country: 'DK',
-        segment: 'CONSUMER',
-        funding: 'CREDIT',
+        segment: 'consumer',
+        funding: 'credit',
       },
     };
     await this.deps.paymentMethods.insert(paymentMethod, this.deps.sealer.seal(number));
@@ -106,6 +135,7 @@ export class PaymentMethodsService {
       displayText: WALLET_NAMES[input.type],
       holderName: null,
       customerId: input.customerId,
+      accountUpdatesEnabled: false,
       createdAt: this.deps.clock.nowIso(),
       deletedAt: null,
       card: null,
@@ -174,5 +204,122 @@ export class PaymentMethodsService {
       if (!deleted) throw notFound('payment method');
       for (const listener of this.deletionListeners) await listener(repos, accountId, id);
     });
+  }
+
+  /**
+   * POST /payment-methods/{id}/account-updates: enrols (or withdraws) a card in the account
+   * updater. Cards only (422 on `enabled`); setting the current value again changes nothing.
+   */
+  async setAccountUpdates(accountId: string, id: string, enabled: boolean): Promise<PaymentMethod> {
+    const found = await this.get(accountId, id);
+    if (found.type !== 'CARD') throw fieldError('enabled', 'in:CARD', `account updates apply to card payment methods only, not ${found.type}`);
+    if (found.accountUpdatesEnabled === enabled) return found;
+    if (!(await this.deps.paymentMethods.setAccountUpdates(accountId, id, enabled))) throw notFound('payment method');
+    return { ...found, accountUpdatesEnabled: enabled };
+  }
+
+  /**
+   * The sandbox account updater (INTERFACE §11.4): the issuer's new expiry (`expiryMonth` and
+   * `expiryYear`) or reissued card (`card`) replaces the stored one at once, number sealed as at
+   * storing. Any merchant's live method (operator control); 404 when there is none, 409 when it is
+   * not enrolled, 422 for a card or expiry the card rules refuse.
+   */
+  async applyAccountUpdate(id: string, input: AccountUpdateInput): Promise<PaymentMethod> {
+    const update = this.checkedUpdate(input);
+    const found = await this.deps.paymentMethods.findLiveByIdAnyAccount(id);
+    if (!found) throw notFound('payment method');
+    if (found.type !== 'CARD' || !found.card) throw new AppError('CONFLICT', 'The payment method is not a card; the account updater applies to cards only.');
+    if (!found.accountUpdatesEnabled) {
+      throw new AppError(
+        'CONFLICT',
+        'The payment method is not enrolled in account updates; it keeps its card. Enable them with POST /payment-methods/{id}/account-updates.',
+      );
+    }
+    const card: CardDetails = update.number
+      ? {
+          ...found.card,
+          bin: storedBin(update.number),
+          last4: update.number.slice(-4),
+          length: update.number.length,
+          expiryMonth: update.expiryMonth,
+          expiryYear: update.expiryYear,
+          scheme: detectBrand(update.number).toUpperCase(),
+        }
+      : { ...found.card, expiryMonth: update.expiryMonth, expiryYear: update.expiryYear };
+    const changes: CardUpdate = {
+      subType: update.number ? detectBrand(update.number) : found.subType,
+      expiry: expiryDate(update.expiryMonth, update.expiryYear),
+      displayText: maskedNumber(card),
+      holderName: update.holderName === undefined || update.holderName === null ? found.holderName : update.holderName,
+      card,
+      panSealed: update.number ? this.deps.sealer.seal(update.number) : null,
+    };
+    const updated: PaymentMethod = { ...found, ...changes, card };
+    const run = this.deps.transaction ?? ((fn) => fn({ paymentMethods: this.deps.paymentMethods }));
+    await run(async (repos) => {
+      // Conditional on the enrolment still holding: a concurrent withdrawal wins, and this answers 409.
+      if (!(await repos.paymentMethods.applyCardUpdate(id, changes))) {
+        throw new AppError('CONFLICT', 'The payment method is no longer enrolled in account updates (or was deleted meanwhile).');
+      }
+      for (const listener of this.updateListeners) await listener(repos, updated);
+    });
+    return updated;
+  }
+
+  /** The update's fields, checked as a card (422): one of `card` or both `expiryMonth` and `expiryYear`. */
+  private checkedUpdate(input: AccountUpdateInput) {
+    const errors = new FieldErrorCollector();
+    const now = this.deps.clock.now();
+    if (input.card) {
+      validateCard(input.card, 'card', now, errors, { cvcOptional: true });
+      errors.throwIfAny();
+      const { number, expiryMonth, expiryYear, holderName } = input.card;
+      return { number, expiryMonth, expiryYear, holderName };
+    }
+    if (input.expiryMonth === undefined) errors.add('expiryMonth', 'required', 'is required (or send the reissued card as `card`)');
+    if (input.expiryYear === undefined) errors.add('expiryYear', 'required', 'is required (or send the reissued card as `card`)');
+    errors.throwIfAny();
+    const expiry = { expiryMonth: input.expiryMonth!, expiryYear: input.expiryYear! };
+    validateExpiry(expiry, '', now, errors);
+    errors.throwIfAny();
+    return { number: null, ...expiry, holderName: undefined };
+  }
+
+  /**
+   * Start-up upgrade of cards stored before INTERFACE §11.1: their rows kept a 6-digit BIN and the
+   * display text "•••• 1111" (copied into their transactions). The first 8 digits are read from
+   * the vault once and kept with the card's display data; the masked number replaces the old text
+   * on the method and its transactions. Idempotent, batched; a no-op (one index probe per table)
+   * once done. A number the vault cannot open keeps the 6 digits it has (still masked right).
+   */
+  async upgradeLegacyCards(log?: UpgradeLog): Promise<{ paymentMethods: number; transactions: number }> {
+    const repo = this.deps.paymentMethods;
+    let methods = 0;
+    for (;;) {
+      const batch = await repo.legacyCards(UPGRADE_BATCH);
+      for (const row of batch) {
+        let card = row.card;
+        try {
+          if (row.panSealed) {
+            const number = this.deps.sealer.open(row.panSealed);
+            card = { ...row.card, bin: storedBin(number) };
+          }
+        } catch (err) {
+          log?.warn({ err, paymentMethodId: row.id }, 'stored card number could not be opened; its masked number shows 6 digits');
+        }
+        await repo.upgradeLegacyCard(row.id, card, maskPan(card.bin, card.last4, card.length));
+        methods++;
+      }
+      if (batch.length < UPGRADE_BATCH) break;
+    }
+    let transactions = 0;
+    for (;;) {
+      const n = await repo.upgradeLegacyTransactions(UPGRADE_BATCH);
+      transactions += n;
+      if (n < UPGRADE_BATCH) break;
+    }
+    if (methods + transactions > 0)
+      log?.info({ paymentMethods: methods, transactions }, 'stored cards upgraded to the masked number format of INTERFACE §11.1');
+    return { paymentMethods: methods, transactions };
   }
 }

@@ -10,7 +10,7 @@ import { type OverloadSignal, refuseWhenOverloaded } from '../../shared/overload
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { CallbackUrlChecker } from '../moto/moto.service.js';
-import type { PaymentRequest } from '../transactions/authorization.service.js';
+import type { PaymentRequest } from '../transactions/payment-engine.js';
 import type { NotificationReader, NotificationWebhook } from '../transactions/notification.js';
 import type { Transaction } from '../transactions/transaction.js';
 import type { PayoutBody, SyncPayoutBody } from './payouts.schemas.js';

@@ -13,11 +13,37 @@ export type SaleStage = (typeof SALE_STAGES)[number];
 
 export type SaleEvent = 'dispatch' | 'tap' | 'complete' | 'abort' | 'expire';
 
+/**
+ * What the merchant asked of the terminal app with the sale (INTERFACE §11.6), kept with the
+ * terminal side of the sale and shown by the sandbox's virtual terminal.
+ */
+export interface TerminalRequest {
+  /** The terminal app shows no notifications of its own while the sale runs. */
+  suppressAppNotifications: boolean;
+  /** Milliseconds after the sale before the terminal switches back to `activityToResume`; null: the app's default. */
+  switchBackTimeout: number | null;
+  /** The app activity the terminal returns to after the sale; null: none. */
+  activityToResume: string | null;
+  /** Offer the card surcharge; null: the terminal's setting. */
+  surcharge: boolean | null;
+  /** Offer dynamic currency conversion; null: the terminal's setting. */
+  dcc: boolean | null;
+}
+
+export const DEFAULT_TERMINAL_REQUEST: TerminalRequest = {
+  suppressAppNotifications: false,
+  switchBackTimeout: null,
+  activityToResume: null,
+  surcharge: null,
+  dcc: null,
+};
+
 export interface TerminalSale {
   transactionId: string;
   accountId: string;
   terminalId: string;
   stage: SaleStage;
+  request: TerminalRequest;
   dispatchedAt: string | null;
   /** When an untapped sale expires (service clock): dispatchedAt + the terminal timeout. */
   expiresAt: string | null;

@@ -1,5 +1,6 @@
 /** Jobs of in-person sales: dispatch to the terminal, expiry of an untapped sale (service clock). */
-import { exponentialBackoff, type JobDefinition, RetryLater, JOB_LEASE_MS } from '../../jobs/job.js';
+import { defineJob } from '../../jobs/catalogue.js';
+import { type JobDefinition, RetryLater } from '../../jobs/job.js';
 import { SALE_DISPATCH_JOB, SALE_EXPIRE_JOB, type SaleRepos, type SalesService } from './sales.service.js';
 
 interface SaleJobPayload {
@@ -8,22 +9,10 @@ interface SaleJobPayload {
 
 export function saleJobs<R extends SaleRepos>(service: SalesService<R>): JobDefinition<SaleJobPayload>[] {
   return [
-    {
-      kind: SALE_DISPATCH_JOB,
-      maxAttempts: 25,
-      leaseMs: JOB_LEASE_MS,
-      backoff: exponentialBackoff(250, 30_000),
-      handle: (payload) => service.dispatch(payload.transactionId),
-    },
-    {
-      kind: SALE_EXPIRE_JOB,
-      maxAttempts: 25,
-      leaseMs: JOB_LEASE_MS,
-      backoff: exponentialBackoff(1_000, 60_000),
-      async handle(payload) {
-        const again = await service.expire(payload.transactionId);
-        if (again !== null) throw new RetryLater('the sale is not due to expire yet', again);
-      },
-    },
+    defineJob(SALE_DISPATCH_JOB, (payload) => service.dispatch(payload.transactionId)),
+    defineJob(SALE_EXPIRE_JOB, async (payload) => {
+      const again = await service.expire(payload.transactionId);
+      if (again !== null) throw new RetryLater('the sale is not due to expire yet', again);
+    }),
   ];
 }

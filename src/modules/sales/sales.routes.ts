@@ -121,6 +121,7 @@ function saleView(display: TerminalDisplay): VirtualTerminalView['sale'] {
     stage: display.sale.stage,
     displayAmount: `${tx.currency} ${toDecimalString(tx.amount, tx.currency)}`,
     reference: tx.reference,
+    request: display.sale.request,
   };
 }
 

@@ -5,18 +5,38 @@ import { VIRTUAL_TERMINAL_CARDS, type VirtualTerminalCard } from './sandbox-card
 
 export const SALE_TYPES = ['PAYMENT', 'PAYOUT'] as const;
 
-/** Physical sale request (INTERFACE §7). */
-export const SaleBody = Type.Object({
-  terminal: Type.Optional(
-    Nullable(
-      Type.Object(
-        {
-          id: Type.Optional(Nullable(Uuid)),
-        },
-        { description: 'Omit (or omit id) to use the fallback terminal of the point of sale.' },
+/** A merchant reference (INTERFACE §11.2: `/cit`, `/payment-links`, `/multi-links` and `/sale`). */
+export const SaleReference = Type.String({ pattern: '^[A-Za-z0-9-]{1,36}$', description: '1–36 letters, digits and hyphens.' });
+
+/** Largest switchBackTimeout (ms): what a 32-bit terminal timer holds (about 24.8 days). */
+export const MAX_SWITCH_BACK_TIMEOUT_MS = 2_147_483_647;
+
+/** The terminal request of a sale (INTERFACE §11.6): stored with the sale and shown by the sandbox terminal. */
+export const SaleTerminal = Type.Object(
+  {
+    id: Type.Optional(Nullable(Uuid)),
+    suppressAppNotifications: Type.Optional(
+      Type.Boolean({ description: 'The terminal app shows no notifications of its own during the sale. Default false.' }),
+    ),
+    switchBackTimeout: Type.Optional(
+      Nullable(
+        Type.Integer({
+          minimum: 0,
+          maximum: MAX_SWITCH_BACK_TIMEOUT_MS,
+          description: 'Milliseconds after the sale before the terminal switches back to activityToResume; null: the app default.',
+        }),
       ),
     ),
-  ),
+    activityToResume: Type.Optional(Nullable(Type.String({ maxLength: 255, description: 'The app activity the terminal returns to after the sale.' }))),
+    surcharge: Type.Optional(Nullable(Type.Boolean({ description: "Offer the card surcharge; null: the terminal's setting." }))),
+    dcc: Type.Optional(Nullable(Type.Boolean({ description: "Offer dynamic currency conversion; null: the terminal's setting." }))),
+  },
+  { description: 'Omit (or omit id) to use the fallback terminal of the point of sale.' },
+);
+
+/** Physical sale request (INTERFACE §7, §11.6). */
+export const SaleBody = Type.Object({
+  terminal: Type.Optional(Nullable(SaleTerminal)),
   transaction: Type.Object({
     pointOfSaleId: Uuid,
     amount: PositiveAmount,
@@ -27,7 +47,7 @@ export const SaleBody = Type.Object({
       }),
     ),
     notificationUrl: Type.Optional(Nullable(Url)),
-    reference: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
+    reference: Type.Optional(Nullable(SaleReference)),
     attributes: Type.Optional(Nullable(Attributes)),
     customerId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
   }),
@@ -51,6 +71,16 @@ export const TerminalStatusResponse = Type.Object({
       currency: Type.String(),
       displayAmount: Type.String(),
       reference: Nullable(Type.String()),
+      request: Type.Object(
+        {
+          suppressAppNotifications: Type.Boolean(),
+          switchBackTimeout: Nullable(Type.Integer()),
+          activityToResume: Nullable(Type.String()),
+          surcharge: Nullable(Type.Boolean()),
+          dcc: Nullable(Type.Boolean()),
+        },
+        { description: 'The terminal request of the sale (POST /sale terminal.*).' },
+      ),
     }),
   ),
 });

@@ -10,6 +10,7 @@
  */
 import type { Clock } from '../../clock.js';
 import type { Instrument } from '../../connectors/acquirer.js';
+import { newJob } from '../../jobs/catalogue.js';
 import type { JobQueue } from '../../jobs/job.js';
 import type { Effect } from '../../shared/effect.js';
 import { AppError, EXISTING, FieldErrorCollector, notFound } from '../../shared/errors.js';
@@ -22,14 +23,33 @@ import type { Terminal } from '../terminals/terminal.js';
 import type { TerminalsRepository } from '../terminals/terminals.repository.js';
 import { nextTransactionState, type Transaction, type TransactionEvent, type TransactionType } from '../transactions/transaction.js';
 import type { NewTransaction, TransactionsRepository } from '../transactions/transactions.repository.js';
-import { ABORT_REFUSALS, DEFAULT_TERMINAL_TIMEOUT_MS, ENDING_ERROR_CODES, type SaleEvent, type SaleStage, saleTransition, type TerminalSale } from './sale.js';
+import {
+  ABORT_REFUSALS,
+  DEFAULT_TERMINAL_TIMEOUT_MS,
+  ENDING_ERROR_CODES,
+  type SaleEvent,
+  type SaleStage,
+  saleTransition,
+  type TerminalRequest,
+  type TerminalSale,
+} from './sale.js';
 import type { SalesRepository } from './sales.repository.js';
 
 export const SALE_DISPATCH_JOB = 'sales.dispatch';
 export const SALE_EXPIRE_JOB = 'sales.expire';
 
 export interface SaleInput {
-  terminal?: { id?: string | null | undefined } | null | undefined;
+  terminal?:
+    | {
+        id?: string | null | undefined;
+        suppressAppNotifications?: boolean | undefined;
+        switchBackTimeout?: number | null | undefined;
+        activityToResume?: string | null | undefined;
+        surcharge?: boolean | null | undefined;
+        dcc?: boolean | null | undefined;
+      }
+    | null
+    | undefined;
   transaction: {
     pointOfSaleId: string;
     amount: number;
@@ -49,7 +69,7 @@ export interface SaleRepos {
   jobs: JobQueue;
 }
 
-/** The shared payment pipeline (AuthorizationService), as the terminal needs it. */
+/** The payment engine (PaymentEngine), as the terminal needs it. */
 export interface TerminalPayments {
   /**
    * An existing open transaction whose card just arrived: attaches the payment method, persists
@@ -95,7 +115,19 @@ export interface SalesDeps<R extends SaleRepos> {
 /** What the virtual terminal shows. */
 export interface TerminalDisplay {
   terminal: Terminal;
-  sale: { transaction: Transaction; stage: SaleStage } | null;
+  sale: { transaction: Transaction; stage: SaleStage; request: TerminalRequest } | null;
+}
+
+/** The terminal request of a sale: the options of `terminal` in POST /sale, defaults filled in (INTERFACE §11.6). */
+export function terminalRequest(input: SaleInput): TerminalRequest {
+  const t = input.terminal;
+  return {
+    suppressAppNotifications: t?.suppressAppNotifications ?? false,
+    switchBackTimeout: t?.switchBackTimeout ?? null,
+    activityToResume: t?.activityToResume ?? null,
+    surcharge: t?.surcharge ?? null,
+    dcc: t?.dcc ?? null,
+  };
 }
 
 const POLL_MS = 25;
@@ -130,6 +162,7 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
       accountId,
       terminalId: terminal.id,
       stage: 'QUEUED',
+      request: terminalRequest(input),
       dispatchedAt: null,
       expiresAt: null,
       cardPresentedAt: null,
@@ -139,7 +172,7 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
     };
     await this.deps.transaction(async (repos) => {
       if (await repos.sales.insertIfTerminalFree(tx, sale)) {
-        await repos.jobs.enqueue({ kind: SALE_DISPATCH_JOB, payload: { transactionId: tx.id }, dedupeKey: `${SALE_DISPATCH_JOB}:${tx.id}` });
+        await repos.jobs.enqueue(newJob(SALE_DISPATCH_JOB, { transactionId: tx.id }, { dedupeKey: `${SALE_DISPATCH_JOB}:${tx.id}` }));
       } else {
         await repos.sales.insertRejected(this.rejected(tx, 'TERMINAL_BUSY', now));
       }
@@ -160,7 +193,7 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
         return;
       const next = nextTransactionState('PENDING', transition.transaction!)!;
       await repos.sales.moveTransaction(transactionId, ['PENDING'], { state: next, errorCode: null, updatedAt: now, finalizedAt: null });
-      await repos.jobs.enqueue({ kind: SALE_EXPIRE_JOB, payload: { transactionId }, runAt: expiresAtMs, dedupeKey: `${SALE_EXPIRE_JOB}:${transactionId}` });
+      await repos.jobs.enqueue(newJob(SALE_EXPIRE_JOB, { transactionId }, { runAt: expiresAtMs, dedupeKey: `${SALE_EXPIRE_JOB}:${transactionId}` }));
     });
   }
 
@@ -238,12 +271,11 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
   }
 
   /**
-   * Pipeline result listener (runs inside the pipeline's apply commit): once a tapped sale is
-   * final, the terminal side is done too — whether the tap's own call or the pipeline's retry
+   * The TERMINAL_SALE effects (declared with the payment engine), in the commit that makes a
+   * sale final: the terminal side is done too — whether the tap's own call or the engine's drive
    * job got the acquirer's answer.
    */
-  async onPaymentResult(repos: R, transaction: Transaction, becameFinal: boolean): Promise<void> {
-    if (!becameFinal || transaction.flow !== 'SALE') return;
+  async saleFinal(repos: R, transaction: Transaction): Promise<void> {
     const transition = saleTransition('CARD_PRESENTED', 'complete')!;
     const now = this.deps.clock.nowIso();
     await repos.sales.moveStage(transaction.id, 'CARD_PRESENTED', transition.next, { endedAt: now, updatedAt: now });
@@ -256,7 +288,7 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
     const sale = await this.deps.sales.activeOnTerminal(terminalId);
     if (!sale) return { terminal, sale: null };
     const transaction = await this.read(sale.accountId, sale.transactionId);
-    return { terminal, sale: { transaction, stage: sale.stage } };
+    return { terminal, sale: { transaction, stage: sale.stage, request: sale.request } };
   }
 
   private async validate(accountId: string, input: SaleInput): Promise<{ pointOfSale: PointOfSale; terminal: Terminal | null }> {
@@ -313,12 +345,13 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
       state: 'PENDING',
       errorCode: null,
       externalStatusCodes: null,
-      // Card present: no 3-D Secure, and a SALE captures at once by definition.
-      scaMode: null,
+      // Card present: no 3-D Secure, and a SALE captures at once by definition, nothing left
+      // authorized when it fails (INTERFACE §11.1).
+      scaMode: 'SKIP',
       amount: t.amount,
       fee: 0,
       currency: t.currency,
-      instantCapture: null,
+      instantCapture: 'VOID',
       notificationUrl: t.notificationUrl ?? null,
       reference: t.reference ?? null,
       textOnStatement: null,
@@ -329,6 +362,8 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
       clientCountry: null,
       acquirer: null,
       acquirerReference: null,
+      // The terminal's side of the sale ends in the commit that makes it final (saleFinal).
+      effects: 'TERMINAL_SALE',
       createdAt: now,
       updatedAt: now,
       finalizedAt: null,

@@ -37,13 +37,31 @@ export interface BillingAgreementRequest {
   nextChargeAt: string | null;
 }
 
-/** The `subscription` object of POST /cit, kept until the session completes. */
+/**
+ * The `subscription` object of POST /cit, kept until the session completes. `id`: an existing
+ * ACTIVE subscription whose payment method the session replaces (then `type` and the rest are the
+ * subscription's own, copied for the record); `amount`: the expected recurring amount (minor units).
+ */
 export interface SubscriptionRequest {
+  id?: string | null;
+  amount?: number | null;
   type: SubscriptionType;
   reference: string | null;
   expiryDate: string | null;
   interval: { period: IntervalPeriod; frequency: number } | null;
   billingAgreement: BillingAgreementRequest | null;
+}
+
+/** An order line shown in the payment window (copied from a multi-link, INTERFACE §11.3). */
+export interface OrderLine {
+  description: string;
+  imageUrl: string | null;
+  quantity: number;
+  /** Minor units. */
+  unitPrice: number;
+  /** Minor units. */
+  totalAmount: number;
+  type: string;
 }
 
 export interface Session {
@@ -70,6 +88,25 @@ export interface Session {
   failureUrl: string | null;
   reportFailure: boolean;
   subscriptionRequest: SubscriptionRequest | null;
+  /** Order lines shown in the payment window (a session started by a multi-link); null otherwise. */
+  orderLines?: OrderLine[] | null;
+  /** INTERFACE §11.2 (optional in the type: records built before it; read as null / false). */
+  /** Payment method types the window offers; null: all. */
+  allowedPaymentMethods?: string[] | null;
+  /** The customer enters the amount in the window; `amount` is the default, then what the last attempt asked for. */
+  dynamicAmount?: boolean;
+  /** Age verification asked for (null: none), its country, and whether the customer passed it. */
+  minimumAge?: number | null;
+  ageVerificationCountry?: string | null;
+  ageVerified?: boolean;
+  /** POSTed {session, transaction} before each authorization; a non-2xx refuses the attempt (REJECTED_BY_MERCHANT). */
+  preAuthUrl?: string | null;
+  /** Where the customer goes after a failed attempt while attempts remain (null: failureUrl). */
+  retryUrl?: string | null;
+  /** Where a cancelled redirect-based method returns (null: failureUrl). */
+  returnUrl?: string | null;
+  /** A NotificationWebhook with session.state EXPIRED goes to notificationUrl when the session expires. */
+  reportExpired?: boolean;
   /** The approved transaction once COMPLETED; the latest attempt's before that. */
   transactionId: string | null;
   subscriptionId: string | null;

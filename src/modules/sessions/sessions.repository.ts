@@ -1,7 +1,7 @@
 import type { Session, SessionState } from './session.js';
 
 export type SessionChanges = Partial<
-  Pick<Session, 'state' | 'attempts' | 'transactionId' | 'subscriptionId' | 'paymentMethodId' | 'errorCode' | 'finalizedAt'>
+  Pick<Session, 'state' | 'attempts' | 'transactionId' | 'subscriptionId' | 'paymentMethodId' | 'errorCode' | 'finalizedAt' | 'amount' | 'ageVerified'>
 > & { updatedAt: string };
 
 export interface SessionsRepository {
@@ -14,4 +14,16 @@ export interface SessionsRepository {
   updateIfState(id: string, expectedState: SessionState, changes: SessionChanges): Promise<boolean>;
   /** PENDING sessions whose expiresAt is at or before `nowIso` (sweep after a clock jump). */
   listExpirable(nowIso: string, limit: number): Promise<Session[]>;
+  /**
+   * A completing session's `subscription.id` (INTERFACE §11.2): the ACTIVE subscription takes the
+   * new payment method (and the expected recurring `amount` when given), in the session's commit.
+   * False when the subscription is not (or no longer) ACTIVE.
+   */
+  replaceSubscriptionPaymentMethod(
+    accountId: string,
+    subscriptionId: string,
+    paymentMethodId: string,
+    amount: number | null,
+    updatedAt: string,
+  ): Promise<boolean>;
 }

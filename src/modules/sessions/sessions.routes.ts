@@ -7,6 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../../shared/errors.js';
 import { defineRoute, type HtmlResult, type RouteDef } from '../../shared/route.js';
 import {
+  ageStep,
   checkoutScript,
   type CardField,
   declineMessage,
@@ -17,6 +18,7 @@ import {
   paymentProcessing,
   type StatusView,
 } from '../../pages/payment-window.js';
+import { fromDecimalString, MAX_AMOUNT, toDecimalString } from '../../shared/money.js';
 import type { CardInput } from '../payment-methods/card.js';
 import type { WalletType } from '../payment-methods/payment-methods.service.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
@@ -27,10 +29,11 @@ import {
   CreateCitBody,
   CreateCitResponse,
   SessionParams,
+  PAYABLE_TYPES,
   SessionResponse,
   sessionWire,
 } from './sessions.schemas.js';
-import type { SessionsService } from './sessions.service.js';
+import type { PaymentExtras, PaymentInput, SessionsService } from './sessions.service.js';
 
 export const PAY_PATH = '/pay';
 export const SANDBOX_PREFIX = '/sandbox/v1';
@@ -45,13 +48,53 @@ const PaymentForm = Type.Object({
   expiryYear: Type.Optional(Type.String({ maxLength: 8 })),
   cvc: Type.Optional(Type.String({ maxLength: 8 })),
   holderName: Type.Optional(Type.String({ maxLength: 128 })),
+  /** The button pressed: CARD (the card form) or a wallet. */
+  paymentMethodType: Type.Optional(Type.String({ maxLength: 32 })),
+  /** dynamicAmount: the amount as typed, in major units ("12.50"). */
+  amount: Type.Optional(Type.String({ maxLength: 32 })),
 });
+const AgeForm = Type.Object({
+  dateOfBirth: Type.Optional(Type.String({ maxLength: 32 })),
+  verify: Type.Optional(Type.String({ maxLength: 8 })),
+});
+
+/** What the window offers: the payable types the session allows (all when it names none). */
+function offered(session: Session): { card: boolean; wallets: string[] } {
+  const allowed = session.allowedPaymentMethods;
+  const types = PAYABLE_TYPES.filter((t) => !allowed || allowed.includes(t));
+  return { card: types.includes('CARD'), wallets: types.filter((t) => t !== 'CARD') };
+}
+
+/** "12.50" (major units, as typed) → minor units; null when it is not an amount. */
+function typedAmount(text: string, currency: string): number | null {
+  try {
+    const minor = fromDecimalString(text.trim().replace(/\s/g, ''), currency);
+    return minor > 0n && minor <= BigInt(MAX_AMOUNT) ? Number(minor) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** After an attempt in the window: where the browser goes (null: show the window again). */
+function nextLocation(after: Session, baseUrl: string): string | null {
+  switch (after.state) {
+    case 'COMPLETED':
+      return after.successUrl;
+    case 'EXPIRED':
+      return after.failureUrl;
+    case 'PROCESSING':
+      return paymentWindowUrl(baseUrl, after);
+    default:
+      // A failed attempt with attempts left: the shop's retry page, else the window again.
+      return after.attempts > 0 && after.errorCode ? (after.retryUrl ?? null) : null;
+  }
+}
 
 /** Page headers: the window may be framed only by the shop's approved domain, and posts only to itself and the shop. */
 function pageHeaders(pointOfSale: PointOfSale | null, session: Session | null): Record<string, string> {
   const domain = pointOfSale?.domain;
   const shop = domain ? [`http://${domain}:*`, `https://${domain}:*`, `http://*.${domain}:*`, `https://*.${domain}:*`].join(' ') : '';
-  const redirects = [session?.successUrl, session?.failureUrl]
+  const redirects = [session?.successUrl, session?.failureUrl, session?.retryUrl, session?.returnUrl]
     .filter((u): u is string => Boolean(u))
     .map((u) => new URL(u).origin)
     .join(' ');
@@ -87,7 +130,7 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
   async function render(
     session: Session,
     baseUrl: string,
-    form?: { decline?: string | null; fieldErrors?: Partial<Record<CardField, string>>; values?: Record<string, string | undefined> },
+    form?: { decline?: string | null; fieldErrors?: Partial<Record<CardField, string>>; values?: Record<string, string | undefined>; ageError?: string | null },
   ): Promise<HtmlResult> {
     const pointOfSale = await service.pointOfSaleOf(session);
     const merchant = pointOfSale.descriptor ?? pointOfSale.name;
@@ -108,6 +151,24 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
       case 'PROCESSING':
         return { html: paymentProcessing(status), headers };
       default: {
+        const decline = form?.decline ?? (session.attempts > 0 && session.errorCode ? declineMessage(session.errorCode) : null);
+        const attemptsLeft = Math.max(1, session.maxAttempts - session.attempts);
+        if ((session.minimumAge ?? null) !== null && !session.ageVerified) {
+          return {
+            status: form?.ageError ? 422 : 200,
+            headers,
+            html: ageStep({
+              merchant,
+              amount: session.dynamicAmount ? -1 : session.amount,
+              currency: session.currency,
+              action: `${paymentWindowUrl(baseUrl, session)}/age`,
+              minimumAge: session.minimumAge!,
+              attemptsLeft,
+              decline,
+              fieldError: form?.ageError ?? null,
+            }),
+          };
+        }
         const fieldErrors = form?.fieldErrors ?? {};
         return {
           status: Object.keys(fieldErrors).length ? 422 : 200,
@@ -117,10 +178,18 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
             amount: session.amount,
             currency: session.currency,
             action: paymentWindowUrl(baseUrl, session),
-            attemptsLeft: Math.max(1, session.maxAttempts - session.attempts),
-            decline: form?.decline ?? (session.attempts > 0 && session.errorCode ? declineMessage(session.errorCode) : null),
+            attemptsLeft,
+            decline,
             fieldErrors,
-            values: { expiryMonth: form?.values?.expiryMonth, expiryYear: form?.values?.expiryYear, holderName: form?.values?.holderName },
+            values: {
+              expiryMonth: form?.values?.expiryMonth,
+              expiryYear: form?.values?.expiryYear,
+              holderName: form?.values?.holderName,
+              amount: form?.values?.amount,
+            },
+            orderLines: session.orderLines ?? null,
+            dynamicAmount: session.dynamicAmount ?? false,
+            ...offered(session),
           }),
         };
       }
@@ -198,17 +267,25 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
         if (!session) return { status: 404, html: notFoundPage(), headers: pageHeaders(null, null) };
         if (session.state !== 'PENDING') return render(session, baseUrl);
         const form = body as Record<string, string | undefined>;
+        const type = form.paymentMethodType ?? 'CARD';
+        if (!(PAYABLE_TYPES as readonly string[]).includes(type))
+          return render(session, baseUrl, { fieldErrors: { paymentMethodType: 'Choose a payment method shown on this page.' }, values: form });
+        const extras: PaymentExtras = {};
+        if (session.dynamicAmount) {
+          const amount = typedAmount(form.amount ?? '', session.currency);
+          if (amount === null) {
+            return render(session, baseUrl, {
+              fieldErrors: { amount: `Enter an amount greater than 0, for example ${toDecimalString(1250, session.currency)}.` },
+              values: form,
+            });
+          }
+          extras.amount = amount;
+        }
+        const input: PaymentInput = type === 'CARD' ? { card: toCard(form) } : { wallet: type as WalletType };
         try {
-          const { session: after } = await service.pay(session, { card: toCard(form) }, clientIp);
+          const { session: after } = await service.pay(session, input, clientIp, extras);
           const pointOfSale = await service.pointOfSaleOf(after);
-          const redirect =
-            after.state === 'COMPLETED'
-              ? after.successUrl
-              : after.state === 'EXPIRED'
-                ? after.failureUrl
-                : after.state === 'PROCESSING'
-                  ? paymentWindowUrl(baseUrl, after)
-                  : null;
+          const redirect = nextLocation(after, baseUrl);
           if (redirect) return { status: 303, html: '', headers: { ...pageHeaders(pointOfSale, after), location: redirect } };
           return render(after, baseUrl, { values: form });
         } catch (err) {
@@ -222,6 +299,34 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
             return render(session, baseUrl, { fieldErrors, values: form });
           }
           // Paid or expired meanwhile (another tab): show where the session stands now.
+          return render((await service.byClientKey(params.key)) ?? session, baseUrl);
+        }
+      },
+    }),
+    defineRoute({
+      auth: 'public',
+      root: true,
+      hidden: true,
+      acceptsForm: true,
+      tags: ['Sessions'],
+      method: 'POST',
+      url: `${PAY_PATH}/:key/age`,
+      summary: 'The age step of the hosted payment window (sandbox eID: a date of birth)',
+      schema: { params: KeyParams, body: AgeForm },
+      handler: async ({ params, body, baseUrl, clientIp }) => {
+        const session = await service.byClientKey(params.key);
+        if (!session) return { status: 404, html: notFoundPage(), headers: pageHeaders(null, null) };
+        if (session.state !== 'PENDING') return render(session, baseUrl);
+        const verified = body.verify !== '0';
+        const dateOfBirth = body.dateOfBirth?.trim() ?? '';
+        if (verified && !/^\d{4}-\d{2}-\d{2}$/.test(dateOfBirth)) return render(session, baseUrl, { ageError: 'Enter your date of birth (YYYY-MM-DD).' });
+        try {
+          const { session: after, transaction } = await service.verifyAge(session, verified ? dateOfBirth : null, clientIp);
+          // Verified: on to the payment form; a failed attempt goes where any failed attempt goes.
+          const redirect = (transaction ? nextLocation(after, baseUrl) : null) ?? paymentWindowUrl(baseUrl, after);
+          return { status: 303, html: '', headers: { ...pageHeaders(await service.pointOfSaleOf(after), after), location: redirect } };
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
           return render((await service.byClientKey(params.key)) ?? session, baseUrl);
         }
       },
@@ -248,7 +353,9 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
             throw new AppError('VALIDATION_ERROR', 'Give a card or a wallet paymentMethodType.', {
               card: ['[required]: a card, or a paymentMethodType other than CARD, is required'],
             });
-          const { session: after, transaction } = await service.pay(session, input, clientIp);
+          const extras: PaymentExtras = { amount: body.amount };
+          if (body.ageVerification) extras.dateOfBirth = body.ageVerification.dateOfBirth;
+          const { session: after, transaction } = await service.pay(session, input, clientIp, extras);
           return {
             session: sessionWire(after),
             transaction: transaction ? { id: transaction.id, state: transaction.state, errorCode: transaction.errorCode } : null,

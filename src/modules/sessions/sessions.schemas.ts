@@ -17,21 +17,41 @@ export const BillingAgreementInput = Type.Object({
 });
 
 export const CitSubscriptionInput = Type.Object({
-  type: StringEnum(SUBSCRIPTION_TYPES),
+  id: Opt({
+    ...Uuid,
+    description:
+      "An existing ACTIVE subscription of the merchant: when the session succeeds its payment method is replaced by the new one (type and the rest are the subscription's own).",
+  }),
+  amount: Opt({ ...Amount, description: 'The expected recurring amount (minor units, ≥ 0), recorded with the session (and on the subscription when ≥ 1).' }),
+  type: Type.Optional(StringEnum(SUBSCRIPTION_TYPES, { description: 'Required unless `id` names an existing subscription.' })),
   reference: Opt(Type.String({ minLength: 1, maxLength: 255 })),
   expiryDate: Opt(DateOnly),
   interval: Opt(IntervalSchema),
   billingAgreement: Opt(BillingAgreementInput),
 });
 
-/** POST /cit (INTERFACE §7). Omitted options take the point of sale's hostedConfiguration. */
+/** `reference` of POST /cit, payment links and multi-links (INTERFACE §11.2). */
+export const REFERENCE_PATTERN = '^[A-Za-z0-9-]{1,36}$';
+
+/** `paymentMethodType` values of INTERFACE §7: what `allowedPaymentMethods` may name. */
+export const PAYMENT_METHOD_TYPES = ['CARD', 'VIPPS_MOBILEPAY', 'MOBILEPAY_ONLINE', 'APPLE_PAY', 'GOOGLE_PAY', 'SWISH', 'VIABILL', 'ANYDAY', 'KLARNA'] as const;
+/** What the window and the sandbox control can pay with: a card or a wallet the payment methods module stores. */
+export const PAYABLE_TYPES = ['CARD', ...WALLET_TYPES] as const;
+
+/** The window asks the customer to verify their age (the sandbox simulates the Danish eID with a date of birth). */
+export const AgeVerificationInput = Type.Object({
+  minimumAge: Type.Integer({ minimum: 0, maximum: 99 }),
+  country: StringEnum(['DK'] as const),
+});
+
+/** POST /cit (INTERFACE §7, §11.2). Omitted options take the point of sale's hostedConfiguration. */
 export const CreateCitBody = Type.Object({
   pointOfSaleId: Uuid,
   amount: Amount,
   currency: Currency,
-  reference: Opt(Type.String({ minLength: 1, maxLength: 255 })),
+  reference: Opt(Type.String({ pattern: REFERENCE_PATTERN, description: '1–36 letters, digits and hyphens.' })),
   scaMode: Opt(StringEnum(SCA_MODES)),
-  timeout: Opt(Type.Integer({ minimum: 1, maximum: 43200, description: 'Minutes until the session expires (default 30).' })),
+  timeout: Opt(Type.Integer({ minimum: 1, maximum: 120, description: "Minutes until the session expires (default: the point of sale's, else 30)." })),
   instantCapture: Opt(StringEnum(INSTANT_CAPTURE_MODES)),
   exemptions: Opt(Type.Array(StringEnum(EXEMPTIONS), { maxItems: 2 })),
   textOnStatement: Opt(Type.String({ minLength: 1, maxLength: 39 })),
@@ -43,9 +63,28 @@ export const CreateCitBody = Type.Object({
   failureUrl: Opt(Url),
   reportFailure: Opt(Type.Boolean()),
   subscription: Opt(CitSubscriptionInput),
+  allowedPaymentMethods: Opt(
+    Type.Array(StringEnum(PAYMENT_METHOD_TYPES), {
+      maxItems: PAYMENT_METHOD_TYPES.length,
+      description: 'The payment method types the window offers; null or empty: all.',
+    }),
+  ),
+  dynamicAmount: Opt(Type.Boolean({ description: 'The customer enters the amount in the window; `amount` is the default.' })),
+  preAuthUrl: Opt({
+    ...Url,
+    description:
+      "POSTed {session, transaction} (transaction PROCESSING) with the point of sale's Authorization value before each authorization; a 2xx within 5 s lets it proceed, anything else ends the attempt FAILED with REJECTED_BY_MERCHANT.",
+  }),
+  retryUrl: Opt({ ...Url, description: 'Where the customer goes after a failed attempt while attempts remain (null: failureUrl).' }),
+  returnUrl: Opt({ ...Url, description: 'Where a cancelled redirect-based method returns (null: failureUrl).' }),
+  reportExpired: Opt(Type.Boolean({ description: 'A NotificationWebhook with session.state EXPIRED goes to notificationUrl when the session expires.' })),
+  ageVerification: Opt(AgeVerificationInput),
+  processor: Type.Optional(Type.Unknown({ description: 'Accepted and ignored (deprecated).' })),
 });
 
 const SubscriptionRequestRecord = Type.Object({
+  id: NullableString,
+  amount: Nullable(Type.Integer()),
   type: StringEnum(SUBSCRIPTION_TYPES),
   reference: NullableString,
   expiryDate: NullableString,
@@ -75,8 +114,29 @@ export const SessionRecord = Type.Object({
   failureUrl: NullableString,
   reportFailure: Type.Boolean(),
   subscription: Nullable(SubscriptionRequestRecord),
+  orderLines: Nullable(
+    Type.Array(
+      Type.Object({
+        description: Type.String(),
+        imageUrl: NullableString,
+        quantity: Type.Integer(),
+        unitPrice: Type.Integer(),
+        totalAmount: Type.Integer(),
+        type: Type.String(),
+      }),
+      { description: 'Shown in the payment window (a session started by a multi-link); null otherwise.' },
+    ),
+  ),
+  allowedPaymentMethods: Nullable(Type.Array(Type.String())),
+  dynamicAmount: Type.Boolean(),
+  minimumAge: Nullable(Type.Integer()),
+  ageVerified: Type.Boolean(),
+  preAuthUrl: NullableString,
+  retryUrl: NullableString,
+  returnUrl: NullableString,
+  reportExpired: Type.Boolean(),
   transactionId: NullableString,
-  subscriptionId: NullableString,
+  subscriptionId: Nullable(Type.String({ description: 'The subscription created (or, with subscription.id, updated) by the session.' })),
   paymentMethodId: NullableString,
   errorCode: NullableString,
   createdAt: DateTime,
@@ -94,7 +154,14 @@ export const SessionParams = Type.Object({ sessionId: Uuid });
 /** POST /sandbox/v1/sessions/{id}/complete: the customer pays with a card or a wallet. */
 export const CompleteSessionBody = Type.Object({
   card: Type.Optional(CardInputSchema),
-  paymentMethodType: Type.Optional(StringEnum(['CARD', ...WALLET_TYPES] as const)),
+  paymentMethodType: Type.Optional(StringEnum(PAYABLE_TYPES)),
+  amount: Type.Optional({ ...Amount, description: 'With dynamicAmount: the amount the customer entered (1–999999999); default the session amount.' }),
+  ageVerification: Type.Optional(
+    Type.Object(
+      { dateOfBirth: Nullable(DateOnly) },
+      { description: 'The simulated eID step of a session with ageVerification: a date of birth, or null when the customer did not verify.' },
+    ),
+  ),
 });
 
 export const CompleteSessionResponse = Type.Object({
@@ -125,7 +192,16 @@ export function sessionWire(s: Session) {
     successUrl: s.successUrl,
     failureUrl: s.failureUrl,
     reportFailure: s.reportFailure,
-    subscription: s.subscriptionRequest,
+    subscription: s.subscriptionRequest && { ...s.subscriptionRequest, id: s.subscriptionRequest.id ?? null, amount: s.subscriptionRequest.amount ?? null },
+    orderLines: s.orderLines ?? null,
+    allowedPaymentMethods: s.allowedPaymentMethods ?? null,
+    dynamicAmount: s.dynamicAmount ?? false,
+    minimumAge: s.minimumAge ?? null,
+    ageVerified: s.ageVerified ?? false,
+    preAuthUrl: s.preAuthUrl ?? null,
+    retryUrl: s.retryUrl ?? null,
+    returnUrl: s.returnUrl ?? null,
+    reportExpired: s.reportExpired ?? false,
     transactionId: s.transactionId,
     subscriptionId: s.subscriptionId,
     paymentMethodId: s.paymentMethodId,

@@ -4,13 +4,12 @@
  * before working, so that a failing run never breaks the chain; when the clock jumps several
  * days, the missed days collapse into one run that settles everything due.
  */
+import { defineJob, newJob } from '../../jobs/catalogue.js';
 import type { JobDefinition, JobQueue } from '../../jobs/job.js';
-import { exponentialBackoff, JOB_LEASE_MS } from '../../jobs/job.js';
 import { DAY_MS, iso } from '../../shared/time.js';
 import type { SettlementsService } from './settlements.service.js';
 
 export const SETTLEMENT_RUN_JOB = 'settlements.daily-run';
-const MAX_ATTEMPTS = 10;
 
 /** The next run: 00:00 UTC of the day after `now`, posting on that date. */
 export function settlementSlot(now: number): { runAt: number; postingDate: string; dedupeKey: string } {
@@ -21,20 +20,12 @@ export function settlementSlot(now: number): { runAt: number; postingDate: strin
 
 export function scheduleSettlementRun(queue: JobQueue, now: number): Promise<void> {
   const { runAt, postingDate, dedupeKey } = settlementSlot(now);
-  return queue.enqueue({ kind: SETTLEMENT_RUN_JOB, payload: { postingDate }, runAt, dedupeKey, maxAttempts: MAX_ATTEMPTS });
+  return queue.enqueue(newJob(SETTLEMENT_RUN_JOB, { postingDate }, { runAt, dedupeKey }));
 }
 
 export function settlementRunJob(deps: { service: SettlementsService; jobs: JobQueue }): JobDefinition<{ postingDate: string }> {
-  return {
-    kind: SETTLEMENT_RUN_JOB,
-    maxAttempts: MAX_ATTEMPTS,
-    // A run over a large backlog takes a while; a second worker picking it up would be safe
-    // (operations are settled once) but wasted work.
-    leaseMs: JOB_LEASE_MS,
-    backoff: exponentialBackoff(30_000, 15 * 60_000),
-    async handle(payload, ctx) {
-      await scheduleSettlementRun(deps.jobs, ctx.now());
-      await deps.service.run({ postingDate: payload.postingDate });
-    },
-  };
+  return defineJob(SETTLEMENT_RUN_JOB, async (payload, ctx) => {
+    await scheduleSettlementRun(deps.jobs, ctx.now());
+    await deps.service.run({ postingDate: payload.postingDate });
+  });
 }

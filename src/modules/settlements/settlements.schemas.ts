@@ -26,8 +26,8 @@ export const SettlementTransferRecord = Type.Object({
   currency: Type.String(),
   acquirerReference: Type.String(),
   adjustments: Type.Array(AdjustmentRecord, { description: 'Transfer-level adjustments (FEE, RESERVE, ADJUSTMENT).' }),
-  adjustmentSums: Type.Array(Type.Object({ type: StringEnum(TRANSACTION_FEE_TYPES), amount: Decimal }), {
-    description: "Per fee type, the sum of the adjustments of the transfer's settlement transactions.",
+  adjustmentSums: Type.Array(Type.Object({ type: StringEnum(TRANSACTION_FEE_TYPES), amount: Decimal, description: Type.String() }), {
+    description: "Per fee type, the sum of the adjustments of the transfer's settlement transactions (the shape of `adjustments`).",
   }),
   createdAt: DateTime,
 });
@@ -66,6 +66,12 @@ const FEE_TOTAL: Record<TransactionFeeType, 'acquirerFeeAmount' | 'interchangeFe
   INTERCHANGE_FEE: 'interchangeFeeAmount',
   SCHEME_FEE: 'schemeFeeAmount',
 };
+/** What an `adjustmentSums` item adds up (INTERFACE §11.1: items have the shape of `adjustments`). */
+const FEE_SUM_DESCRIPTION: Record<TransactionFeeType, string> = {
+  ACQUIRER_FEE: "Acquirer fees of the transfer's settlement transactions",
+  INTERCHANGE_FEE: "Interchange fees of the transfer's settlement transactions",
+  SCHEME_FEE: "Card scheme fees of the transfer's settlement transactions",
+};
 
 export function settlementTransferWire(t: SettlementTransfer) {
   return {
@@ -78,7 +84,11 @@ export function settlementTransferWire(t: SettlementTransfer) {
     currency: t.currency,
     acquirerReference: t.acquirerReference,
     adjustments: t.adjustments.map((a) => ({ type: a.type, amount: toDecimalString(a.amount, t.currency), description: a.description })),
-    adjustmentSums: TRANSACTION_FEE_TYPES.map((type) => ({ type, amount: toDecimalString(t[FEE_TOTAL[type]], t.currency) })),
+    adjustmentSums: TRANSACTION_FEE_TYPES.map((type) => ({
+      type,
+      amount: toDecimalString(t[FEE_TOTAL[type]], t.currency),
+      description: FEE_SUM_DESCRIPTION[type],
+    })),
     // Only READY transfers reach the wire; createdAt is set on completion.
     createdAt: t.createdAt ?? t.openedAt,
   };

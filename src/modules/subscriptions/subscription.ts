@@ -39,15 +39,16 @@ export interface Subscription {
 
 /**
  * activate: the CIT session completed; invalidate: the payment method can no longer be used;
- * disable: the merchant ended it (DELETE); update: PATCH; charge: MIT or billing creates a payment.
+ * disable: the merchant ended it (DELETE); update: PATCH; charge: MIT or billing creates a payment;
+ * reinstate: the account updater gave the expired card a new expiry (only INVALID for PAYMENT_METHOD_EXPIRED).
  */
-export type SubscriptionAction = 'activate' | 'invalidate' | 'disable' | 'update' | 'charge';
+export type SubscriptionAction = 'activate' | 'invalidate' | 'disable' | 'update' | 'charge' | 'reinstate';
 
 /** state × action → next state; a missing entry is a refusal naming the current state. */
 export const SUBSCRIPTION_TRANSITIONS: Record<SubscriptionState, Partial<Record<SubscriptionAction, SubscriptionState>>> = {
   PENDING: { activate: 'ACTIVE', invalidate: 'INVALID', disable: 'DISABLED' },
   ACTIVE: { update: 'ACTIVE', charge: 'ACTIVE', invalidate: 'INVALID', disable: 'DISABLED' },
-  INVALID: { disable: 'DISABLED' },
+  INVALID: { disable: 'DISABLED', reinstate: 'ACTIVE' },
   // DELETE twice answers the same: the subscription is disabled.
   DISABLED: { disable: 'DISABLED' },
 };

@@ -4,12 +4,12 @@
  * day's before working, so that a failing run never breaks the chain; when the clock jumps
  * several days, the missed days collapse into one run (the sweep compares with today).
  */
-import { exponentialBackoff, type JobDefinition, type JobQueue, JOB_LEASE_MS } from '../../jobs/job.js';
+import { defineJob, newJob } from '../../jobs/catalogue.js';
+import type { JobDefinition, JobQueue } from '../../jobs/job.js';
 import { DAY_MS, iso } from '../../shared/time.js';
 import type { SubscriptionsService } from './subscriptions.service.js';
 
 export const PAYMENT_METHOD_EXPIRY_JOB = 'subscriptions.payment-method-expiry';
-const MAX_ATTEMPTS = 10;
 
 /** The next run: 00:00 UTC of the day after `now`. */
 export function paymentMethodExpirySlot(now: number): { runAt: number; dedupeKey: string } {
@@ -18,21 +18,15 @@ export function paymentMethodExpirySlot(now: number): { runAt: number; dedupeKey
 }
 
 export function schedulePaymentMethodExpiry(queue: JobQueue, now: number): Promise<void> {
-  return queue.enqueue({ kind: PAYMENT_METHOD_EXPIRY_JOB, payload: {}, maxAttempts: MAX_ATTEMPTS, ...paymentMethodExpirySlot(now) });
+  return queue.enqueue(newJob(PAYMENT_METHOD_EXPIRY_JOB, {}, paymentMethodExpirySlot(now)));
 }
 
 export function paymentMethodExpiryJob(deps: {
   service: Pick<SubscriptionsService, 'invalidateExpiredPaymentMethods'>;
   jobs: JobQueue;
 }): JobDefinition<Record<string, never>> {
-  return {
-    kind: PAYMENT_METHOD_EXPIRY_JOB,
-    maxAttempts: MAX_ATTEMPTS,
-    leaseMs: JOB_LEASE_MS,
-    backoff: exponentialBackoff(30_000, 15 * 60_000),
-    async handle(_payload, ctx) {
-      await schedulePaymentMethodExpiry(deps.jobs, ctx.now());
-      await deps.service.invalidateExpiredPaymentMethods();
-    },
-  };
+  return defineJob(PAYMENT_METHOD_EXPIRY_JOB, async (_payload, ctx) => {
+    await schedulePaymentMethodExpiry(deps.jobs, ctx.now());
+    await deps.service.invalidateExpiredPaymentMethods();
+  });
 }

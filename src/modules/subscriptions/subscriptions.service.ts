@@ -83,12 +83,20 @@ export class SubscriptionsService {
    * subscription reads as one that does not exist.
    */
   async requireActive(accountId: string, subscriptionId: string, field = 'subscriptionId'): Promise<Subscription> {
+    return (await this.requireChargeable(accountId, subscriptionId, field)).subscription;
+  }
+
+  /** requireActive with the payment method it charges (read once: the check and the charge share it). */
+  async requireChargeable(
+    accountId: string,
+    subscriptionId: string,
+    field = 'subscriptionId',
+  ): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod }> {
     const found = await this.deps.subscriptions.findById(accountId, subscriptionId);
     if (!found) throw fieldError(field, 'in:ACTIVE', 'no ACTIVE subscription with this id exists');
     // A deleted or expired payment method makes the subscription INVALID before anything is charged.
-    const subscription = nextSubscriptionState(found.state, 'charge')
-      ? await this.invalidateIfUnusable(found, await this.deps.paymentMethods.find(accountId, found.paymentMethodId, true))
-      : found;
+    const paymentMethod = await this.deps.paymentMethods.find(accountId, found.paymentMethodId, true);
+    const subscription = nextSubscriptionState(found.state, 'charge') ? await this.invalidateIfUnusable(found, paymentMethod) : found;
     if (!nextSubscriptionState(subscription.state, 'charge')) {
       const why = subscription.statusReason ? ` (${subscription.statusReason})` : '';
       throw fieldError(field, 'in:ACTIVE', `the subscription is ${subscription.state}${why}; only an ACTIVE subscription can be charged`);
@@ -96,7 +104,8 @@ export class SubscriptionsService {
     if (isPastExpiry(subscription, this.deps.clock.now())) {
       throw fieldError(field, 'in:ACTIVE', `the subscription expired on ${subscription.expiryDate}`);
     }
-    return subscription;
+    if (!paymentMethod || paymentMethod.deletedAt) throw fieldError(field, 'in:ACTIVE', 'the payment method of this subscription was deleted');
+    return { subscription, paymentMethod };
   }
 
   /** Inserts an ACTIVE subscription on the caller's transaction (CIT session completion). */
@@ -175,6 +184,22 @@ export class SubscriptionsService {
       ) {
         changed++;
       }
+    }
+    return changed;
+  }
+
+  /**
+   * The account updater gave the method a new expiry or card (INTERFACE §11.4), in that commit:
+   * its subscriptions made INVALID only because the card had expired are ACTIVE again when the
+   * method can be charged now. Those invalidated for another reason stay as they are.
+   */
+  async reinstateForPaymentMethod(repos: SubscriptionRepos, paymentMethod: PaymentMethod): Promise<number> {
+    if (paymentMethodUnusable(paymentMethod, this.deps.clock.now())) return 0;
+    let changed = 0;
+    for (const s of await repos.subscriptions.findByPaymentMethod(paymentMethod.accountId, paymentMethod.id)) {
+      if (s.statusReason !== 'PAYMENT_METHOD_EXPIRED' || nextSubscriptionState(s.state, 'reinstate') !== 'ACTIVE') continue;
+      const changes: SubscriptionChanges = { state: 'ACTIVE', statusReason: null, updatedAt: this.deps.clock.nowIso() };
+      if (await repos.subscriptions.updateIfState(paymentMethod.accountId, s.id, s.state, changes)) changed++;
     }
     return changed;
   }

@@ -28,11 +28,12 @@ export function terminalsRoutes(service: TerminalsService): RouteDef[] {
       tags: ['Terminals'],
       method: 'GET',
       url: '/terminals',
-      summary: 'List terminals',
+      summary: 'List terminals (filters pointOfSaleId and deviceId, combinable)',
       rateLimit: 'list',
       schema: { querystring: TerminalListQuery, response: { 200: PageEnvelope(TerminalResponse) } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
-        const page = await service.list(accountId, query.pointOfSaleId ?? null, pageOffset(query.page, query.perPage), query.perPage);
+        const filter = { pointOfSaleId: query.pointOfSaleId ?? null, deviceId: query.deviceId ?? null };
+        const page = await service.list(accountId, filter, pageOffset(query.page, query.perPage), query.perPage);
         return pageEnvelope({ ...query, url: baseUrl + path, query: rawQuery }, page.items.map(wire), page.total);
       },
     }),

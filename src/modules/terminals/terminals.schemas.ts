@@ -19,4 +19,10 @@ export const CreateTerminalBody = Type.Object({
   fallback: Type.Optional(Type.Boolean({ description: 'Route sales without terminal.id here. The first terminal is the fallback unless another is named.' })),
 });
 export const TerminalParams = Type.Object({ terminalId: Uuid });
-export const TerminalListQuery = Type.Composite([PageQuery, Type.Object({ pointOfSaleId: Type.Optional(Uuid) })]);
+export const TerminalListQuery = Type.Composite([
+  PageQuery,
+  Type.Object({
+    pointOfSaleId: Type.Optional(Uuid),
+    deviceId: Type.Optional(Type.String({ format: 'uuid', description: "Only the terminal on this device (the terminal's deviceId)." })),
+  }),
+]);

@@ -4,7 +4,7 @@ import { newId } from '../../shared/ids.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { PointsOfSaleService } from '../points-of-sale/points-of-sale.service.js';
 import type { Device, Terminal } from './terminal.js';
-import type { TerminalsRepository } from './terminals.repository.js';
+import type { TerminalFilter, TerminalsRepository } from './terminals.repository.js';
 
 export interface TerminalView {
   terminal: Terminal;
@@ -50,8 +50,9 @@ export class TerminalsService {
     return this.view(terminal, await this.deps.pointsOfSale.get(accountId, terminal.pointOfSaleId));
   }
 
-  async list(accountId: string, pointOfSaleId: string | null, offset: number, limit: number): Promise<{ items: TerminalView[]; total: number }> {
-    const page = await this.deps.terminals.list(accountId, pointOfSaleId, offset, limit);
+  /** GET /terminals: newest first, filtered by point of sale and/or device (INTERFACE §2, §11.6). */
+  async list(accountId: string, filter: TerminalFilter, offset: number, limit: number): Promise<{ items: TerminalView[]; total: number }> {
+    const page = await this.deps.terminals.list(accountId, filter, offset, limit);
     const cache = new Map<string, PointOfSale>();
     const items: TerminalView[] = [];
     for (const terminal of page.items) {

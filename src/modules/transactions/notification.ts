@@ -5,30 +5,45 @@
  * does not depend on them.
  */
 import { Type } from '@sinclair/typebox';
-import { Nullable } from '../../shared/wire.js';
+import type { ScaResult } from '../../connectors/acquirer.js';
+import { Nullable, StringEnum } from '../../shared/wire.js';
 import type { CardObject } from '../payment-methods/card.js';
-import type { Transaction } from './transaction.js';
+import { CardRecord } from '../payment-methods/payment-methods.schemas.js';
+import type { Operation, Transaction } from './transaction.js';
 import { AcquirerAgreementRecord, AggregatesRecord, OperationRecord, transactionDetailWire, TransactionRecord } from './transactions.schemas.js';
 import type { TransactionDetail, TransactionsService } from './transactions.service.js';
 import type { TransactionsRepository } from './transactions.repository.js';
 
-export const NO_SCA = { rejected: false, type: null, verification: null } as const;
+/** The `sca` of a payment where no strong customer authentication was tried (INTERFACE §11.1). */
+export const NO_SCA = { rejected: false, type: 'UNKNOWN', verification: 'NONE' } as const;
 
-const NullableString = Nullable(Type.String());
+export const SCA_TYPES = ['3DS', 'DELEGATED', 'UNKNOWN'] as const;
+export const SCA_VERIFICATIONS = ['NONE', 'FRICTIONLESS', 'CHALLENGED', 'UNKNOWN'] as const;
+export type ScaType = (typeof SCA_TYPES)[number];
+export type ScaVerification = (typeof SCA_VERIFICATIONS)[number];
 
-export const CardRecord = Type.Object({
-  pan: Type.String({ description: 'Masked: first six, asterisks, last four.' }),
-  expireMonth: Type.Integer(),
-  expireYear: Type.Integer(),
-  par: NullableString,
-  Issuer: NullableString,
-  Scheme: NullableString,
-  Country: NullableString,
-  Segment: NullableString,
-  Funding: NullableString,
+export const ScaRecord = Type.Object({
+  rejected: Type.Boolean({ description: 'The authentication failed (the payment was refused by SCA).' }),
+  type: StringEnum(SCA_TYPES),
+  verification: StringEnum(SCA_VERIFICATIONS),
 });
 
-export const ScaRecord = Type.Object({ rejected: Type.Boolean(), type: NullableString, verification: NullableString });
+/** Spellings of transactions stored before INTERFACE §11.1 (`type` null or "CHALLENGE", `verification` null). */
+const LEGACY_SCA_TYPES: Readonly<Record<string, ScaType>> = { CHALLENGE: '3DS', FRICTIONLESS: '3DS' };
+
+/**
+ * The NotificationWebhook `sca` of a transaction's stored result: always the object of §11.1,
+ * `NO_SCA` when none ran; values of rows written before §11.1 read as their §11.1 names.
+ */
+export function scaWire(sca: ScaResult | null | undefined): { rejected: boolean; type: ScaType; verification: ScaVerification } {
+  if (!sca) return { ...NO_SCA };
+  const verification = (SCA_VERIFICATIONS as readonly string[]).includes(sca.verification ?? '') ? (sca.verification as ScaVerification) : 'NONE';
+  const type =
+    sca.type && (SCA_TYPES as readonly string[]).includes(sca.type)
+      ? (sca.type as ScaType)
+      : (LEGACY_SCA_TYPES[sca.type ?? ''] ?? (verification === 'NONE' ? 'UNKNOWN' : '3DS'));
+  return { rejected: sca.rejected === true, type, verification };
+}
 
 export const NotificationWebhookRecord = Type.Object({
   transaction: TransactionRecord,
@@ -53,7 +68,7 @@ export function notificationWebhook(detail: TransactionDetail, sections: Notific
     ...transactionDetailWire(detail),
     session: sections.session ?? null,
     subscription: sections.subscription ?? null,
-    sca: detail.transaction.sca ?? { ...NO_SCA },
+    sca: scaWire(detail.transaction.sca),
     card: sections.card,
   };
 }
@@ -88,9 +103,12 @@ export class NotificationBuilder<R extends { transactions: TransactionsRepositor
     this.card = resolver;
   }
 
-  /** The document; inside a commit (`repos`), read through that commit so it shows what the commit wrote. */
-  async build(transaction: Transaction, repos: R | null = null): Promise<NotificationWebhook> {
-    const detail = await this.transactions.detailOf(transaction, repos?.transactions);
+  /**
+   * The document; inside a commit (`repos`), read through that commit so it shows what the commit
+   * wrote. `operations`: all of the transaction's operations when the caller knows them (no read).
+   */
+  async build(transaction: Transaction, repos: R | null = null, operations?: Operation[]): Promise<NotificationWebhook> {
+    const detail = await this.transactions.detailOf(transaction, repos?.transactions, operations);
     const [session, subscription, card] = await Promise.all([
       transaction.sessionId ? this.session(transaction, repos) : null,
       transaction.subscriptionId ? this.subscription(transaction, repos) : null,

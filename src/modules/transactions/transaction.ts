@@ -17,6 +17,14 @@ export type OperationState = (typeof OPERATION_STATES)[number];
 export const OPERATION_TYPES = ['AUTHORIZATION', 'SALE', 'CAPTURE', 'REFUND', 'VOID', 'RENEW', 'PAYOUT'] as const;
 export type OperationType = (typeof OPERATION_TYPES)[number];
 
+/** What an operation's answer starts: the capture (and void) of an instant capture, or the void of a capture's uncaptured rest. */
+export const OPERATION_CHAINS = ['INSTANT_CAPTURE', 'VOID_REMAINING'] as const;
+export type OperationChain = (typeof OPERATION_CHAINS)[number];
+
+/** The effects a flow declares for its payment's final answer, applied in the commit that makes it final. */
+export const PAYMENT_EFFECTS = ['SESSION', 'BILLING_CHARGE', 'TERMINAL_SALE'] as const;
+export type PaymentEffects = (typeof PAYMENT_EFFECTS)[number];
+
 export const SCA_MODES = ['SKIP', 'NORMAL', 'FORCE'] as const;
 export const INSTANT_CAPTURE_MODES = ['OFF', 'VOID', 'NO_VOID'] as const;
 export type InstantCapture = (typeof INSTANT_CAPTURE_MODES)[number];
@@ -75,6 +83,8 @@ export interface Transaction {
   sca?: ScaResult | null;
   /** Effect key of the idempotent request that created it: a retry after a crash finds it instead of paying twice. */
   idempotencyKey?: string | null;
+  /** The effects its flow declared for the final answer (null: none beyond events and the callback). */
+  effects?: PaymentEffects | null;
   createdAt: string;
   updatedAt: string;
   finalizedAt: string | null;
@@ -94,6 +104,8 @@ export interface Operation {
   acquirerReference: string | null;
   /** Effect key of the idempotent request that created it (refunds: one per refunded capture, suffixed #n). */
   idempotencyKey?: string | null;
+  /** What its answer starts (null: nothing). */
+  chain?: OperationChain | null;
   createdAt: string;
   finalizedAt: string | null;
 }

@@ -1,3 +1,4 @@
+import type { NewJob } from '../../jobs/job.js';
 import type { Keyset } from '../../shared/pagination.js';
 import type { ScaResult } from '../../connectors/acquirer.js';
 import type { ExternalStatusCodes, Operation, OperationState, Transaction, TransactionState } from './transaction.js';
@@ -34,7 +35,7 @@ export interface OperationFilter {
 export type NewTransaction = Omit<Transaction, 'authorizedAmount' | 'capturedAmount' | 'refundedAmount' | 'voidedAmount' | 'paidOutAmount' | 'pendingAmount'> &
   Partial<Pick<Transaction, 'authorizedAmount' | 'capturedAmount' | 'refundedAmount' | 'voidedAmount' | 'paidOutAmount' | 'pendingAmount'>>;
 
-/** Columns the payment pipeline sets when it applies an acquirer answer (authorization.service.ts). */
+/** Columns the payment engine sets when it applies an acquirer answer (payment-engine.ts). */
 export interface TransactionResultPatch {
   state?: TransactionState;
   errorCode?: string | null;
@@ -55,12 +56,33 @@ export interface TransactionResultPatch {
   updatedAt: string;
 }
 
-/** Amounts added to the aggregate columns in the same statement. */
+/**
+ * Amounts added to the aggregate columns in the same statement (negative: taken off). The update
+ * applies only while captured + voided + pending ≤ authorized and refunded + pendingRefund ≤
+ * captured still hold afterwards: a reservation that does not fit changes nothing.
+ */
 export interface AggregateDelta {
   authorized?: number;
   captured?: number;
   voided?: number;
   paidOut?: number;
+  refunded?: number;
+  /** Captures and voids in flight (reserved). */
+  pending?: number;
+  /** Refunds in flight (reserved). */
+  pendingRefund?: number;
+}
+
+/** A transaction's aggregate columns, settled and reserved (the reservation model's figures). */
+export interface ReservationAmounts {
+  authorized: number;
+  captured: number;
+  refunded: number;
+  voided: number;
+  /** Captures and voids in flight. */
+  pending: number;
+  /** Refunds in flight. */
+  pendingRefund: number;
 }
 
 export interface OperationResultPatch {
@@ -69,6 +91,11 @@ export interface OperationResultPatch {
   externalStatusCodes: ExternalStatusCodes | null;
   acquirerReference: string | null;
   finalizedAt: string;
+}
+
+/** The engine's record step as one write: new transactions, their operations and the operations' jobs. */
+export interface PaymentRecords {
+  record(transactions: NewTransaction[], operations: Operation[], jobs: NewJob[]): Promise<void>;
 }
 
 export interface TransactionsRepository {
@@ -81,6 +108,10 @@ export interface TransactionsRepository {
   list(accountId: string, filter: TransactionFilter, after: Keyset | null, limit: number): Promise<Transaction[]>;
   operationsOf(transactionId: string): Promise<Operation[]>;
   findOperation(transactionId: string, operationId: string): Promise<Operation | null>;
+  /** A transaction with the id of its SUCCESS AUTHORIZATION or SALE operation (what capture, void and renew refer to), in one read. */
+  findWithPrimaryOperation(accountId: string, id: string): Promise<{ transaction: Transaction; primaryOperationId: string | null } | null>;
+  /** An operation with its transaction, in one read (what driving it needs); null when it does not exist. */
+  findForDrive(operationId: string): Promise<{ transaction: Transaction; operation: Operation } | null>;
   /**
    * Conditional update: applies `patch` and adds `delta` to the aggregates only while the state
    * is one of `from` (and, for a capture, while captured + delta stays within authorized − voided).
@@ -89,6 +120,7 @@ export interface TransactionsRepository {
   applyResult(id: string, from: TransactionState[], patch: TransactionResultPatch, delta?: AggregateDelta): Promise<boolean>;
   /** applyResult that answers with the row as updated (null when it did not apply): no read after it. */
   applyResultReturning(id: string, from: TransactionState[], patch: TransactionResultPatch, delta?: AggregateDelta): Promise<Transaction | null>;
+  reservationAmounts(id: string): Promise<ReservationAmounts | null>;
   /** Finishes an operation still PROCESSING; true when this call did it. */
   finishOperation(id: string, patch: OperationResultPatch): Promise<boolean>;
   /** Operations in a final state, newest finalized first. */

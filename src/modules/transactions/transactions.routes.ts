@@ -10,10 +10,13 @@ import {
   transactionDetailWire,
   TransactionListQuery,
   TransactionParams,
+  TimelineEntryRecord,
+  TimelineQuery,
   TransactionResponse,
   transactionWire,
 } from './transactions.schemas.js';
 import type { TransactionsService } from './transactions.service.js';
+import type { TimelineService } from './timeline.js';
 import type { Static } from '@sinclair/typebox';
 
 type ListQuery = Static<typeof TransactionListQuery>;
@@ -56,9 +59,10 @@ function toFilter(q: ListQuery): TransactionFilter {
   };
 }
 
-export function transactionsRoutes(service: TransactionsService): RouteDef[] {
+export function transactionsRoutes(service: TransactionsService, timeline?: TimelineService): RouteDef[] {
   const common = { auth: 'merchant' as const, tags: ['Transactions'] };
   return [
+    ...(timeline ? [timelineRoute(timeline)] : []),
     defineRoute({
       ...common,
       method: 'GET',
@@ -101,6 +105,23 @@ export function transactionsRoutes(service: TransactionsService): RouteDef[] {
       handler: async ({ params, accountId }) => transactionDetailWire(await service.detail(accountId, params.transactionId)),
     }),
   ];
+}
+
+/** GET /transactions/{transactionId}/events: the ordered timeline (issue 12), page envelope. */
+function timelineRoute(timeline: TimelineService): RouteDef {
+  return defineRoute({
+    auth: 'merchant',
+    tags: ['Transactions'],
+    method: 'GET',
+    url: '/transactions/:transactionId/events',
+    summary: 'Timeline of a transaction: state changes, operations with acquirer answers, events, callback and webhook delivery attempts, oldest first',
+    schema: { params: TransactionParams, querystring: TimelineQuery, response: { 200: PageEnvelope(TimelineEntryRecord) } },
+    handler: async ({ params, query, accountId, baseUrl, path, rawQuery }) => {
+      const entries = await timeline.of(accountId, params.transactionId);
+      const offset = pageOffset(query.page, query.perPage);
+      return pageEnvelope({ ...query, url: baseUrl + path, query: rawQuery }, entries.slice(offset, offset + query.perPage), entries.length);
+    },
+  });
 }
 
 export { TransactionResponse };

@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery, PerPage } from '../../shared/pagination.js';
-import { Amount, Currency, DateTime, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
+import { TRANSACTION_ERROR_CODES } from '../../shared/errors.js';
+import { Amount, Currency, DateTime, Nullable, NullableStringEnum, StringEnum, Uuid } from '../../shared/wire.js';
 import { aggregatesOf, OPERATION_STATES, OPERATION_TYPES, type Operation, type Transaction, TRANSACTION_STATES, TRANSACTION_TYPES } from './transaction.js';
+import { TIMELINE_KINDS } from './timeline.js';
 
 const NullableString = Nullable(Type.String());
 
@@ -17,7 +19,7 @@ export const TransactionRecord = Type.Object({
   subscriptionId: NullableString,
   billingAgreementChargeId: NullableString,
   state: StringEnum(TRANSACTION_STATES),
-  errorCode: NullableString,
+  errorCode: NullableStringEnum(TRANSACTION_ERROR_CODES, { description: 'Why a FAILED transaction failed (docs/errors.md).' }),
   externalStatusCodes: Nullable(ExternalStatusCodesRecord),
   createdAt: DateTime,
   sessionId: NullableString,
@@ -174,3 +176,33 @@ export function transactionDetailWire(detail: { transaction: Transaction; operat
     acquirerAgreement: detail.acquirerAgreement,
   };
 }
+
+/** One entry of GET /transactions/{transactionId}/events (timeline.ts); fields that do not apply to its kind are null. */
+export const TimelineEntryRecord = Type.Object(
+  {
+    id: Type.String({
+      description: 'Stable id of the entry (operation, event, callback, attempt or delivery id, with a suffix where one record gives two entries).',
+    }),
+    kind: StringEnum(TIMELINE_KINDS),
+    at: DateTime,
+    state: Nullable(Type.String({ description: 'Transaction state (STATE_CHANGED), operation state, or delivery state.' })),
+    amount: Nullable(Type.Integer({ description: 'Minor units.' })),
+    currency: NullableString,
+    operationId: NullableString,
+    operationType: NullableString,
+    errorCode: NullableString,
+    externalStatusCodes: Nullable(ExternalStatusCodesRecord),
+    acquirerReference: NullableString,
+    event: Nullable(Type.String({ description: 'Event name, or the final state a callback reports.' })),
+    url: NullableString,
+    webhookId: NullableString,
+    deliveryId: NullableString,
+    attempt: Nullable(Type.Integer()),
+    statusCode: Nullable(Type.Integer({ description: 'HTTP status answered by the receiver; null when none came.' })),
+    durationMs: Nullable(Type.Integer()),
+    excerpt: Nullable(Type.String({ description: 'What went wrong with a delivery attempt (error text or `HTTP <status>`), at most 300 characters.' })),
+  },
+  { description: 'One step of a transaction timeline.' },
+);
+
+export const TimelineQuery = PageQuery;

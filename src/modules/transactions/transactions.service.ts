@@ -28,8 +28,13 @@ export class TransactionsService {
   }
 
   /** `transactions`: the repository of a commit to read through (default: outside any commit). */
-  async detailOf(transaction: Transaction, transactions: TransactionsRepository = this.deps.transactions): Promise<TransactionDetail> {
-    const operations = await transactions.operationsOf(transaction.id);
+  /** `operations`: the transaction's operations when the caller knows them all (no read). */
+  async detailOf(
+    transaction: Transaction,
+    transactions: TransactionsRepository = this.deps.transactions,
+    operations?: Operation[],
+  ): Promise<TransactionDetail> {
+    operations ??= await transactions.operationsOf(transaction.id);
     return {
       transaction,
       aggregates: aggregatesOf(transaction),

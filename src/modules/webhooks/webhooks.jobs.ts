@@ -2,8 +2,9 @@
  * The two webhook jobs: the relay (outbox → deliveries, one run per second of service time) and
  * the delivery (one job per delivery, so that a slow receiver holds only its own job).
  */
-import { JOB_LEASE_MS, type JobDefinition, type JobQueue } from '../../jobs/job.js';
-import { WEBHOOK_DELIVER_JOB, type RetrySchedule, type WebhooksService } from './webhooks.service.js';
+import { defineJob, newJob } from '../../jobs/catalogue.js';
+import type { JobDefinition, JobQueue } from '../../jobs/job.js';
+import { WEBHOOK_DELIVER_JOB, type WebhooksService } from './webhooks.service.js';
 
 export const WEBHOOK_RELAY_JOB = 'webhooks.relay';
 const RELAY_PERIOD_MS = 1_000;
@@ -16,7 +17,7 @@ const RELAY_BATCH = 200;
  */
 export function scheduleWebhookRelay(queue: JobQueue, now: number): Promise<void> {
   const slot = Math.floor(now / RELAY_PERIOD_MS) + 1;
-  return queue.enqueue({ kind: WEBHOOK_RELAY_JOB, payload: {}, runAt: slot * RELAY_PERIOD_MS, dedupeKey: `${WEBHOOK_RELAY_JOB}:${slot}`, maxAttempts: 3 });
+  return queue.enqueue(newJob(WEBHOOK_RELAY_JOB, {}, { runAt: slot * RELAY_PERIOD_MS, dedupeKey: `${WEBHOOK_RELAY_JOB}:${slot}` }));
 }
 
 export function webhookRelayJob(deps: { service: WebhooksService; jobs: JobQueue }): JobDefinition<Record<string, never>> {
@@ -26,35 +27,21 @@ export function webhookRelayJob(deps: { service: WebhooksService; jobs: JobQueue
   // committed yet — one more blocked run every second while a large backlog drains. (Runs in
   // different processes still may overlap; the fan-out marks keep that exactly-once.)
   let draining = false;
-  return {
-    kind: WEBHOOK_RELAY_JOB,
-    maxAttempts: 3,
-    leaseMs: JOB_LEASE_MS,
-    backoff: () => 1_000,
-    async handle(_payload, ctx) {
-      await scheduleWebhookRelay(deps.jobs, ctx.now());
-      if (draining) return;
-      draining = true;
-      try {
-        // Drain what is there now; a full batch means more may be waiting.
-        let batch = await deps.service.fanOut(RELAY_BATCH);
-        for (let i = 1; i < 50 && batch.length === RELAY_BATCH; i++) batch = await deps.service.fanOut(RELAY_BATCH, batch.at(-1));
-      } finally {
-        draining = false;
-      }
-    },
-  };
+  return defineJob(WEBHOOK_RELAY_JOB, async (_payload, ctx) => {
+    await scheduleWebhookRelay(deps.jobs, ctx.now());
+    if (draining) return;
+    draining = true;
+    try {
+      // Drain what is there now; a full batch means more may be waiting.
+      let batch = await deps.service.fanOut(RELAY_BATCH);
+      for (let i = 1; i < 50 && batch.length === RELAY_BATCH; i++) batch = await deps.service.fanOut(RELAY_BATCH, batch.at(-1));
+    } finally {
+      draining = false;
+    }
+  });
 }
 
-export function webhookDeliveryJob(deps: { service: WebhooksService; schedule: RetrySchedule }): JobDefinition<{ deliveryId: string }> {
-  return {
-    kind: WEBHOOK_DELIVER_JOB,
-    // The handler ends the delivery itself after the schedule's last attempt; the slack covers
-    // runs lost to a crash between the send and its record.
-    maxAttempts: deps.schedule.maxAttempts + 5,
-    // Longer than one attempt (timeout) plus its two small commits.
-    leaseMs: JOB_LEASE_MS,
-    backoff: (failures) => deps.schedule.delayBeforeAttemptMs(failures + 1),
-    handle: (payload) => deps.service.deliver(payload.deliveryId),
-  };
+/** The handler ends the delivery itself after the schedule's last attempt (the catalogue's attempts leave slack for runs lost to a crash). */
+export function webhookDeliveryJob(deps: { service: WebhooksService }): JobDefinition<{ deliveryId: string }> {
+  return defineJob(WEBHOOK_DELIVER_JOB, (payload) => deps.service.deliver(payload.deliveryId));
 }

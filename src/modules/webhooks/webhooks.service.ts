@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.js';
 import type { DeliveryGate } from '../../delivery/delivery-gate.js';
+import { newJob } from '../../jobs/catalogue.js';
 import { RetryLater } from '../../jobs/job.js';
 import type { Sealer } from '../../security/secret-box.js';
 import { FieldErrorCollector, fieldError, notFound } from '../../shared/errors.js';
@@ -214,14 +215,7 @@ export class WebhooksService {
       }
       await webhooks.insertDeliveries(deliveries);
       // One job per delivery: a slow or failing receiver holds only its own job.
-      await jobs.enqueueMany(
-        deliveries.map((d) => ({
-          kind: WEBHOOK_DELIVER_JOB,
-          payload: { deliveryId: d.id },
-          dedupeKey: `${WEBHOOK_DELIVER_JOB}:${d.id}`,
-          maxAttempts: this.deps.schedule.maxAttempts + 5,
-        })),
-      );
+      await jobs.enqueueMany(deliveries.map((d) => newJob(WEBHOOK_DELIVER_JOB, { deliveryId: d.id }, { dedupeKey: `${WEBHOOK_DELIVER_JOB}:${d.id}` })));
     });
     return events;
   }

@@ -24,6 +24,21 @@ function toJob(
   };
 }
 
+/** The row of a new queued job. */
+export function jobRow(job: NewJob, now: number) {
+  return {
+    id: newId(),
+    kind: job.kind,
+    payload: JSON.stringify(job.payload ?? null),
+    state: 'queued',
+    dedupeKey: job.dedupeKey ?? null,
+    runAt: iso(job.runAt ?? now),
+    maxAttempts: job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    createdAt: iso(now),
+    updatedAt: iso(now),
+  };
+}
+
 export class KyselyJobStore implements JobStore {
   constructor(
     private readonly db: Kysely<Database>,
@@ -40,17 +55,7 @@ export class KyselyJobStore implements JobStore {
   async enqueueMany(jobs: NewJob[]): Promise<void> {
     if (jobs.length === 0) return;
     const now = this.now();
-    const rows = jobs.map((job) => ({
-      id: newId(),
-      kind: job.kind,
-      payload: JSON.stringify(job.payload ?? null),
-      state: 'queued',
-      dedupeKey: job.dedupeKey ?? null,
-      runAt: iso(job.runAt ?? now),
-      maxAttempts: job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      createdAt: iso(now),
-      updatedAt: iso(now),
-    }));
+    const rows = jobs.map((job) => jobRow(job, now));
     // Chunks keep each statement under the SQLite parameter limit.
     for (let i = 0; i < rows.length; i += 500) {
       await this.db

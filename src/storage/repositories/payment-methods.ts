@@ -1,26 +1,46 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { CardDetails, PaymentMethod, PaymentMethodType } from '../../modules/payment-methods/payment-method.js';
-import type { PaymentMethodsRepository } from '../../modules/payment-methods/payment-methods.repository.js';
+import { type CardDetails, displayTextOf, type PaymentMethod, type PaymentMethodType } from '../../modules/payment-methods/payment-method.js';
+import type { CardUpdate, LegacyCardRow, PaymentMethodsRepository } from '../../modules/payment-methods/payment-methods.repository.js';
 import type { Database, PaymentMethodsTable } from '../schema.js';
 
-function toPaymentMethod(row: Selectable<PaymentMethodsTable>): PaymentMethod {
+function toPaymentMethod(row: Omit<Selectable<PaymentMethodsTable>, 'panSealed'>): PaymentMethod {
+  const card = row.card === null ? null : (JSON.parse(row.card) as CardDetails);
   return {
     id: row.id,
     accountId: row.accountId,
     type: row.type as PaymentMethodType,
     subType: row.subType,
     expiry: row.expiry,
-    displayText: row.displayText,
+    // A card's masked number in the format of INTERFACE §11.1, also for rows written before it.
+    displayText: displayTextOf({ card, displayText: row.displayText }),
     holderName: row.holderName,
     customerId: row.customerId,
+    accountUpdatesEnabled: row.accountUpdatesEnabled === 1,
     createdAt: row.createdAt,
     deletedAt: row.deletedAt,
-    card: row.card === null ? null : (JSON.parse(row.card) as CardDetails),
+    card,
   };
 }
 
 /** Every read but sealedPan leaves the sealed number in the database. */
-const COLUMNS = ['id', 'accountId', 'customerId', 'type', 'subType', 'expiry', 'displayText', 'holderName', 'card', 'createdAt', 'deletedAt'] as const;
+const COLUMNS = [
+  'id',
+  'accountId',
+  'customerId',
+  'type',
+  'subType',
+  'expiry',
+  'displayText',
+  'holderName',
+  'card',
+  'accountUpdatesEnabled',
+  'createdAt',
+  'deletedAt',
+] as const;
+
+/** The rows the start-up upgrade rewrites; the same expressions as the partial indexes of migration 015. */
+const LEGACY_METHOD = sql<boolean>`substr(display_text, 1, 1) = '•'`;
+const LEGACY_TRANSACTION = sql<boolean>`substr(payment_method_display_text, 1, 1) = '•'`;
 
 export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -39,6 +59,7 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
         holderName: pm.holderName,
         panSealed,
         card: pm.card === null ? null : JSON.stringify(pm.card),
+        accountUpdatesEnabled: pm.accountUpdatesEnabled ? 1 : 0,
         createdAt: pm.createdAt,
         deletedAt: pm.deletedAt,
       })
@@ -49,7 +70,12 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
     let q = this.db.selectFrom('paymentMethods').select(COLUMNS).where('id', '=', id).where('accountId', '=', accountId);
     if (!withDeleted) q = q.where('deletedAt', 'is', null);
     const row = await q.executeTakeFirst();
-    return row ? toPaymentMethod({ ...row, panSealed: null }) : null;
+    return row ? toPaymentMethod(row) : null;
+  }
+
+  async findLiveByIdAnyAccount(id: string): Promise<PaymentMethod | null> {
+    const row = await this.db.selectFrom('paymentMethods').select(COLUMNS).where('id', '=', id).where('deletedAt', 'is', null).executeTakeFirst();
+    return row ? toPaymentMethod(row) : null;
   }
 
   async findWithSealedPan(accountId: string, id: string): Promise<{ paymentMethod: PaymentMethod; panSealed: string | null } | null> {
@@ -59,7 +85,7 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
       .where('id', '=', id)
       .where('accountId', '=', accountId)
       .executeTakeFirst();
-    return row ? { paymentMethod: toPaymentMethod({ ...row, panSealed: null }), panSealed: row.panSealed } : null;
+    return row ? { paymentMethod: toPaymentMethod(row), panSealed: row.panSealed } : null;
   }
 
   async sealedPan(id: string): Promise<string | null> {
@@ -74,7 +100,7 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
       q.select(COLUMNS).orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute(),
       q.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
     ]);
-    return { items: rows.map((row) => toPaymentMethod({ ...row, panSealed: null })), total: Number(count.n) };
+    return { items: rows.map(toPaymentMethod), total: Number(count.n) };
   }
 
   async markDeleted(accountId: string, id: string, at: string): Promise<boolean> {
@@ -86,5 +112,71 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
       .where('deletedAt', 'is', null)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  async setAccountUpdates(accountId: string, id: string, enabled: boolean): Promise<boolean> {
+    const result = await this.db
+      .updateTable('paymentMethods')
+      .set({ accountUpdatesEnabled: enabled ? 1 : 0 })
+      .where('id', '=', id)
+      .where('accountId', '=', accountId)
+      .where('type', '=', 'CARD')
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async applyCardUpdate(id: string, update: CardUpdate): Promise<boolean> {
+    const result = await this.db
+      .updateTable('paymentMethods')
+      .set({
+        subType: update.subType,
+        expiry: update.expiry,
+        displayText: update.displayText,
+        holderName: update.holderName,
+        card: JSON.stringify(update.card),
+        ...(update.panSealed === null ? {} : { panSealed: update.panSealed }),
+      })
+      .where('id', '=', id)
+      .where('type', '=', 'CARD')
+      .where('accountUpdatesEnabled', '=', 1)
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async legacyCards(limit: number): Promise<LegacyCardRow[]> {
+    const rows = await this.db
+      .selectFrom('paymentMethods')
+      .select(['id', 'card', 'panSealed'])
+      .where(LEGACY_METHOD)
+      .where('card', 'is not', null)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({ id: row.id, card: JSON.parse(row.card!) as CardDetails, panSealed: row.panSealed }));
+  }
+
+  async upgradeLegacyCard(id: string, card: CardDetails, displayText: string): Promise<void> {
+    await this.db
+      .updateTable('paymentMethods')
+      .set({ card: JSON.stringify(card), displayText })
+      .where('id', '=', id)
+      .where(LEGACY_METHOD)
+      .execute();
+  }
+
+  async upgradeLegacyTransactions(limit: number): Promise<number> {
+    // The method's display text once it no longer has the old format; a transaction whose method
+    // was not rewritten (or has none) keeps its text and is not picked again.
+    const current = sql<string>`(select pm.display_text from payment_methods pm where pm.id = transactions.payment_method_id and substr(pm.display_text, 1, 1) <> '•')`;
+    const batch = this.db
+      .selectFrom('transactions')
+      .select('id')
+      .where(LEGACY_TRANSACTION)
+      .where(sql<boolean>`exists (select 1 from payment_methods pm where pm.id = transactions.payment_method_id and substr(pm.display_text, 1, 1) <> '•')`)
+      .limit(limit);
+    const result = await this.db.updateTable('transactions').set({ paymentMethodDisplayText: current }).where('id', 'in', batch).executeTakeFirst();
+    return Number(result.numUpdatedRows);
   }
 }

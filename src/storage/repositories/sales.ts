@@ -7,7 +7,30 @@ import type { NewTransaction } from '../../modules/transactions/transactions.rep
 import type { Database, TerminalSalesTable } from '../schema.js';
 import { transactionRow } from './transactions.js';
 
-const toSale = (row: Selectable<TerminalSalesTable>): TerminalSale => ({ ...row, stage: row.stage as SaleStage });
+const bool = (value: number | null): boolean | null => (value === null ? null : value === 1);
+const bit = (value: boolean | null): number | null => (value === null ? null : value ? 1 : 0);
+
+const toSale = ({ suppressAppNotifications, switchBackTimeout, activityToResume, surcharge, dcc, ...row }: Selectable<TerminalSalesTable>): TerminalSale => ({
+  ...row,
+  stage: row.stage as SaleStage,
+  request: {
+    suppressAppNotifications: suppressAppNotifications === 1,
+    // int4 on PostgreSQL, integer on SQLite: a number on both.
+    switchBackTimeout: switchBackTimeout === null ? null : Number(switchBackTimeout),
+    activityToResume,
+    surcharge: bool(surcharge),
+    dcc: bool(dcc),
+  },
+});
+
+const saleRow = ({ request, ...sale }: TerminalSale) => ({
+  ...sale,
+  suppressAppNotifications: request.suppressAppNotifications ? 1 : 0,
+  switchBackTimeout: request.switchBackTimeout,
+  activityToResume: request.activityToResume,
+  surcharge: bit(request.surcharge),
+  dcc: bit(request.dcc),
+});
 
 /**
  * The predicate of the partial unique index transactions_terminal_busy (006_sales.sql), spelled
@@ -25,7 +48,7 @@ export class KyselySalesRepository implements SalesRepository {
       .onConflict((oc) => oc.column('terminalId').where(BUSY_PREDICATE).doNothing())
       .executeTakeFirst();
     if (Number(result.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
-    await this.db.insertInto('terminalSales').values(sale).execute();
+    await this.db.insertInto('terminalSales').values(saleRow(sale)).execute();
     return true;
   }
 

@@ -13,7 +13,18 @@ function toSession(row: Selectable<SessionsTable>): Session {
     attributes: json(row.attributes),
     reportFailure: row.reportFailure === 1,
     subscriptionRequest: json(row.subscriptionRequest),
+    orderLines: json(row.orderLines),
+    allowedPaymentMethods: json(row.allowedPaymentMethods),
+    dynamicAmount: row.dynamicAmount === 1,
+    ageVerified: row.ageVerified === 1,
+    reportExpired: row.reportExpired === 1,
   };
+}
+
+/** Entity changes → row values (booleans as 0/1). */
+function changesRow(changes: SessionChanges) {
+  const { ageVerified, ...rest } = changes;
+  return ageVerified === undefined ? rest : { ...rest, ageVerified: ageVerified ? 1 : 0 };
 }
 
 export class KyselySessionsRepository implements SessionsRepository {
@@ -28,6 +39,16 @@ export class KyselySessionsRepository implements SessionsRepository {
         attributes: session.attributes === null ? null : JSON.stringify(session.attributes),
         reportFailure: session.reportFailure ? 1 : 0,
         subscriptionRequest: session.subscriptionRequest === null ? null : JSON.stringify(session.subscriptionRequest),
+        orderLines: session.orderLines ? JSON.stringify(session.orderLines) : null,
+        allowedPaymentMethods: session.allowedPaymentMethods ? JSON.stringify(session.allowedPaymentMethods) : null,
+        dynamicAmount: session.dynamicAmount ? 1 : 0,
+        minimumAge: session.minimumAge ?? null,
+        ageVerificationCountry: session.ageVerificationCountry ?? null,
+        ageVerified: session.ageVerified ? 1 : 0,
+        preAuthUrl: session.preAuthUrl ?? null,
+        retryUrl: session.retryUrl ?? null,
+        returnUrl: session.returnUrl ?? null,
+        reportExpired: session.reportExpired ? 1 : 0,
       })
       .execute();
   }
@@ -48,7 +69,24 @@ export class KyselySessionsRepository implements SessionsRepository {
   }
 
   async updateIfState(id: string, expectedState: SessionState, changes: SessionChanges): Promise<boolean> {
-    const result = await this.db.updateTable('sessions').set(changes).where('id', '=', id).where('state', '=', expectedState).executeTakeFirst();
+    const result = await this.db.updateTable('sessions').set(changesRow(changes)).where('id', '=', id).where('state', '=', expectedState).executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  }
+
+  async replaceSubscriptionPaymentMethod(
+    accountId: string,
+    subscriptionId: string,
+    paymentMethodId: string,
+    amount: number | null,
+    updatedAt: string,
+  ): Promise<boolean> {
+    const result = await this.db
+      .updateTable('subscriptions')
+      .set({ paymentMethodId, updatedAt, ...(amount !== null ? { amount } : {}) })
+      .where('id', '=', subscriptionId)
+      .where('accountId', '=', accountId)
+      .where('state', '=', 'ACTIVE')
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Terminal } from '../../modules/terminals/terminal.js';
-import type { TerminalsRepository } from '../../modules/terminals/terminals.repository.js';
+import type { TerminalFilter, TerminalsRepository } from '../../modules/terminals/terminals.repository.js';
 import type { Database, TerminalsTable } from '../schema.js';
 
 const toTerminal = (row: Selectable<TerminalsTable>): Terminal => ({ ...row, fallback: row.fallback === 1 });
@@ -37,9 +37,10 @@ export class KyselyTerminalsRepository implements TerminalsRepository {
     return row ? toTerminal(row) : null;
   }
 
-  async list(accountId: string, pointOfSaleId: string | null, offset: number, limit: number) {
+  async list(accountId: string, filter: TerminalFilter, offset: number, limit: number) {
     let query = this.db.selectFrom('terminals').where('accountId', '=', accountId);
-    if (pointOfSaleId) query = query.where('pointOfSaleId', '=', pointOfSaleId);
+    if (filter.pointOfSaleId) query = query.where('pointOfSaleId', '=', filter.pointOfSaleId);
+    if (filter.deviceId) query = query.where('deviceId', '=', filter.deviceId);
     const [rows, count] = await Promise.all([
       query.selectAll().orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute(),
       query.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),

@@ -15,6 +15,7 @@ import type {
   NewTransaction,
   OperationFilter,
   OperationResultPatch,
+  ReservationAmounts,
   TransactionFilter,
   TransactionResultPatch,
   TransactionsRepository,
@@ -30,6 +31,7 @@ export function toTransaction(row: Selectable<TransactionsTable>): Transaction {
     type: row.type as TransactionType,
     flow: row.flow as TransactionFlow,
     state: row.state as TransactionState,
+    effects: row.effects as Transaction['effects'],
     externalStatusCodes: json(row.externalStatusCodes),
     exemptions: json(row.exemptions),
     attributes: json(row.attributes),
@@ -48,10 +50,27 @@ export function transactionRow(tx: NewTransaction) {
 }
 
 export function toOperation(row: Selectable<OperationsTable>): Operation {
-  return { ...row, type: row.type as OperationType, state: row.state as OperationState, externalStatusCodes: json(row.externalStatusCodes) };
+  return {
+    ...row,
+    type: row.type as OperationType,
+    state: row.state as OperationState,
+    chain: row.chain as Operation['chain'],
+    externalStatusCodes: json(row.externalStatusCodes),
+  };
 }
 
 export const operationRow = (op: Operation) => ({ ...op, externalStatusCodes: text(op.externalStatusCodes) });
+
+/** AggregateDelta key → column it adds to. */
+const AGGREGATE_COLUMNS = {
+  authorized: 'authorizedAmount',
+  captured: 'capturedAmount',
+  voided: 'voidedAmount',
+  paidOut: 'paidOutAmount',
+  refunded: 'refundedAmount',
+  pending: 'pendingAmount',
+  pendingRefund: 'pendingRefundAmount',
+} as const;
 
 const COMPARATORS: Record<AmountMode, '=' | '<' | '>'> = { EQUAL: '=', LESS_THAN: '<', GREATER_THAN: '>' };
 
@@ -147,6 +166,89 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     return row ? toOperation(row) : null;
   }
 
+  async findWithPrimaryOperation(accountId: string, id: string): Promise<{ transaction: Transaction; primaryOperationId: string | null } | null> {
+    const row = await this.db
+      .selectFrom('transactions as t')
+      .selectAll('t')
+      .select((eb) =>
+        eb
+          .selectFrom('operations as o')
+          .select('o.id')
+          .whereRef('o.transactionId', '=', 't.id')
+          .where('o.type', 'in', ['AUTHORIZATION', 'SALE'])
+          .where('o.state', '=', 'SUCCESS')
+          .limit(1)
+          .as('primaryOperationId'),
+      )
+      .where('t.id', '=', id)
+      .where('t.accountId', '=', accountId)
+      .executeTakeFirst();
+    if (!row) return null;
+    const { primaryOperationId, ...tx } = row;
+    return { transaction: toTransaction(tx), primaryOperationId: primaryOperationId ?? null };
+  }
+
+  async findForDrive(operationId: string): Promise<{ transaction: Transaction; operation: Operation } | null> {
+    // One statement for what driving an operation needs: the operation and its transaction.
+    const row = await this.db
+      .selectFrom('operations as o')
+      .innerJoin('transactions as t', 't.id', 'o.transactionId')
+      .selectAll('t')
+      .select([
+        'o.id as opId',
+        'o.pointOfSaleId as opPointOfSaleId',
+        'o.type as opType',
+        'o.state as opState',
+        'o.amount as opAmount',
+        'o.referenceOperationId as opReferenceOperationId',
+        'o.errorCode as opErrorCode',
+        'o.externalStatusCodes as opExternalStatusCodes',
+        'o.acquirerReference as opAcquirerReference',
+        'o.idempotencyKey as opIdempotencyKey',
+        'o.chain as opChain',
+        'o.createdAt as opCreatedAt',
+        'o.finalizedAt as opFinalizedAt',
+      ])
+      .where('o.id', '=', operationId)
+      .executeTakeFirst();
+    if (!row) return null;
+    const {
+      opId,
+      opPointOfSaleId,
+      opType,
+      opState,
+      opAmount,
+      opReferenceOperationId,
+      opErrorCode,
+      opExternalStatusCodes,
+      opAcquirerReference,
+      opIdempotencyKey,
+      opChain,
+      opCreatedAt,
+      opFinalizedAt,
+      ...tx
+    } = row;
+    const transaction = toTransaction(tx);
+    const operation = toOperation({
+      id: opId,
+      accountId: transaction.accountId,
+      transactionId: transaction.id,
+      pointOfSaleId: opPointOfSaleId,
+      type: opType,
+      state: opState,
+      amount: opAmount,
+      referenceOperationId: opReferenceOperationId,
+      errorCode: opErrorCode,
+      externalStatusCodes: opExternalStatusCodes,
+      acquirerReference: opAcquirerReference,
+      idempotencyKey: opIdempotencyKey,
+      chain: opChain,
+      createdAt: opCreatedAt,
+      finalizedAt: opFinalizedAt,
+    });
+    return { transaction, operation };
+  }
+
   async applyResult(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta = {}): Promise<boolean> {
     const result = await this.resultUpdate(id, from, patch, delta).executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
@@ -159,30 +261,53 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
 
   private resultUpdate(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta) {
     const { externalStatusCodes, sca, ...plain } = patch;
-    const add = (eb: any, column: string, amount: number | undefined) => (amount ? eb(column, '+', amount) : undefined);
     let q = this.db
       .updateTable('transactions')
       .set((eb) => {
         const set: Record<string, unknown> = { ...plain };
         if (externalStatusCodes !== undefined) set.externalStatusCodes = text(externalStatusCodes);
         if (sca !== undefined) set.sca = text(sca);
-        const columns = { authorized: 'authorizedAmount', captured: 'capturedAmount', voided: 'voidedAmount', paidOut: 'paidOutAmount' } as const;
-        for (const [key, column] of Object.entries(columns)) {
-          const expr = add(eb, column, delta[key as keyof AggregateDelta]);
-          if (expr) set[column] = expr;
+        for (const [key, column] of Object.entries(AGGREGATE_COLUMNS)) {
+          const amount = delta[key as keyof AggregateDelta];
+          if (amount) set[column] = eb(column, '+', amount);
         }
         return set as never;
       })
       .where('id', '=', id)
       .where('state', 'in', from);
-    // A capture never takes more than the authorization leaves; a void never more than is uncaptured.
-    if (delta.captured || delta.voided) {
-      const extra = (delta.captured ?? 0) + (delta.voided ?? 0);
+    // The reservation model's invariants, checked by the update itself (one conditional statement):
+    // captures and voids, settled and in flight, never exceed the authorization; refunds, settled and
+    // in flight, never exceed what was captured.
+    const uncapturedMoves = (delta.captured ?? 0) + (delta.voided ?? 0) + (delta.pending ?? 0);
+    if (delta.captured || delta.voided || delta.pending) {
       q = q.where(
-        sql<boolean>`${sql.ref('captured_amount')} + ${sql.ref('voided_amount')} + ${extra} <= ${sql.ref('authorized_amount')} + ${delta.authorized ?? 0}`,
+        sql<boolean>`${sql.ref('captured_amount')} + ${sql.ref('voided_amount')} + ${sql.ref('pending_amount')} + ${uncapturedMoves} <= ${sql.ref('authorized_amount')} + ${delta.authorized ?? 0}`,
+      );
+    }
+    if (delta.refunded || delta.pendingRefund) {
+      const refundMoves = (delta.refunded ?? 0) + (delta.pendingRefund ?? 0);
+      q = q.where(
+        sql<boolean>`${sql.ref('refunded_amount')} + ${sql.ref('pending_refund_amount')} + ${refundMoves} <= ${sql.ref('captured_amount')} + ${delta.captured ?? 0}`,
       );
     }
     return q;
+  }
+
+  async reservationAmounts(id: string): Promise<ReservationAmounts | null> {
+    const row = await this.db
+      .selectFrom('transactions')
+      .select(['authorizedAmount', 'capturedAmount', 'refundedAmount', 'voidedAmount', 'pendingAmount', 'pendingRefundAmount'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row) return null;
+    return {
+      authorized: Number(row.authorizedAmount),
+      captured: Number(row.capturedAmount),
+      refunded: Number(row.refundedAmount),
+      voided: Number(row.voidedAmount),
+      pending: Number(row.pendingAmount),
+      pendingRefund: Number(row.pendingRefundAmount),
+    };
   }
 
   async finishOperation(id: string, patch: OperationResultPatch): Promise<boolean> {

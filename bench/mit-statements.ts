@@ -1,0 +1,36 @@
+/**
+ * Lists the SQL statements of N MITs from request to delivered callback, in the order they reach
+ * the database, with the counts — which statements a payment costs, not only how many.
+ *
+ *   node --import tsx bench/mit-statements.ts [sqlite|postgres] [N]
+ */
+import { mitBody, storedCard } from '../test/online/cit-flows.js';
+import { startReceiver, waitFor } from '../test/online/helpers.js';
+import { API, startTestRuntime } from '../test/support/harness.js';
+
+const kind = (process.argv[2] ?? 'sqlite') as 'postgres' | 'sqlite';
+const count = Number(process.argv[3] ?? 1);
+const t = await startTestRuntime(kind, {}, { startWorkers: false });
+const m = await t.createMerchant();
+const rx = await startReceiver();
+t.runtime.runner.start();
+const { subscriptionId } = await storedCard(t, m, 'cust-statements');
+await t.runtime.runner.stop();
+
+const path = rx.newPath('statements');
+const counters = t.runtime.store.counters;
+counters.log = [];
+counters.start();
+for (let i = 0; i < count; i++) {
+  const res = await m.api.post(`${API}/mit`, mitBody(subscriptionId, rx.url(path), { reference: `statements-${i}` }));
+  if (res.status !== 200) throw new Error(res.text);
+}
+await waitFor(async () => {
+  await t.runtime.runner.drain();
+  return rx.at(path).length >= count;
+}, 'every callback');
+const counts = counters.stop();
+for (const statement of counters.log) console.log(`- ${statement.replace(/\s+/g, ' ').slice(0, 200)}`);
+console.log(`${kind}, ${count} MIT(s): ${JSON.stringify(counts)}`);
+await rx.close();
+await t.close();

@@ -1,0 +1,306 @@
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { api, ApiError, newIdempotencyKey } from './api';
+import { money, parseAmount, when } from './format';
+import type { ExternalStatusCodes, TimelineEntry, Transaction } from './types';
+
+interface Detail {
+  transaction: Transaction;
+  aggregates: { authorized: number; captured: number; refunded: number; voided: number; remaining: number; paidOut: number };
+}
+
+interface Notification {
+  id: string;
+  event: string;
+  url: string;
+  state: string;
+  attemptCount: number;
+  lastStatus: number | null;
+}
+
+type Action = 'capture' | 'refund' | 'void' | 'renew';
+const ACTIONS: Array<[Action, string]> = [
+  ['capture', 'Capture'],
+  ['refund', 'Refund'],
+  ['void', 'Void'],
+  ['renew', 'Renew'],
+];
+
+const codes = (c: ExternalStatusCodes | null): string =>
+  c
+    ? Object.entries(c)
+        .filter(([, v]) => v !== null)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')
+    : '';
+
+/** One timeline entry as a sentence of text (never markup). */
+export function describe(e: TimelineEntry): string {
+  const amount = e.amount !== null ? money(e.amount, e.currency) : '';
+  switch (e.kind) {
+    case 'TRANSACTION_CREATED':
+      return `Created for ${amount}`;
+    case 'STATE_CHANGED':
+      return [`Became ${e.state}`, e.errorCode, codes(e.externalStatusCodes) && `(codes: ${codes(e.externalStatusCodes)})`].filter(Boolean).join(' ');
+    case 'OPERATION_STARTED':
+      return `${e.operationType} of ${amount} started`;
+    case 'OPERATION_FINISHED':
+      return [
+        `${e.operationType} of ${amount}: ${e.state}`,
+        e.errorCode,
+        codes(e.externalStatusCodes) && `(acquirer answer: ${codes(e.externalStatusCodes)})`,
+        e.acquirerReference && `ref ${e.acquirerReference}`,
+      ]
+        .filter(Boolean)
+        .join(' ');
+    case 'EVENT':
+      return `Event ${e.event}`;
+    case 'CALLBACK_QUEUED':
+      return `Callback (${e.event}) to ${e.url}: ${e.state}`;
+    case 'CALLBACK_ATTEMPT':
+      return `Callback attempt ${e.attempt} to ${e.url}: ${e.statusCode ?? 'no answer'} in ${e.durationMs} ms${e.excerpt ? ` — ${e.excerpt}` : ''}`;
+    case 'WEBHOOK_DELIVERY_QUEUED':
+      return `Webhook delivery of ${e.event}: ${e.state}`;
+    case 'WEBHOOK_DELIVERY_ATTEMPT':
+      return `Webhook attempt ${e.attempt} (${e.event}): ${e.statusCode ?? 'no answer'} in ${e.durationMs} ms${e.excerpt ? ` — ${e.excerpt}` : ''}`;
+    default:
+      return e.kind;
+  }
+}
+
+export function PaymentDetail({ id }: { id: string }) {
+  const [detail, setDetail] = useState<Detail | null>(null);
+  const [timeline, setTimeline] = useState<TimelineEntry[] | null>(null);
+  const [notifications, setNotifications] = useState<Notification[]>([]);
+  const [status, setStatus] = useState<'loading' | 'ready' | 'missing' | 'error'>('loading');
+  const [error, setError] = useState<string | null>(null);
+
+  const load = useCallback(async () => {
+    try {
+      const [d, t, n] = await Promise.all([
+        api.get<Detail>(`/transactions/${encodeURIComponent(id)}`),
+        api.get<{ items: TimelineEntry[] }>(`/transactions/${encodeURIComponent(id)}/events?perPage=500`),
+        api.get<{ notifications: Notification[] }>(`/transactions/${encodeURIComponent(id)}/notifications`),
+      ]);
+      setDetail(d);
+      setTimeline(t.items);
+      setNotifications(n.notifications);
+      setStatus('ready');
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 404) setStatus('missing');
+      else {
+        setError((e as Error).message);
+        setStatus('error');
+      }
+    }
+  }, [id]);
+  useEffect(() => {
+    setStatus('loading');
+    void load();
+  }, [load]);
+
+  if (status === 'loading') return <p aria-busy="true">Loading payment…</p>;
+  if (status === 'missing')
+    return (
+      <section>
+        <h1>Payment not found</h1>
+        <p>There is no payment {id} on this account.</p>
+        <p>
+          <a href="#/payments">Back to payments</a>
+        </p>
+      </section>
+    );
+  if (status === 'error' || !detail || !timeline)
+    return (
+      <p role="alert" class="error">
+        {error}
+      </p>
+    );
+  const tx = detail.transaction;
+  const a = detail.aggregates;
+  return (
+    <section aria-labelledby="payment-title">
+      <p>
+        <a href="#/payments">← Payments</a>
+      </p>
+      <h1 id="payment-title">Payment {tx.id}</h1>
+      <dl class="facts">
+        <dt>Reference</dt>
+        <dd class="reference" data-testid="reference">
+          {tx.reference ?? '—'}
+        </dd>
+        <dt>State</dt>
+        <dd>
+          <span class={`state state-${tx.state}`}>{tx.state}</span> {tx.errorCode ?? ''}
+        </dd>
+        <dt>Amount</dt>
+        <dd>{money(tx.amount, tx.currency)}</dd>
+        <dt>Captured / refunded / voided / remaining</dt>
+        <dd data-testid="aggregates">
+          {money(a.captured, tx.currency)} / {money(a.refunded, tx.currency)} / {money(a.voided, tx.currency)} / {money(a.remaining, tx.currency)}
+        </dd>
+        <dt>Method</dt>
+        <dd>{[tx.paymentMethodType, tx.paymentMethodSubType].filter(Boolean).join(' ')}</dd>
+        <dt>Raw codes</dt>
+        <dd>{codes(tx.externalStatusCodes) || '—'}</dd>
+        <dt>Created</dt>
+        <dd>{when(tx.createdAt)}</dd>
+      </dl>
+
+      <Actions tx={tx} onDone={load} />
+
+      <h2 id="timeline-title">Timeline</h2>
+      {timeline.length === 0 ? (
+        <p class="empty">Nothing happened yet.</p>
+      ) : (
+        <ol class="timeline" aria-labelledby="timeline-title">
+          {timeline.map((e) => (
+            <li key={e.id} data-kind={e.kind}>
+              <time dateTime={e.at}>{when(e.at)}</time> <span class="kind">{e.kind.replace(/_/g, ' ').toLowerCase()}</span> <span>{describe(e)}</span>
+            </li>
+          ))}
+        </ol>
+      )}
+
+      <h2>Callbacks</h2>
+      {notifications.length === 0 ? (
+        <p class="empty">No callback (no notificationUrl, or no final state yet).</p>
+      ) : (
+        <ul class="callbacks">
+          {notifications.map((n) => (
+            <li key={n.id}>
+              <span>
+                {n.event} → {n.url}: {n.state}, {n.attemptCount} attempts{n.lastStatus !== null ? `, last HTTP ${n.lastStatus}` : ''}
+              </span>{' '}
+              <ResendButton transactionId={tx.id} notificationId={n.id} onDone={load} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function ResendButton({ transactionId, notificationId, onDone }: { transactionId: string; notificationId: string; onDone: () => Promise<void> }) {
+  const [busy, setBusy] = useState(false);
+  const [message, setMessage] = useState<string | null>(null);
+  return (
+    <>
+      <button
+        type="button"
+        disabled={busy}
+        onClick={async () => {
+          if (!confirm('Send this callback again?')) return;
+          setBusy(true);
+          try {
+            await api.post(
+              `/transactions/${encodeURIComponent(transactionId)}/notifications/${encodeURIComponent(notificationId)}/resend`,
+              {},
+              newIdempotencyKey(),
+            );
+            setMessage('Queued again.');
+            await onDone();
+          } catch (e) {
+            setMessage((e as Error).message);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        Resend callback
+      </button>
+      {message && <span role="status">{message}</span>}
+    </>
+  );
+}
+
+/** Capture / refund / void / renew: amount, then a confirmation step; one Idempotency-Key per confirmation. */
+function Actions({ tx, onDone }: { tx: Transaction; onDone: () => Promise<void> }) {
+  const [action, setAction] = useState<Action>('refund');
+  const [amountText, setAmountText] = useState('');
+  const [pending, setPending] = useState<{ action: Action; amount: number | null; key: string } | null>(null);
+  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const needsAmount = action !== 'renew';
+
+  return (
+    <section class="actions" aria-labelledby="actions-title">
+      <h2 id="actions-title">Actions</h2>
+      {!pending ? (
+        <form
+          onSubmit={(e) => {
+            e.preventDefault();
+            setResult(null);
+            const amount = needsAmount ? parseAmount(amountText, tx.currency) : null;
+            if (needsAmount && (amount === null || amount < 1)) {
+              setResult({ ok: false, text: `Enter an amount in ${tx.currency}, e.g. 4.00.` });
+              return;
+            }
+            setPending({ action, amount, key: newIdempotencyKey() });
+          }}
+        >
+          <span class="field">
+            <label for="action">Action</label>
+            <select id="action" value={action} onChange={(e) => setAction((e.currentTarget as HTMLSelectElement).value as Action)}>
+              {ACTIONS.map(([value, label]) => (
+                <option value={value}>{label}</option>
+              ))}
+            </select>
+          </span>
+          {needsAmount && (
+            <label>
+              Amount ({tx.currency})
+              <input name="amount" inputMode="decimal" value={amountText} onInput={(e) => setAmountText((e.currentTarget as HTMLInputElement).value)} />
+            </label>
+          )}
+          <button type="submit">Review</button>
+        </form>
+      ) : (
+        <div role="group" aria-label="Confirm">
+          <p>
+            Confirm {pending.action}
+            {pending.amount !== null ? ` of ${money(pending.amount, tx.currency)}` : ''} on payment {tx.id}?
+          </p>
+          <button
+            type="button"
+            disabled={busy}
+            onClick={async () => {
+              setBusy(true);
+              try {
+                const path = `/transactions/${encodeURIComponent(tx.id)}/${pending.action}`;
+                const body = pending.amount === null ? {} : { amount: pending.amount };
+                const res = await api.post<{
+                  success: boolean;
+                  errorCode?: { code: string; message: string } | null;
+                  operations?: Array<{ errorCode: { code: string; message: string } | null }>;
+                }>(path, body, pending.key);
+                const failure = res.errorCode ?? res.operations?.find((o) => o.errorCode)?.errorCode ?? null;
+                setResult(
+                  res.success
+                    ? { ok: true, text: `${pending.action} done.` }
+                    : { ok: false, text: failure ? `${failure.code}: ${failure.message}` : 'Refused.' },
+                );
+                setPending(null);
+                setAmountText('');
+                await onDone();
+              } catch (e) {
+                setResult({ ok: false, text: (e as Error).message });
+              } finally {
+                setBusy(false);
+              }
+            }}
+          >
+            Confirm {pending.action}
+          </button>{' '}
+          <button type="button" onClick={() => setPending(null)}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {result && (
+        <p role={result.ok ? 'status' : 'alert'} class={result.ok ? 'ok' : 'error'}>
+          {result.text}
+        </p>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,211 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, ApiError } from './api';
+import { money, when } from './format';
+import type { CursorPage, Transaction } from './types';
+
+const TRANSACTION_ID = /^[0-9A-Za-z]{11}$/;
+/** Text filters of GET /transactions, passed through as typed (seed §4.1). */
+const TEXT_FILTERS = [
+  ['currency', 'Currency'],
+  ['paymentMethodType', 'Payment method'],
+  ['paymentMethodSubType', 'Brand'],
+  ['errorCode', 'Error code'],
+  ['customerId', 'Customer id'],
+  ['pointOfSaleId', 'Point of sale id'],
+  ['sessionId', 'Session id'],
+  ['terminalId', 'Terminal id'],
+  ['subscriptionId', 'Subscription id'],
+  ['billingAgreementChargeId', 'Billing charge id'],
+] as const;
+
+/** The form's values → query parameters of GET /transactions (empty fields left out). */
+export function filtersToQuery(form: HTMLFormElement): URLSearchParams {
+  const data = new FormData(form);
+  const q = new URLSearchParams();
+  const search = String(data.get('search') ?? '').trim();
+  if (search) {
+    q.set('reference', search);
+    q.set('referenceMode', 'PREFIX');
+  }
+  for (const name of ['state', 'type', ...TEXT_FILTERS.map(([n]) => n)]) {
+    const v = String(data.get(name) ?? '').trim();
+    if (v) q.set(name, name === 'currency' ? v.toUpperCase() : v);
+  }
+  for (const name of ['createdAfter', 'createdBefore']) {
+    const v = String(data.get(name) ?? '');
+    if (v) q.set(name, new Date(v + (name === 'createdAfter' ? 'T00:00:00.000Z' : 'T23:59:59.999Z')).toISOString());
+  }
+  const amount = String(data.get('amount') ?? '').trim();
+  if (amount) {
+    q.set('amount', amount);
+    q.set('amountMode', String(data.get('amountMode') ?? 'EQUAL'));
+  }
+  return q;
+}
+
+export function Payments() {
+  const [query, setQuery] = useState<URLSearchParams>(new URLSearchParams());
+  const [cursors, setCursors] = useState<string[]>(['']);
+  const [page, setPage] = useState<CursorPage<{ transaction: Transaction }> | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
+  const offset = cursors[cursors.length - 1]!;
+
+  useEffect(() => {
+    const q = new URLSearchParams(query);
+    q.set('perPage', '25');
+    if (offset) q.set('offset', offset);
+    setLoading(true);
+    api.get<CursorPage<{ transaction: Transaction }>>(`/transactions?${q}`).then(
+      (p) => {
+        setPage(p);
+        setError(null);
+        setLoading(false);
+      },
+      (e: ApiError) => {
+        setError(
+          e.fields
+            ? `${e.message} ${Object.entries(e.fields)
+                .map(([f, m]) => `${f}: ${m.join(', ')}`)
+                .join('; ')}`
+            : e.message,
+        );
+        setLoading(false);
+      },
+    );
+  }, [query, offset]);
+
+  return (
+    <section aria-labelledby="payments-title">
+      <h1 id="payments-title">Payments</h1>
+      <form
+        class="filters"
+        role="search"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const form = e.currentTarget as HTMLFormElement;
+          const search = String(new FormData(form).get('search') ?? '').trim();
+          if (TRANSACTION_ID.test(search)) {
+            // An id: open it when it is one of ours, else search it as a reference.
+            try {
+              await api.get(`/transactions/${encodeURIComponent(search.toUpperCase())}`);
+              location.hash = `#/payments/${encodeURIComponent(search.toUpperCase())}`;
+              return;
+            } catch {
+              /* not an id of ours: a reference */
+            }
+          }
+          setCursors(['']);
+          setQuery(filtersToQuery(form));
+        }}
+      >
+        <label>
+          Search by reference or id
+          <input name="search" type="search" placeholder="order-1234 or LDG7M4WW44G" />
+        </label>
+        <label>
+          State
+          <select name="state">
+            <option value="">any</option>
+            {['PENDING', 'PROCESSING', 'SUCCESS', 'FAILED'].map((s) => (
+              <option value={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Type
+          <select name="type">
+            <option value="">any</option>
+            {['PAYMENT', 'PAYOUT', 'MOTO'].map((s) => (
+              <option value={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Created from
+          <input name="createdAfter" type="date" />
+        </label>
+        <label>
+          Created to
+          <input name="createdBefore" type="date" />
+        </label>
+        <details>
+          <summary>More filters</summary>
+          {TEXT_FILTERS.map(([name, label]) => (
+            <label>
+              {label}
+              <input name={name} type="text" />
+            </label>
+          ))}
+          <label>
+            Amount (minor units)
+            <input name="amount" type="number" min="0" step="1" />
+          </label>
+          <label>
+            Amount is
+            <select name="amountMode">
+              <option value="EQUAL">equal to</option>
+              <option value="LESS_THAN">less than</option>
+              <option value="GREATER_THAN">greater than</option>
+            </select>
+          </label>
+        </details>
+        <button type="submit">Search</button>
+        <a class="button" href={`/dashboard/api/transactions.csv?${query}`} download>
+          Export CSV
+        </a>
+      </form>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {loading && !page && <p aria-busy="true">Loading…</p>}
+      {page && page.items.length === 0 && <p class="empty">No payments match.</p>}
+      {page && page.items.length > 0 && (
+        <div class="table-wrap">
+          <table aria-busy={loading ? 'true' : 'false'}>
+            <caption class="sr-only">Payments, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col">Id</th>
+                <th scope="col">Reference</th>
+                <th scope="col" class="num">
+                  Amount
+                </th>
+                <th scope="col">State</th>
+                <th scope="col">Method</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.items.map(({ transaction: tx }) => (
+                <tr key={tx.id}>
+                  <td>{when(tx.createdAt)}</td>
+                  <td>
+                    <a href={`#/payments/${encodeURIComponent(tx.id)}`}>{tx.id}</a>
+                  </td>
+                  <td class="reference">{tx.reference ?? ''}</td>
+                  <td class="num">{money(tx.amount, tx.currency)}</td>
+                  <td>
+                    <span class={`state state-${tx.state}`}>{tx.state}</span>
+                    {tx.errorCode ? ` ${tx.errorCode}` : ''}
+                  </td>
+                  <td>{[tx.paymentMethodType, tx.paymentMethodSubType].filter(Boolean).join(' ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <nav class="pager" aria-label="Pages">
+        <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
+          Previous page
+        </button>
+        <button type="button" disabled={!page?.hasMore} onClick={() => page?.nextOffset && setCursors([...cursors, page.nextOffset])}>
+          Next page
+        </button>
+      </nav>
+    </section>
+  );
+}

@@ -1,0 +1,159 @@
+import { Type } from '@sinclair/typebox';
+import { PageQuery } from '../../shared/pagination.js';
+import { Amount, Attributes, Currency, DateOnly, DateTime, Nullable, StringEnum, TransactionId, Url, Uuid } from '../../shared/wire.js';
+import { SUBSCRIPTION_TYPES } from '../subscriptions/subscription.js';
+import { IntervalSchema } from '../subscriptions/subscriptions.schemas.js';
+import { INSTANT_CAPTURE_MODES, SCA_MODES } from '../transactions/transaction.js';
+import { ALLOWED_PAYMENT_METHOD_TYPES, type MultiLink, MULTI_LINK_STATES, ORDER_LINE_TYPES } from './multi-link.js';
+
+const Opt = <T extends Parameters<typeof Nullable>[0]>(schema: T) => Type.Optional(Nullable(schema));
+const NullableString = Nullable(Type.String());
+const NullableBoolean = Nullable(Type.Boolean());
+
+/** Order line amounts (INTERFACE §11.3): minor units, at most 200,000,000. */
+const MAX_ORDER_LINE_AMOUNT = 200_000_000;
+/** How many order lines a link may carry (the window lists them all). */
+export const MAX_ORDER_LINES = 100;
+
+export const OrderLineInput = Type.Object({
+  description: Type.String({ minLength: 1, maxLength: 255 }),
+  imageUrl: Opt(Url),
+  quantity: Type.Integer({ minimum: 0, maximum: 999_999_999 }),
+  unitPrice: Type.Integer({ minimum: 0, maximum: MAX_ORDER_LINE_AMOUNT, description: 'Minor units.' }),
+  totalAmount: Type.Integer({ minimum: 0, maximum: MAX_ORDER_LINE_AMOUNT, description: 'Minor units.' }),
+  type: StringEnum(ORDER_LINE_TYPES),
+});
+
+export const MultiLinkSubscriptionInput = Type.Object({
+  type: StringEnum(SUBSCRIPTION_TYPES),
+  amount: Opt(Amount),
+  expiryDate: Opt(DateOnly),
+  interval: Opt(IntervalSchema),
+  billingAgreement: Opt(
+    Type.Object({
+      billingPlanId: Uuid,
+      nextChargeAt: Opt(Type.String({ minLength: 10, maxLength: 40, description: 'Date-time, or a date meaning 00:00 UTC that day.' })),
+    }),
+  ),
+});
+
+export const AgeVerificationInput = Type.Object({
+  minimumAge: Type.Integer({ minimum: 0, maximum: 99 }),
+  country: StringEnum(['DK'] as const),
+});
+
+/** POST /multi-links (INTERFACE §11.3). Settings left out come from the point of sale when a session starts. */
+export const CreateMultiLinkBody = Type.Object({
+  pointOfSaleId: Uuid,
+  amount: Amount,
+  currency: Currency,
+  reference: Opt(Type.String({ pattern: '^[A-Za-z0-9-]{1,36}$', description: 'Copied to every session the link starts.' })),
+  scaMode: Opt(StringEnum(SCA_MODES)),
+  timeout: Opt(Type.Integer({ minimum: 1, maximum: 120, description: 'Minutes each started session lives.' })),
+  instantCapture: Opt(StringEnum(INSTANT_CAPTURE_MODES)),
+  textOnStatement: Opt(Type.String({ minLength: 1, maxLength: 39 })),
+  attributes: Opt(Attributes),
+  reportFailure: Opt(Type.Boolean()),
+  reportExpired: Opt(Type.Boolean()),
+  dynamicAmount: Opt(Type.Boolean()),
+  notificationUrl: Opt(Url),
+  successUrl: Opt(Url),
+  failureUrl: Opt(Url),
+  retryUrl: Opt(Url),
+  returnUrl: Opt(Url),
+  allowedPaymentMethods: Opt(Type.Array(StringEnum(ALLOWED_PAYMENT_METHOD_TYPES), { maxItems: ALLOWED_PAYMENT_METHOD_TYPES.length })),
+  ageVerification: Opt(AgeVerificationInput),
+  orderLines: Opt(Type.Array(OrderLineInput, { maxItems: MAX_ORDER_LINES })),
+  subscription: Opt(MultiLinkSubscriptionInput),
+});
+
+const OrderLineRecord = Type.Object({
+  description: Type.String(),
+  imageUrl: NullableString,
+  quantity: Type.Integer(),
+  unitPrice: Type.Integer(),
+  totalAmount: Type.Integer(),
+  type: Type.String(),
+});
+
+const SubscriptionRecord = Type.Object({
+  type: StringEnum(SUBSCRIPTION_TYPES),
+  amount: Nullable(Type.Integer()),
+  expiryDate: NullableString,
+  interval: Nullable(IntervalSchema),
+  billingAgreement: Nullable(Type.Object({ billingPlanId: Type.String(), nextChargeAt: NullableString })),
+});
+
+/** The record of §11.3; a setting left out is null (taken from the point of sale when a session starts). */
+export const MultiLinkRecord = Type.Object({
+  id: TransactionId,
+  pointOfSaleId: Type.String(),
+  state: StringEnum(MULTI_LINK_STATES),
+  amount: Type.Integer(),
+  currency: Type.String(),
+  subscription: Nullable(SubscriptionRecord),
+  scaMode: NullableString,
+  timeout: Nullable(Type.Integer()),
+  instantCapture: NullableString,
+  textOnStatement: NullableString,
+  attributes: Nullable(Type.Record(Type.String(), Type.String())),
+  reportFailure: NullableBoolean,
+  reportExpired: NullableBoolean,
+  dynamicAmount: NullableBoolean,
+  notificationUrl: NullableString,
+  successUrl: NullableString,
+  failureUrl: NullableString,
+  retryUrl: NullableString,
+  returnUrl: NullableString,
+  allowedPaymentMethods: Nullable(Type.Array(Type.String())),
+  ageVerification: Nullable(Type.Object({ minimumAge: Type.Integer(), country: Type.String() })),
+  orderLines: Nullable(Type.Array(OrderLineRecord)),
+  createdAt: DateTime,
+});
+
+export const MultiLinkResponse = Type.Object({
+  multiLink: MultiLinkRecord,
+  url: Type.String({ description: 'Public page: every visit starts a new session and forwards (303) to its payment window; 410 once deactivated.' }),
+  qrUrl: Type.String({ description: 'PNG image of a QR code of `url`.' }),
+});
+
+export const MultiLinkParams = Type.Object({ multiLinkId: TransactionId });
+
+export const MultiLinkListQuery = Type.Composite([
+  PageQuery,
+  Type.Object({
+    pointOfSaleId: Type.Optional(Uuid),
+    state: Type.Optional(StringEnum(MULTI_LINK_STATES)),
+    createdBefore: Type.Optional(DateTime),
+    createdAfter: Type.Optional(DateTime),
+  }),
+]);
+
+/** Entity → wire record: no account id, no reference or idempotency key (not in §11.3). */
+export function multiLinkWire(link: MultiLink) {
+  return {
+    id: link.id,
+    pointOfSaleId: link.pointOfSaleId,
+    state: link.state,
+    amount: link.amount,
+    currency: link.currency,
+    subscription: link.subscription,
+    scaMode: link.scaMode,
+    timeout: link.timeout,
+    instantCapture: link.instantCapture,
+    textOnStatement: link.textOnStatement,
+    attributes: link.attributes,
+    reportFailure: link.reportFailure,
+    reportExpired: link.reportExpired,
+    dynamicAmount: link.dynamicAmount,
+    notificationUrl: link.notificationUrl,
+    successUrl: link.successUrl,
+    failureUrl: link.failureUrl,
+    retryUrl: link.retryUrl,
+    returnUrl: link.returnUrl,
+    allowedPaymentMethods: link.allowedPaymentMethods,
+    ageVerification: link.ageVerification,
+    orderLines: link.orderLines,
+    createdAt: link.createdAt,
+  };
+}

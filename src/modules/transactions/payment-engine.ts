@@ -1,0 +1,635 @@
+/**
+ * THE payment engine: every operation that moves money — AUTHORIZATION, SALE, PAYOUT, CAPTURE,
+ * REFUND, VOID, RENEW and the instant-capture chain — goes through here, in fixed steps:
+ *
+ *   1. record — one commit: the operation (PROCESSING) with its reservation (captures and voids
+ *               hold `pending`, refunds `pendingRefund`), its `payment.drive` job (due now for
+ *               asynchronous flows; a crash safety net for synchronous ones) and the flow's own writes.
+ *               A payment's first operation is recorded with its new transaction (PENDING/PROCESSING).
+ *   2. call   — the acquirer, outside any DB transaction. A timeout (or a thrown connector error)
+ *               is an unknown outcome, never a decline: the operation stays PROCESSING with its
+ *               reservation, and the drive job asks again (same operation id) until it answers.
+ *   3. apply  — one commit: the operation leaves PROCESSING through OPERATION_TRANSITIONS (once:
+ *               `where state = 'PROCESSING'`), the transaction through TRANSACTION_TRANSITIONS with
+ *               its aggregates in one conditional update (engine-rules.ts: the reservation ends, the
+ *               money moves in), the follow-up operation with its reservation, the effects the flow
+ *               declared, the outbox events, the callback row with its body, and the drive job's end.
+ *
+ * Use:
+ *   authorize(request)       synchronous payment (MOTO, payout-sync, CIT window): the transaction after the answer.
+ *   submit / submitMany      asynchronous payments (MIT, batch, payouts): PENDING transactions at once, one commit.
+ *   charge(tx, {...})        a PENDING/PROCESSING transaction whose card arrived later (terminal tap).
+ *   record(decide)           lifecycle operations (capture, refund, void, renew): `decide` reserves and
+ *                            names them inside the commit; drive(operationId) then runs each.
+ *   finalizedInCommit        for flows that end a transaction themselves (abort, expiry).
+ *   declareEffects(kind, fn) what a flow's payments do in the commit of their final answer (one per kind).
+ */
+import type { Clock } from '../../clock.js';
+import type { Acquirer, AcquirerResult, Initiator, Instrument } from '../../connectors/acquirer.js';
+import { defineJob, JOB_CATALOGUE, newJob, type PayloadOf } from '../../jobs/catalogue.js';
+import { type JobContext, type JobDefinition, type JobQueue, RetryLater } from '../../jobs/job.js';
+import { acquirerRetryDelay } from '../../jobs/retry-schedules.js';
+import type { Effect } from '../../shared/effect.js';
+import { newId, newTransactionId } from '../../shared/ids.js';
+import type { EventOutbox } from '../events/event-outbox.js';
+import type { PaymentMethod } from '../payment-methods/payment-method.js';
+import {
+  callbackDue,
+  combined,
+  eventsOf,
+  finalEvent,
+  followUpOf,
+  isPrimary,
+  type PrimaryOperation,
+  reservationDelta,
+  settlementDelta,
+} from './engine-rules.js';
+import {
+  type InstantCapture,
+  isFinal,
+  nextOperationState,
+  nextTransactionState,
+  type Operation,
+  type OperationChain,
+  type OperationType,
+  type PaymentEffects,
+  type Transaction,
+  type TransactionFlow,
+  type TransactionType,
+} from './transaction.js';
+import type { NewTransaction, PaymentRecords, TransactionsRepository } from './transactions.repository.js';
+
+export type { PrimaryOperation } from './engine-rules.js';
+
+export { CALLBACK_MAX_ATTEMPTS } from '../../jobs/catalogue.js';
+export const DRIVE_JOB = 'payment.drive';
+export const CALLBACK_JOB = 'callback.deliver';
+/** A synchronous call normally answers long before this; if its process died meanwhile, the drive job takes over. */
+export const SYNC_SAFETY_NET_MS = 5_000;
+/** Until the acquirer answers (the catalogue's attempts of `payment.drive`). */
+export const DRIVE_MAX_ATTEMPTS = JOB_CATALOGUE[DRIVE_JOB].maxAttempts;
+
+/** `notificationId`: the delivery row, written with its body in the commit that made the transaction final (absent in jobs queued before that). */
+export type CallbackJobPayload = PayloadOf<typeof CALLBACK_JOB>;
+
+/** `attempt`: the acquirer attempt number of the job's first run (default 2: a synchronous request made attempt 1). */
+export type DriveJobPayload = PayloadOf<typeof DRIVE_JOB>;
+
+/** The repositories the engine's commits need; flows may pass more (see `inCommit`, effects). */
+export interface PipelineRepos {
+  transactions: TransactionsRepository;
+  paymentRecords: PaymentRecords;
+  jobs: JobQueue;
+  events: EventOutbox;
+}
+
+/**
+ * Writes a final transaction's callback — the delivery row with its complete body and its job —
+ * inside the commit that made it final (src/delivery/callbacks.ts implements it).
+ */
+export interface CallbackScheduler<R> {
+  /** `operations`: all of the transaction's operations when the engine knows them (the body needs no read). */
+  scheduleInCommit(repos: R, transaction: Transaction, operations?: Operation[]): Promise<void>;
+}
+
+/** What a flow's payments do in the commit that makes them final; returns the transaction when it changed it. */
+export type FinalEffect<R> = (repos: R, transaction: Transaction) => Promise<Transaction | void>;
+
+export interface PaymentRequest<R extends PipelineRepos = PipelineRepos> {
+  accountId: string;
+  pointOfSaleId: string;
+  flow: TransactionFlow;
+  type: TransactionType;
+  operation: PrimaryOperation;
+  amount: number;
+  currency: string;
+  /** The stored instrument (card or wallet); null only when the card comes later (terminal). */
+  paymentMethod: PaymentMethod | null;
+  /** The card as just given (with its CVC) for the first acquirer call; never stored. */
+  instrument?: Instrument | undefined;
+  reference?: string | null | undefined;
+  textOnStatement?: string | null | undefined;
+  notificationUrl?: string | null | undefined;
+  customerId?: string | null | undefined;
+  attributes?: Record<string, string> | null | undefined;
+  clientIp?: string | null | undefined;
+  clientCountry?: string | null | undefined;
+  instantCapture?: InstantCapture | null | undefined;
+  scaMode?: string | null | undefined;
+  exemptions?: string[] | null | undefined;
+  descriptor?: string | null | undefined;
+  sessionId?: string | null | undefined;
+  subscriptionId?: string | null | undefined;
+  billingAgreementChargeId?: string | null | undefined;
+  terminalId?: string | null | undefined;
+  /** The effects of the final answer this flow declared (declareEffects); none beyond events and the callback when absent. */
+  effects?: PaymentEffects | null | undefined;
+  /** The idempotent request's effect (one per entry of a batch): its key is stored with the transaction in its create commit. */
+  effect?: Effect | null | undefined;
+  /** Extra writes of the calling flow, in the create commit (e.g. link a session, a charge). */
+  inCommit?: ((repos: R, transaction: NewTransaction) => Promise<void>) | undefined;
+  /**
+   * `authorize()` only: the flow's last word after the record commit and before the acquirer call
+   * (CIT sessions: the merchant's preAuthUrl, age verification). A refusal is applied exactly like
+   * a decline (apply: the FAILED answer, declared effects, events, callback) and the acquirer is
+   * never called. It must not throw. The drive job's safety net waits BEFORE_CALL_BUDGET_MS longer.
+   */
+  beforeCall?: ((transaction: Transaction) => Promise<{ errorCode: string; message: string } | null>) | undefined;
+}
+
+/** What `beforeCall` may take (a 5 s merchant call) before the drive job's safety net would call the acquirer. */
+export const BEFORE_CALL_BUDGET_MS = 30_000;
+
+export interface EngineDeps<R extends PipelineRepos> {
+  transactions: TransactionsRepository;
+  transaction<T>(fn: (repos: R) => Promise<T>): Promise<T>;
+  acquirer: Acquirer;
+  /** Writes a final transaction's callback in the commit that made it final. */
+  callbacks: CallbackScheduler<R>;
+  /** Opens a stored payment method for an acquirer call (deleted ones too); null when it does not exist. */
+  instrumentFor(accountId: string, paymentMethodId: string): Promise<Instrument | null>;
+  clock: Clock;
+}
+
+/** Where driving an operation left it. */
+export type DriveResult =
+  /** Final: answered now (`message`: the acquirer's decline text) or by another process before. */
+  | { outcome: 'answered'; operation: Operation; message?: string; transaction: Transaction | null }
+  /** Still PROCESSING with its reservation: a timeout, or a `pending` answer; the drive job asks again. */
+  | { outcome: 'unknown'; pending: boolean; operation: Operation }
+  | { outcome: 'missing' };
+
+const INITIATOR: Record<TransactionFlow, Initiator> = { MIT: 'MIT', CIT: 'CIT', MOTO: 'MOTO', SALE: 'TERMINAL', PAYOUT: 'MIT' };
+
+/** The acquirer call for each operation type. */
+const ACQUIRER_CALL = { CAPTURE: 'capture', REFUND: 'refund', VOID: 'void', RENEW: 'renew', PAYOUT: 'payout' } as const;
+
+class Conflict extends Error {}
+
+/** Tries of reserveRest when concurrent reservations keep changing the remaining amount. */
+const RESERVE_REST_TRIES = 10;
+
+export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
+  private readonly effects = new Map<PaymentEffects, FinalEffect<R>>();
+  private readonly observers: Array<(transaction: Transaction) => void> = [];
+
+  constructor(private readonly deps: EngineDeps<R>) {}
+
+  /** Declares what the payments of one kind of flow do in their final commit; each kind once. */
+  declareEffects(kind: PaymentEffects, effect: FinalEffect<R>): void {
+    if (this.effects.has(kind)) throw new Error(`effects ${kind} are declared twice`);
+    this.effects.set(kind, effect);
+  }
+
+  /**
+   * Observes transactions that an acquirer answer made final, after the commit (metrics, benchmarks).
+   * Observers write nothing: what a payment changes is declared as effects.
+   */
+  observeFinal(observer: (transaction: Transaction) => void): void {
+    this.observers.push(observer);
+  }
+
+  // --- payments ---------------------------------------------------------------------------------
+
+  /** Synchronous flows: record, call, apply (and any instant capture); returns the transaction now. */
+  async authorize(request: PaymentRequest<R>): Promise<Transaction> {
+    const recovered = await this.recover(request.accountId, request.effect);
+    if (recovered) return recovered;
+    const built = this.build(request, 'PROCESSING');
+    const safetyNet = SYNC_SAFETY_NET_MS + (request.beforeCall ? BEFORE_CALL_BUDGET_MS : 0);
+    await this.deps.transaction(async (repos) => {
+      await this.insertOperations(repos, [built.operation], this.deps.clock.now() + safetyNet, 2, [built.transaction]);
+      await request.inCommit?.(repos, built.transaction);
+    });
+    const refusal = request.beforeCall ? await request.beforeCall(asCommitted(built.transaction)) : null;
+    if (refusal) {
+      // Applied as the acquirer's decline would be, without calling it.
+      const declined = { outcome: 'declined' as const, ...refusal, externalStatusCodes: { terminal: null, acquirer: null, network: null, sca: null } };
+      try {
+        return (await this.apply(asCommitted(built.transaction), built.operation, declined, null)).transaction;
+      } catch (err) {
+        if (!(err instanceof Conflict)) throw err;
+        return this.reload(request.accountId, built.transaction.id);
+      }
+    }
+    const { latest } = await this.driveChain(built.operation.id, 1, request.instrument);
+    return latest ?? asCommitted(built.transaction);
+  }
+
+  /** Asynchronous flows: the drive job calls the acquirer; the outcome goes to the callback. */
+  async submit(request: PaymentRequest<R>): Promise<Transaction> {
+    const [created] = await this.submitMany([request]);
+    return created!;
+  }
+
+  /** One commit for all; requests whose idempotency key already has a transaction (a retry after a crash) get that one. */
+  async submitMany(requests: PaymentRequest<R>[]): Promise<Transaction[]> {
+    if (requests.length === 0) return [];
+    const existing = await this.existingFor(requests);
+    const built = requests.map((r) => (existing.has(r.effect?.key ?? '') ? null : this.build(r, 'PENDING')));
+    const fresh = built.flatMap((b, i) => (b ? [{ ...b, request: requests[i]! }] : []));
+    if (fresh.length > 0) {
+      await this.deps.transaction(async (repos) => {
+        await this.insertOperations(
+          repos,
+          fresh.map((b) => b.operation),
+          this.deps.clock.now(),
+          1,
+          fresh.map((b) => b.transaction),
+        );
+        for (const b of fresh) await b.request.inCommit?.(repos, b.transaction);
+      });
+    }
+    // What was just committed, as committed: no read back (a batch of 500 would be 500 reads).
+    return requests.map((r, i) => existing.get(r.effect?.key ?? '') ?? asCommitted(built[i]!.transaction));
+  }
+
+  /**
+   * The transaction an idempotent request created before its process died, driven on if its
+   * acquirer call is still open (the drive job would do the same later); null when there is none.
+   */
+  async recover(accountId: string, effect: Effect | null | undefined): Promise<Transaction | null> {
+    if (!effect?.resumed) return null;
+    const [found] = await this.deps.transactions.findByIdempotencyKeys(accountId, [effect.key]);
+    if (!found) return null;
+    const open = (await this.deps.transactions.operationsOf(found.id)).find((op) => op.state === 'PROCESSING');
+    if (open) await this.driveChain(open.id, 1);
+    return this.reload(accountId, found.id);
+  }
+
+  private async existingFor(requests: PaymentRequest<R>[]): Promise<Map<string, Transaction>> {
+    const keys = requests.flatMap((r) => (r.effect?.resumed ? [r.effect.key] : []));
+    if (keys.length === 0) return new Map();
+    const found = await this.deps.transactions.findByIdempotencyKeys(requests[0]!.accountId, keys);
+    return new Map(found.map((tx) => [tx.idempotencyKey!, tx]));
+  }
+
+  /**
+   * An existing transaction (PENDING or PROCESSING, no operation yet) whose instrument arrived
+   * later: attach the payment method, record the operation and drive it synchronously.
+   */
+  async charge(existing: Transaction, input: { paymentMethod: PaymentMethod; instrument?: Instrument; operation: PrimaryOperation }): Promise<Transaction> {
+    const at = this.deps.clock.nowIso();
+    const pm = input.paymentMethod;
+    const operation = this.newOperation(existing, input.operation, existing.amount, { at });
+    await this.deps.transaction(async (repos) => {
+      const attached = await repos.transactions.applyResult(existing.id, ['PENDING', 'PROCESSING'], {
+        state: 'PROCESSING',
+        paymentMethodId: pm.id,
+        paymentMethodType: pm.type,
+        paymentMethodSubType: pm.subType,
+        paymentMethodExpiry: pm.expiry,
+        paymentMethodDisplayText: pm.displayText,
+        paymentMethodHolderName: pm.holderName,
+        acquirer: this.deps.acquirer.name,
+        updatedAt: at,
+      });
+      if (!attached) throw new Conflict(`transaction ${existing.id} is no longer open`);
+      await this.insertOperations(repos, [operation], this.deps.clock.now() + SYNC_SAFETY_NET_MS, 2);
+    });
+    const { latest } = await this.driveChain(operation.id, 1, input.instrument);
+    return latest ?? this.reload(existing.accountId, existing.id);
+  }
+
+  /**
+   * Inside the commit of a flow that made `transaction` final itself (abort, expiry): its declared
+   * effects, its final event and its callback, as for an acquirer's answer.
+   */
+  async finalizedInCommit(repos: R, transaction: Transaction): Promise<void> {
+    const after = await this.applyEffects(repos, transaction);
+    const event = finalEvent(after);
+    if (event) await repos.events.append(after.accountId, event.name, event.payload);
+    if (after.notificationUrl && isFinal(after.state)) await this.deps.callbacks.scheduleInCommit(repos, after);
+  }
+
+  // --- lifecycle operations -------------------------------------------------------------------
+
+  /**
+   * Step 1 for operations on an existing transaction: in one commit, `decide` reserves (reserve,
+   * reserveRest) and names the operations, which are recorded with their drive jobs (the safety
+   * net of the synchronous drive that follows); or it answers a refusal and nothing is recorded.
+   */
+  async record<T>(
+    decide: (repos: R, now: string) => Promise<{ operations: Operation[] } | { refusal: T }>,
+  ): Promise<{ operations: Operation[] } | { refusal: T }> {
+    const now = this.deps.clock.nowIso();
+    return this.deps.transaction(async (repos) => {
+      const decided = await decide(repos, now);
+      if ('operations' in decided) await this.insertOperations(repos, decided.operations, this.deps.clock.now() + SYNC_SAFETY_NET_MS, 2);
+      return decided;
+    });
+  }
+
+  /** Reserves `amount` for an operation of `type` on a SUCCESS transaction; false when it does not fit (nothing changed). */
+  reserve(repos: R, transactionId: string, type: OperationType, amount: number, now: string): Promise<boolean> {
+    return repos.transactions.applyResult(transactionId, ['SUCCESS'], { updatedAt: now }, reservationDelta(type, amount));
+  }
+
+  /** Reserves for a void everything of the authorization not captured, voided or reserved; returns the amount (0: nothing left). */
+  async reserveRest(repos: R, transactionId: string, now: string): Promise<number> {
+    // Read, then reserve exactly that much conditionally; a concurrent reservation in between makes
+    // the update miss, and the next read sees it (PostgreSQL READ COMMITTED reads the latest commit).
+    for (let i = 0; i < RESERVE_REST_TRIES; i++) {
+      const a = await repos.transactions.reservationAmounts(transactionId);
+      if (!a) return 0;
+      const rest = a.authorized - a.captured - a.voided - a.pending;
+      if (rest <= 0) return 0;
+      if (await this.reserve(repos, transactionId, 'VOID', rest, now)) return rest;
+    }
+    return 0;
+  }
+
+  /** A PROCESSING operation of `tx` (not yet recorded: pass it to record's answer). */
+  newOperation(
+    tx: Pick<Transaction, 'id' | 'accountId' | 'pointOfSaleId'>,
+    type: OperationType,
+    amount: number,
+    options: { at: string; referenceOperationId?: string | null; idempotencyKey?: string | null; chain?: OperationChain | null },
+  ): Operation {
+    return {
+      id: newId(),
+      accountId: tx.accountId,
+      transactionId: tx.id,
+      pointOfSaleId: tx.pointOfSaleId,
+      type,
+      state: 'PROCESSING',
+      amount,
+      referenceOperationId: options.referenceOperationId ?? null,
+      errorCode: null,
+      externalStatusCodes: null,
+      acquirerReference: null,
+      idempotencyKey: options.idempotencyKey ?? null,
+      chain: options.chain ?? null,
+      createdAt: options.at,
+      finalizedAt: null,
+    };
+  }
+
+  /** Steps 2 and 3 for a recorded operation, then whatever its answer started; answers for the operation itself. */
+  async drive(operationId: string): Promise<DriveResult> {
+    return (await this.driveChain(operationId, 1)).first;
+  }
+
+  /** Job definition of `payment.drive`, the one job of acquirer calls (register in services.ts). */
+  driveJob(): JobDefinition<DriveJobPayload> {
+    return defineJob(DRIVE_JOB, async (payload, ctx) => {
+      const attempt = (payload.attempt ?? 2) + ctx.attempt - 1;
+      const { first } = await this.driveChain(payload.operationId, attempt, undefined, ctx);
+      if (first.outcome === 'unknown') {
+        throw new RetryLater(`operation ${payload.operationId}: the acquirer has no final answer yet; asking again`, acquirerRetryDelay(attempt));
+      }
+    });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** Operations (with their new transactions) and their drive jobs, one write (`attempt`: the acquirer attempt of the job's first run). */
+  private async insertOperations(repos: R, operations: Operation[], runAt: number, attempt: number, transactions: NewTransaction[] = []): Promise<void> {
+    await repos.paymentRecords.record(
+      transactions,
+      operations,
+      operations.map((op) => driveJob(op, attempt, runAt)),
+    );
+  }
+
+  private build(r: PaymentRequest<R>, state: 'PENDING' | 'PROCESSING'): { transaction: NewTransaction; operation: Operation } {
+    const now = this.deps.clock.nowIso();
+    const pm = r.paymentMethod;
+    const transaction: NewTransaction = {
+      id: newTransactionId(),
+      accountId: r.accountId,
+      pointOfSaleId: r.pointOfSaleId,
+      terminalId: r.terminalId ?? null,
+      sessionId: r.sessionId ?? null,
+      subscriptionId: r.subscriptionId ?? null,
+      billingAgreementChargeId: r.billingAgreementChargeId ?? null,
+      paymentMethodId: pm?.id ?? null,
+      paymentMethodType: pm?.type ?? null,
+      paymentMethodSubType: pm?.subType ?? null,
+      paymentMethodExpiry: pm?.expiry ?? null,
+      paymentMethodDisplayText: pm?.displayText ?? null,
+      paymentMethodHolderName: pm?.holderName ?? null,
+      customerId: r.customerId ?? null,
+      type: r.type,
+      flow: r.flow,
+      state,
+      errorCode: null,
+      externalStatusCodes: null,
+      // Never null (INTERFACE §11.1): SKIP where no SCA is tried, OFF where nothing is captured at once.
+      scaMode: r.scaMode ?? 'SKIP',
+      amount: r.amount,
+      fee: 0,
+      currency: r.currency,
+      instantCapture: r.instantCapture ?? 'OFF',
+      notificationUrl: r.notificationUrl ?? null,
+      reference: r.reference ?? null,
+      textOnStatement: r.textOnStatement ?? null,
+      descriptor: r.descriptor ?? null,
+      exemptions: r.exemptions ?? null,
+      attributes: r.attributes ?? null,
+      clientIp: r.clientIp ?? null,
+      clientCountry: r.clientCountry ?? null,
+      acquirer: this.deps.acquirer.name,
+      acquirerReference: null,
+      sca: null,
+      idempotencyKey: r.effect?.key ?? null,
+      effects: r.effects ?? null,
+      createdAt: now,
+      updatedAt: now,
+      finalizedAt: null,
+    };
+    if (transaction.effects && !this.effects.has(transaction.effects)) throw new Error(`effects ${transaction.effects} are not declared`);
+    return { transaction, operation: this.newOperation(transaction, r.operation, r.amount, { at: now }) };
+  }
+
+  private async reload(accountId: string, id: string): Promise<Transaction> {
+    const tx = await this.deps.transactions.findById(accountId, id);
+    if (!tx) throw new Error(`transaction ${id} vanished`);
+    return tx;
+  }
+
+  /**
+   * Drives an operation and then whatever its answer started (instant capture, void), inline;
+   * `first` is the operation's own result, `latest` the transaction as the last answer left it.
+   */
+  private async driveChain(
+    operationId: string,
+    attempt: number,
+    instrument?: Instrument,
+    job?: JobContext,
+  ): Promise<{ first: DriveResult; latest: Transaction | null }> {
+    let step = await this.driveOne(operationId, attempt, instrument, job);
+    const first = step.result;
+    let latest = first.outcome === 'answered' ? first.transaction : null;
+    while (step.next) {
+      step = await this.driveOne(step.next, 1);
+      if (step.result.outcome === 'answered') latest = step.result.transaction ?? latest;
+    }
+    return { first, latest };
+  }
+
+  private async driveOne(
+    operationId: string,
+    attempt: number,
+    instrument?: Instrument,
+    job?: JobContext,
+  ): Promise<{ result: DriveResult; next: string | null }> {
+    const found = await this.deps.transactions.findForDrive(operationId);
+    if (!found) return { result: { outcome: 'missing' }, next: null };
+    let { transaction: tx } = found;
+    const { operation: op } = found;
+    if (op.state !== 'PROCESSING') return { result: { outcome: 'answered', operation: op, transaction: null }, next: null };
+    // PENDING → PROCESSING (dispatch) is not a commit of its own: the answer's commit makes both
+    // moves, so a payment costs one write less; until then the transaction reads PENDING.
+    if (tx.state === 'PENDING') tx = { ...tx, state: nextTransactionState('PENDING', 'dispatch') ?? 'PROCESSING' };
+    const result = await this.call(tx, op, attempt, instrument);
+    if (result.outcome === 'timeout' || result.outcome === 'pending') {
+      return { result: { outcome: 'unknown', pending: result.outcome === 'pending', operation: op }, next: null };
+    }
+    try {
+      const applied = await this.apply(tx, op, result, job ?? null);
+      const message = result.outcome === 'declined' ? result.message : undefined;
+      return {
+        result: { outcome: 'answered', operation: applied.operation, transaction: applied.transaction, ...(message ? { message } : {}) },
+        next: applied.follow?.id ?? null,
+      };
+    } catch (err) {
+      if (!(err instanceof Conflict)) throw err;
+      // Another process applied an answer first: report what it recorded.
+      const again = await this.deps.transactions.findForDrive(operationId);
+      return { result: again ? { outcome: 'answered', operation: again.operation, transaction: again.transaction } : { outcome: 'missing' }, next: null };
+    }
+  }
+
+  private async call(tx: Transaction, op: Operation, attempt: number, given?: Instrument): Promise<AcquirerResult> {
+    const acquirer = this.deps.acquirer;
+    try {
+      const instrument = given ?? (await this.instrumentOf(tx));
+      const base = { transactionId: tx.id, attempt, amount: op.amount, currency: tx.currency, instrument };
+      if (op.type === 'AUTHORIZATION' || op.type === 'SALE') {
+        return await acquirer.authorize({ ...base, initiator: INITIATOR[tx.flow], scaMode: tx.scaMode, capture: op.type === 'SALE' });
+      }
+      return await acquirer[ACQUIRER_CALL[op.type]]({ ...base, operationId: op.id });
+    } catch {
+      // A connector failure leaves the outcome unknown: asked again like a timeout, never a decline.
+      return { outcome: 'timeout' };
+    }
+  }
+
+  /** The stored payment method opened for the call (deleted ones too), or the wallet the transaction names. */
+  private async instrumentOf(tx: Transaction): Promise<Instrument> {
+    const opened = tx.paymentMethodId ? await this.deps.instrumentFor(tx.accountId, tx.paymentMethodId) : null;
+    return opened ?? { kind: 'wallet', paymentMethodType: tx.paymentMethodType ?? 'CARD' };
+  }
+
+  /**
+   * Step 3, one commit: the operation's answer, the transaction's state and aggregates, the
+   * follow-up operation with its reservation, the declared effects, events and callback, and the
+   * operation's drive job — completed when it is the job running this (`job`), else its queued
+   * safety net cancelled.
+   */
+  private async apply(
+    tx: Transaction,
+    op: Operation,
+    result: Exclude<AcquirerResult, { outcome: 'timeout' | 'pending' }>,
+    job: JobContext | null,
+  ): Promise<{ operation: Operation; transaction: Transaction; follow: Operation | null; becameFinal: boolean }> {
+    const nowMs = this.deps.clock.now();
+    const now = new Date(nowMs).toISOString();
+    const approved = result.outcome === 'approved';
+    const state = nextOperationState(op.state, approved ? 'approve' : 'decline');
+    if (!state) throw new Conflict(`operation ${op.id}: no transition from ${op.state}`);
+    const answered: Operation = {
+      ...op,
+      state,
+      errorCode: result.outcome === 'declined' ? result.errorCode : null,
+      externalStatusCodes: result.externalStatusCodes,
+      acquirerReference: result.outcome === 'approved' ? result.acquirerReference : null,
+      finalizedAt: now,
+    };
+    const follow = followUpOf(tx, op, approved);
+    const applied = await this.deps.transaction(async (repos) => {
+      const finished = await repos.transactions.finishOperation(op.id, {
+        state,
+        errorCode: answered.errorCode,
+        externalStatusCodes: answered.externalStatusCodes,
+        acquirerReference: answered.acquirerReference,
+        finalizedAt: now,
+      });
+      if (!finished) throw new Conflict(`operation ${op.id} was already answered`);
+      if (job) await job.settleIn(repos.jobs, { done: true });
+      else await repos.jobs.cancelQueued(driveJobKey(op.id), nowMs);
+
+      let next: Operation | null = null;
+      let becameFinal = false;
+      // The row as this commit leaves it, from the update itself (RETURNING), not read again.
+      let after: Transaction | null;
+      if (isPrimary(op.type)) {
+        const txState = nextTransactionState(tx.state, approved ? 'approve' : 'decline');
+        if (!txState) throw new Conflict(`transaction ${tx.id} cannot take an answer in state ${tx.state}`);
+        // An instant capture is recorded with this answer and reserves its amount in the same update.
+        if (follow?.type === 'CAPTURE') next = this.newOperation(tx, 'CAPTURE', follow.amount, { at: now, referenceOperationId: op.id, chain: follow.chain });
+        const delta = combined(settlementDelta(op.type, op.amount, approved), next ? reservationDelta('CAPTURE', next.amount) : {});
+        after = await repos.transactions.applyResultReturning(
+          tx.id,
+          ['PENDING', 'PROCESSING'],
+          {
+            state: txState,
+            errorCode: answered.errorCode,
+            externalStatusCodes: result.externalStatusCodes,
+            acquirerReference: answered.acquirerReference,
+            sca: result.sca ?? null,
+            finalizedAt: isFinal(txState) ? now : null,
+            updatedAt: now,
+          },
+          delta,
+        );
+        if (!after) throw new Conflict(`transaction ${tx.id} changed meanwhile`);
+        becameFinal = isFinal(txState);
+      } else {
+        after = await repos.transactions.applyResultReturning(tx.id, ['SUCCESS'], { updatedAt: now }, settlementDelta(op.type, op.amount, approved));
+        if (!after) throw new Error(`transaction ${tx.id}: the answer to ${op.type} ${op.id} does not fit its aggregates`);
+        if (follow?.type === 'VOID') {
+          const rest = await this.reserveRest(repos, tx.id, now);
+          if (rest > 0) {
+            next = this.newOperation(tx, 'VOID', rest, { at: now, referenceOperationId: op.referenceOperationId, chain: follow.chain });
+            after = { ...after, pendingAmount: after.pendingAmount + rest };
+          }
+        }
+      }
+      if (next) await this.insertOperations(repos, [next], nowMs + SYNC_SAFETY_NET_MS, 2);
+
+      if (becameFinal) after = await this.applyEffects(repos, after);
+      for (const event of eventsOf(after, answered, becameFinal)) await repos.events.append(after.accountId, event.name, event.payload);
+      // A transaction's first answer knows all its operations: the primary one, nothing else yet.
+      const known = isPrimary(op.type) && !next ? [answered] : undefined;
+      if (callbackDue(after, answered, becameFinal, next !== null)) await this.deps.callbacks.scheduleInCommit(repos, after, known);
+      return { operation: answered, transaction: after, follow: next, becameFinal };
+    });
+    if (applied.becameFinal) for (const observe of this.observers) observe(applied.transaction);
+    return applied;
+  }
+
+  /** The effects the transaction's flow declared, in the commit that made it final. */
+  private async applyEffects(repos: R, transaction: Transaction): Promise<Transaction> {
+    const effect = transaction.effects ? this.effects.get(transaction.effects) : undefined;
+    return (effect ? await effect(repos, transaction) : undefined) ?? transaction;
+  }
+}
+
+/** A freshly inserted transaction as the store returns it: no money has moved yet. */
+function asCommitted(tx: NewTransaction): Transaction {
+  return { authorizedAmount: 0, capturedAmount: 0, refundedAmount: 0, voidedAmount: 0, paidOutAmount: 0, pendingAmount: 0, ...tx };
+}
+
+export function driveJob(op: Pick<Operation, 'id'>, attempt: number, runAt: number) {
+  return newJob(DRIVE_JOB, { operationId: op.id, attempt }, { runAt, dedupeKey: driveJobKey(op.id) });
+}
+
+const driveJobKey = (operationId: string) => `${DRIVE_JOB}:${operationId}`;
+
+/** The one callback job of a transaction's final state (dedupe: never two for the same state), for its delivery row. */
+export function callbackJob(tx: Pick<Transaction, 'id' | 'accountId' | 'state'>, notificationId: string) {
+  const payload: CallbackJobPayload = { accountId: tx.accountId, transactionId: tx.id, event: tx.state, notificationId };
+  return newJob(CALLBACK_JOB, payload, { dedupeKey: `${CALLBACK_JOB}:${tx.id}:${tx.state}` });
+}

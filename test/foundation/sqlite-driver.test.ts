@@ -1,0 +1,235 @@
+/**
+ * The embedded store's drivers (src/storage/sqlite-driver.ts): node:sqlite where Node has it,
+ * better-sqlite3 elsewhere. Every driver that loads on the Node running the tests is checked for
+ * what the storage layer relies on: durability settings, the group commit (a failing unit rolled
+ * back alone, one COMMIT per batch), the transaction state asked of the connection, rows and
+ * parameters in better-sqlite3's shape, and errors named by SQLite's extended result code, so
+ * that unavailable.ts tells an outage (busy, full) from a defect (a constraint).
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
+import { connect, type Connection } from '../../src/storage/connect.js';
+import { resultCodeName } from '../../src/storage/sqlite-handle.js';
+import { availableSqliteDrivers, openSqlite, sqliteDriver, SqliteError } from '../../src/storage/sqlite-driver.js';
+import { isStoreUnavailable } from '../../src/storage/unavailable.js';
+import { WriteBatcher } from '../../src/storage/write-batcher.js';
+
+const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+const hasNodeSqlite = major > 22 || (major === 22 && minor >= 16);
+
+/** The error `fn` throws (fails when it throws none). */
+function thrown(fn: () => unknown): Error & { code?: string } {
+  try {
+    fn();
+  } catch (err) {
+    return err as Error & { code?: string };
+  }
+  return assert.fail('expected an error');
+}
+
+test('the default driver: node:sqlite where this Node has it, better-sqlite3 elsewhere', () => {
+  const drivers = availableSqliteDrivers();
+  assert.ok(drivers.length > 0, 'at least one driver loads');
+  assert.equal(sqliteDriver(), hasNodeSqlite ? 'node:sqlite' : 'better-sqlite3');
+  assert.equal(drivers.includes('node:sqlite'), hasNodeSqlite);
+});
+
+test('result code names are better-sqlite3’s', () => {
+  assert.equal(resultCodeName(5), 'SQLITE_BUSY');
+  assert.equal(resultCodeName(5 | (3 << 8)), 'SQLITE_BUSY_TIMEOUT');
+  assert.equal(resultCodeName(13), 'SQLITE_FULL');
+  assert.equal(resultCodeName(10 | (3 << 8)), 'SQLITE_IOERR_WRITE');
+  assert.equal(resultCodeName(10 | (4 << 8)), 'SQLITE_IOERR_FSYNC');
+  assert.equal(resultCodeName(2067), 'SQLITE_CONSTRAINT_UNIQUE');
+  assert.equal(resultCodeName(19 | (1 << 8)), 'SQLITE_CONSTRAINT_CHECK');
+  assert.equal(resultCodeName(19 | (3 << 8)), 'SQLITE_CONSTRAINT_FOREIGNKEY');
+  assert.equal(resultCodeName(19 | (6 << 8)), 'SQLITE_CONSTRAINT_PRIMARYKEY');
+  assert.equal(resultCodeName(4 | (2 << 8)), 'SQLITE_ABORT_ROLLBACK');
+  assert.equal(resultCodeName(10 | (99 << 8)), 'SQLITE_IOERR', 'an unknown extended code: its primary name');
+});
+
+for (const driver of availableSqliteDrivers()) {
+  describe(`SQLite driver ${driver}`, () => {
+    let dir: string;
+    let connection: Connection;
+    before(async () => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sqlite-driver-'));
+      connection = connect({ kind: 'sqlite', path: path.join(dir, 'store.db') }, { sqliteDriver: driver });
+      await sql`create table t (id integer primary key, v text not null unique, n integer check (n >= 0))`.execute(connection.db);
+    });
+    after(async () => {
+      await connection.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    test('durable settings: WAL, synchronous=FULL, foreign keys, the busy timeout', () => {
+      const handle = connection.statements!.handle;
+      assert.equal(connection.sqliteDriver, driver);
+      assert.equal(handle.driver, driver);
+      assert.equal(handle.pragma('journal_mode', { simple: true }), 'wal');
+      assert.equal(handle.pragma('synchronous', { simple: true }), 2, 'FULL');
+      assert.equal(handle.pragma('foreign_keys', { simple: true }), 1);
+      assert.equal(handle.pragma('busy_timeout', { simple: true }), 10000);
+      assert.equal(handle.pragma('case_sensitive_like', { simple: true }), undefined, 'a write-only pragma answers nothing');
+    });
+
+    test('statements: parameters spread or as an array, plain rows, reader, changes and rowid', () => {
+      const handle = openSqlite(':memory:', driver);
+      try {
+        assert.equal(handle.pragma('busy_timeout', { simple: true }), 5000, 'a locked database is waited for, 5 s by default');
+        handle.exec('create table r (id integer primary key, v text, b blob, x real)');
+        const insert = handle.prepare('insert into r (v, b, x) values (?, ?, ?)');
+        assert.equal(insert.reader, false);
+        assert.deepEqual({ ...insert.run('a', Buffer.from([1, 2]), 1.5) }, { changes: 1, lastInsertRowid: 1 });
+        assert.equal(insert.run(['b', null, Number.NaN]).lastInsertRowid, 2, 'one array of parameters');
+        const select = handle.prepare('select id, v, b, x from r order by id');
+        assert.equal(select.reader, true);
+        const rows = select.all() as Array<Record<string, unknown>>;
+        assert.equal(Object.getPrototypeOf(rows[0]), Object.prototype, 'a plain object');
+        const { b, ...rest } = rows[0]!;
+        assert.deepEqual(rest, { id: 1, v: 'a', x: 1.5 });
+        assert.ok(b instanceof Uint8Array, 'a blob is bytes (a Buffer on better-sqlite3)');
+        assert.deepEqual([...b], [1, 2]);
+        assert.deepEqual(rows[1], { id: 2, v: 'b', b: null, x: null }, 'NaN is bound as NULL');
+        assert.deepEqual(handle.prepare('select v from r where id = ?').get(2), { v: 'b' });
+        assert.equal(handle.prepare('select v from r where id = ?').get(99), undefined);
+        assert.equal(handle.prepare('insert into r (v) values (?) returning id').reader, true, 'RETURNING reads');
+        assert.deepEqual(handle.prepare('select 1 as a, 2 as a').get(), { a: 2 }, 'a later column of the same name wins');
+        // Beyond 2^53 an integer is read as the nearest number, as better-sqlite3 does.
+        handle.exec('insert into r (id, v) values (9007199254740993, null)');
+        assert.deepEqual(handle.prepare('select id from r where v is null and id > 3').all(), [{ id: 9007199254740992 }]);
+      } finally {
+        handle.close();
+      }
+    });
+
+    test('an iteration keeps its statement busy until it ends; the statement cache hands out another', () => {
+      const cache = connection.statements!;
+      cache.handle.exec("insert into t (id, v) values (100, 'i1'), (101, 'i2')");
+      const text = 'select id from t where id >= 100 order by id';
+      const first = cache.prepare(text);
+      const rows = first.iterate();
+      assert.deepEqual(rows.next().value, { id: 100 });
+      assert.equal(first.busy, true);
+      const second = cache.prepare(text);
+      assert.notEqual(second, first, 'a busy statement is not handed out again');
+      assert.deepEqual(second.all(), [{ id: 100 }, { id: 101 }]);
+      assert.deepEqual(rows.next().value, { id: 101 }, 'the open iteration goes on');
+      assert.equal(rows.next().done, true);
+      assert.equal(first.busy, false);
+      assert.equal(cache.prepare(text), first);
+      cache.handle.exec('delete from t where id >= 100');
+    });
+
+    test('group commit: one COMMIT per batch, a failing unit rolled back alone with its constraint error', async () => {
+      const batcher = new WriteBatcher(connection.db, connection.statements!);
+      const write = (id: number, v: string, n = 0) =>
+        batcher.run(async (db) => {
+          await sql`insert into t (id, v, n) values (${id}, ${v}, ${n})`.execute(db);
+          return id;
+        });
+      const results = await Promise.allSettled([write(1, 'a'), write(2, 'a'), write(3, 'c', -1), write(4, 'd')]);
+      assert.equal(batcher.stats.commits, 1, 'the four units in one commit');
+      assert.deepEqual(
+        results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as { code?: string }).code)),
+        [1, 'SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_CHECK', 4],
+      );
+      for (const r of results) if (r.status === 'rejected') assert.equal(isStoreUnavailable(r.reason), false, 'a constraint is a defect, not an outage');
+      const rows = await sql<{ id: number }>`select id from t where id < 100 order by id`.execute(connection.db);
+      assert.deepEqual(
+        rows.rows.map((r) => r.id),
+        [1, 4],
+      );
+      assert.equal(connection.statements!.handle.inTransaction, false);
+    });
+
+    test('inTransaction is asked of the connection: BEGIN, COMMIT, and a transaction SQLite ended by itself', () => {
+      const handle = openSqlite(':memory:', driver);
+      try {
+        handle.exec('create table r (v text)');
+        assert.equal(handle.inTransaction, false);
+        handle.exec('begin immediate');
+        assert.equal(handle.inTransaction, true);
+        handle.prepare('commit').run();
+        assert.equal(handle.inTransaction, false);
+        // A RAISE(ROLLBACK) ends the transaction inside SQLite, as an I/O error or a full disk may.
+        handle.exec("create trigger stop before insert on r when new.v = 'stop' begin select raise(rollback, 'stopped'); end");
+        handle.exec('begin');
+        handle.prepare('insert into r values (?)').run('kept?');
+        const err = thrown(() => handle.prepare('insert into r values (?)').run('stop'));
+        assert.ok(err instanceof SqliteError || err.code?.startsWith('SQLITE_'), String(err));
+        assert.match(err.code!, /^SQLITE_CONSTRAINT/);
+        assert.equal(handle.inTransaction, false, 'rolled back by SQLite');
+        assert.deepEqual(handle.prepare('select count(*) as n from r').get(), { n: 0 });
+      } finally {
+        handle.close();
+      }
+    });
+
+    test('outages: locked past the busy timeout and a full disk are, a constraint and a syntax error are not', () => {
+      const file = path.join(dir, 'outage.db');
+      const holder = openSqlite(file, driver);
+      const other = openSqlite(file, driver);
+      try {
+        holder.pragma('journal_mode = WAL');
+        holder.exec('create table o (v text unique)');
+        other.pragma('busy_timeout = 0');
+        holder.exec('begin immediate');
+        const busy = thrown(() => other.prepare('insert into o values (?)').run('x'));
+        holder.exec('rollback');
+        assert.match(String(busy.code), /^SQLITE_BUSY/);
+        assert.equal(isStoreUnavailable(busy), true);
+        const beginBusy = (() => {
+          holder.exec('begin immediate');
+          try {
+            return thrown(() => other.exec('begin immediate'));
+          } finally {
+            holder.exec('rollback');
+          }
+        })();
+        assert.match(String(beginBusy.code), /^SQLITE_BUSY/, 'exec() names its errors too');
+
+        const syntax = thrown(() => holder.prepare('selec 1'));
+        assert.equal(syntax.code, 'SQLITE_ERROR');
+        assert.equal(isStoreUnavailable(syntax), false);
+
+        const pages = holder.pragma('page_count', { simple: true }) as number;
+        holder.pragma(`max_page_count = ${pages}`);
+        const full = thrown(() => {
+          const insert = holder.prepare('insert into o values (?)');
+          for (let i = 0; i < 10_000; i++) insert.run(`${i}`.padEnd(1000, 'y'));
+        });
+        assert.equal(full.code, 'SQLITE_FULL');
+        assert.equal(isStoreUnavailable(full), true);
+        assert.match(full.message, /full/);
+      } finally {
+        other.close();
+        holder.close();
+      }
+    });
+
+    test('the store reopens what it committed (WAL replayed by a new connection)', async () => {
+      const file = path.join(dir, 'reopen.db');
+      const first = connect({ kind: 'sqlite', path: file }, { sqliteDriver: driver });
+      await sql`create table k (v text)`.execute(first.db);
+      const batcher = new WriteBatcher(first.db, first.statements!);
+      await Promise.all(['a', 'b', 'c'].map((v) => batcher.run((db) => sql`insert into k values (${v})`.execute(db))));
+      // Not closed: as after a crash, the rows are in the WAL, not yet in the database file.
+      const second = connect({ kind: 'sqlite', path: file }, { sqliteDriver: driver });
+      try {
+        const rows = await sql<{ v: string }>`select v from k order by v`.execute(second.db);
+        assert.deepEqual(
+          rows.rows.map((r) => r.v),
+          ['a', 'b', 'c'],
+        );
+      } finally {
+        await second.close();
+        await first.close();
+      }
+    });
+  });
+}
