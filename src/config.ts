@@ -32,6 +32,11 @@ export interface Config {
    */
   maxBacklog: number;
   /**
+   * Lag bound (PAYMENTS_MAX_LAG_MS): in a process that runs workers, the backlog bound is also
+   * reached once the due jobs are more than this much work at the workers' measured pace. 0: off.
+   */
+  maxLagMs: number;
+  /**
    * Ingestion caps (INTERFACE §11.8), per merchant per minute of the service clock, counted in the
    * database so that they hold for every process of the deployment: MIT transactions accepted
    * through POST /mit (PAYMENTS_MIT_CAP_PER_MINUTE, default 300) and through POST /mit/batch,
@@ -60,6 +65,9 @@ type Env = Record<string, string | undefined>;
  * (10 × 500 entries each); beyond it every new payment only waits longer for its acquirer call.
  */
 export const DEFAULT_MAX_BACKLOG = 50_000;
+
+/** Two seconds of work: an accepted MIT's callback is late by about that much at most under overload. */
+export const DEFAULT_MAX_LAG_MS = 2_000;
 
 /** INTERFACE §11.8: MIT transactions per merchant per minute through POST /mit and through POST /mit/batch. */
 export const DEFAULT_MIT_CAP_PER_MINUTE = 300;
@@ -162,6 +170,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, 'PAYMENTS_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     // The gauge counts up to the bound every 250 ms: a bound far above the default makes that count expensive.
     maxBacklog: integer(env, 'PAYMENTS_MAX_BACKLOG', DEFAULT_MAX_BACKLOG, 0, 1_000_000),
+    maxLagMs: integer(env, 'PAYMENTS_MAX_LAG_MS', DEFAULT_MAX_LAG_MS, 0, 3_600_000),
     mitCapPerMinute: integer(env, 'PAYMENTS_MIT_CAP_PER_MINUTE', DEFAULT_MIT_CAP_PER_MINUTE, 0, MAX_INGESTION_CAP),
     mitBatchCapPerMinute: integer(env, 'PAYMENTS_MIT_BATCH_CAP_PER_MINUTE', DEFAULT_MIT_BATCH_CAP_PER_MINUTE, 0, MAX_INGESTION_CAP),
   };

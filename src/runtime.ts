@@ -12,6 +12,7 @@ import { buildApp } from './http/app.js';
 import { Metrics } from './http/metrics.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { scheduleMaintenance } from './jobs/maintenance.js';
+import { DrainMeter } from './jobs/drain-meter.js';
 import { JobRunner } from './jobs/runner.js';
 import { scheduleWebhookRelay } from './modules/webhooks/webhooks.jobs.js';
 import { scheduleSettlementRun } from './modules/settlements/settlements.jobs.js';
@@ -74,6 +75,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   const vaultKey = config.vaultKey ?? Buffer.from(loadOrCreateSecretFile(config.dataDir, 'vault.key', () => randomBytes(32).toString('hex')).value, 'hex');
   const sealer = new SecretBox(vaultKey);
 
+  // The lag bound needs the workers' pace: only a process that runs them can refuse by it.
+  const runsWorkers = options.startWorkers ?? config.workers;
+  const drain = runsWorkers ? new DrainMeter() : null;
   const services = buildServices({
     config,
     store,
@@ -83,8 +87,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     logger,
     ...(options.acquirer ? { acquirer: options.acquirer } : {}),
     ...(options.backlogRefreshMs === undefined ? {} : { backlogRefreshMs: options.backlogRefreshMs }),
+    ...(drain ? { drainRate: () => drain.ratePerSecond() } : {}),
   });
-  runner = new JobRunner({ store: store.jobs, clock, logger, definitions: services.jobs, concurrency: options.jobConcurrency ?? 64 });
+  runner = new JobRunner({
+    store: store.jobs,
+    clock,
+    logger,
+    definitions: services.jobs,
+    concurrency: options.jobConcurrency ?? 64,
+    ...(drain ? { meter: drain } : {}),
+  });
   clock.onJump(() => runner?.notify());
   // Sandbox: a clock move made through another process reaches this one within a second.
   // Logged once per outage, not every second while the database is down.
@@ -114,9 +126,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     metrics.gauge('payments_job_backlog', 'Due jobs not yet done (queued and due, or running), counted up to the bound', [], async () => [
       { labels: {}, value: await backlog.current() },
     ]);
-    metrics.gauge('payments_job_backlog_bound', 'PAYMENTS_MAX_BACKLOG: at this backlog MIT and asynchronous payouts are refused with 503', [], async () => [
-      { labels: {}, value: backlog.bound },
-    ]);
+    metrics.gauge(
+      'payments_job_backlog_bound',
+      'The bound in force: PAYMENTS_MAX_BACKLOG, or less by the lag bound (PAYMENTS_MAX_LAG_MS at the workers’ pace); at it MIT and asynchronous payouts are refused with 503',
+      [],
+      async () => [{ labels: {}, value: backlog.effectiveBound() }],
+    );
+    if (drain)
+      metrics.gauge('payments_jobs_settled_per_second', 'Jobs this process’s workers settled per second over the last 5 s', [], async () => [
+        { labels: {}, value: drain.ratePerSecond() },
+      ]);
   }
   const rateLimiter = config.rateLimits === 'off' ? null : new RateLimiter();
   const app = await buildApp({
@@ -126,6 +145,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     idempotency: store.idempotency,
     sealer,
     rateLimiter,
+    overload: services.backlog,
     now: () => clock.now(),
     publicUrl: config.publicUrl,
     ready: () => store.ping(),
@@ -134,7 +154,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
   });
 
-  if (options.startWorkers ?? config.workers) runner.start();
+  if (runsWorkers) runner.start();
 
   let closing: Promise<void> | null = null;
   return {

@@ -77,7 +77,15 @@ import type { Store } from './storage/store.js';
 export interface ServiceDeps {
   config: Pick<
     Config,
-    'sandbox' | 'publicUrl' | 'sandboxLatencyMs' | 'sandboxAcquirerLog' | 'allowPrivateUrls' | 'maxBacklog' | 'mitCapPerMinute' | 'mitBatchCapPerMinute'
+    | 'sandbox'
+    | 'publicUrl'
+    | 'sandboxLatencyMs'
+    | 'sandboxAcquirerLog'
+    | 'allowPrivateUrls'
+    | 'maxBacklog'
+    | 'maxLagMs'
+    | 'mitCapPerMinute'
+    | 'mitBatchCapPerMinute'
   >;
   store: Store;
   clock: ServiceClock;
@@ -90,6 +98,8 @@ export interface ServiceDeps {
   settlementFees?: FeeSchedule;
   /** How old the backlog figure may get before it is counted again (default BACKLOG_REFRESH_MS; tests: 0). */
   backlogRefreshMs?: number;
+  /** The workers' pace (jobs settled per second) when this process runs them: turns the lag bound on. */
+  drainRate?: () => number;
 }
 
 export interface Services {
@@ -195,6 +205,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const backlog = new BacklogGauge({
     count: (now, limit) => store.jobs.countBacklog(now, limit),
     bound: deps.config.maxBacklog,
+    ...(deps.drainRate ? { maxLagMs: deps.config.maxLagMs, drainRate: deps.drainRate } : {}),
     now: () => clock.now(),
     ...(deps.backlogRefreshMs === undefined ? {} : { refreshMs: deps.backlogRefreshMs }),
     // Once per run of failed counts (the database is down: the requests meet that themselves).

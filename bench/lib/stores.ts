@@ -122,6 +122,8 @@ export function benchConfig(db: BenchDatabase, overrides: Partial<Config> = {}):
     logLevel: 'silent',
     workers: false,
     shutdownTimeoutMs: 2000,
+    // The lag bound is on by default; BENCH_MAX_LAG_MS=0 measures the service without it.
+    ...(process.env.BENCH_MAX_LAG_MS ? { maxLagMs: Number(process.env.BENCH_MAX_LAG_MS) } : {}),
     ...overrides,
   };
 }

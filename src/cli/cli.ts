@@ -91,6 +91,7 @@ export function describeConfig(config: Config, env: Record<string, string | unde
     ['PAYMENTS_WORKERS', config.workers ? '1' : '0'],
     ['PAYMENTS_SHUTDOWN_TIMEOUT_MS', String(config.shutdownTimeoutMs)],
     ['PAYMENTS_MAX_BACKLOG', config.maxBacklog === 0 ? '0 (off)' : String(config.maxBacklog)],
+    ['PAYMENTS_MAX_LAG_MS', config.maxLagMs === 0 ? '0 (off)' : `${config.maxLagMs} ms`],
     ['PAYMENTS_MIT_CAP_PER_MINUTE', config.mitCapPerMinute === 0 ? '0 (off)' : String(config.mitCapPerMinute)],
     ['PAYMENTS_MIT_BATCH_CAP_PER_MINUTE', config.mitBatchCapPerMinute === 0 ? '0 (off)' : String(config.mitBatchCapPerMinute)],
   ];

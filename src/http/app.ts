@@ -28,6 +28,8 @@ import { inputChecksHook, recheckCoercedQuery, refuseUnsafeInput } from './input
 import type { Metrics } from './metrics.js';
 import type { RateLimiter } from './rate-limit.js';
 import { rateLimitHook } from './rate-limit-hook.js';
+import { overloadHook } from './overload-hook.js';
+import type { OverloadSignal } from '../shared/overload.js';
 
 export const API_PREFIX = '/public/api/v1';
 
@@ -70,6 +72,8 @@ export interface AppOptions {
   /** Encrypts the stored responses of routes that answer with a credential (RouteDef.secretResponse). */
   sealer: Sealer;
   rateLimiter: RateLimiter | null;
+  /** The backlog bound, checked before the idempotency claim of routes that accept asynchronous work. */
+  overload?: OverloadSignal;
   now(): number;
   publicUrl: string;
   ready(): Promise<void>;
@@ -247,7 +251,7 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
     config: { def },
     onRequest: hooks(authenticationHook(def, options.authenticate), capabilityHook(def)),
     preValidation: hooks(rateLimitHook(def, options.rateLimiter), inputChecksHook(def)),
-    preHandler: hooks(idempotencyClaimHook(def, options)),
+    preHandler: hooks(overloadHook(def, options.overload), idempotencyClaimHook(def, options)),
     onSend: hooks(idempotencyRecordHook(def, options)),
     handler: routeHandler(def, options.publicUrl),
   });

@@ -46,7 +46,20 @@ export interface BacklogGaugeOptions {
   retryAfterS?: number;
   /** A count failed (the database is unreachable, say): the last figure stays. Called once per run of failures. */
   onError?: (err: unknown) => void;
+  /**
+   * The lag bound (PAYMENTS_MAX_LAG_MS; 0 or absent: off): the backlog is also at its bound once it
+   * is more than this much work for the workers at their measured pace (`drainRate`).
+   */
+  maxLagMs?: number;
+  /** Jobs settled per second by the workers (DrainMeter); only a process that runs workers knows it. */
+  drainRate?: () => number;
 }
+
+/**
+ * The lag bound never goes below this many jobs: a process that has just started, or was idle, has
+ * no measured pace yet, and must still accept a burst (a batch of 500, a billing run).
+ */
+export const MIN_LAG_BACKLOG = 500;
 
 export class BacklogGauge implements OverloadSignal {
   readonly bound: number;
@@ -71,7 +84,21 @@ export class BacklogGauge implements OverloadSignal {
   }
 
   async isOverloaded(): Promise<boolean> {
-    return this.enabled && (await this.current()) >= this.bound;
+    return this.enabled && (await this.current()) >= this.effectiveBound();
+  }
+
+  /**
+   * The bound in force now: PAYMENTS_MAX_BACKLOG, or less when the lag bound is on and the workers'
+   * pace makes that many jobs more than PAYMENTS_MAX_LAG_MS of work. Without it, a service offered
+   * more than it can settle accepts until the fixed bound, and its workers, sharing the CPU with
+   * the requests, fall further behind (callbacks late by the whole backlog); with it, the excess
+   * is refused early with a cheap 503 and the workers keep their pace.
+   */
+  effectiveBound(): number {
+    const { maxLagMs, drainRate } = this.options;
+    if (!maxLagMs || !drainRate) return this.bound;
+    const lagBound = Math.max(MIN_LAG_BACKLOG, Math.ceil((drainRate() * maxLagMs) / 1000));
+    return Math.min(this.bound, lagBound);
   }
 
   retryAfterSeconds(): number {

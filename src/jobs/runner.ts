@@ -13,6 +13,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { Logger } from 'pino';
 import { type Clock, wallClock } from '../clock.js';
 import { isStoreUnavailable } from '../storage/unavailable.js';
+import type { DrainMeter } from './drain-meter.js';
 import { Deferred, type Job, type JobDefinition, type JobOutcome, type JobQueue, type JobStore, RetryLater } from './job.js';
 
 export interface RunnerOptions {
@@ -24,6 +25,8 @@ export interface RunnerOptions {
   idlePollMs?: number;
   /** Real time for leases (tests pass a fake one). */
   wallNow?: () => number;
+  /** Told of every settled job (done, or failed for later): the workers' pace, for the lag bound. */
+  meter?: DrainMeter;
 }
 
 /** Longest wait between claims while claiming fails (the database is down). */
@@ -220,6 +223,7 @@ export class JobRunner {
       };
       await definition.handle(job.payload as never, { job, attempt: job.attempts, now: () => clock.now(), settleIn });
       if (!settled) await store.complete(job.id, this.workerId, clock.now());
+      this.options.meter?.record();
     } catch (err) {
       if (err instanceof Deferred || isStoreUnavailable(err)) {
         // Not an attempt (the delivery gate is full, or the database failed under the handler): back
@@ -241,6 +245,7 @@ export class JobRunner {
       if (!(err instanceof RetryLater)) logger.warn({ err, jobId: job.id, kind: job.kind, attempt: job.attempts, dead: exhausted }, 'job failed');
       try {
         await store.fail(job.id, this.workerId, clock.now(), message.slice(0, 2000), retryAt);
+        this.options.meter?.record();
       } catch (failErr) {
         logger.error({ err: failErr, jobId: job.id }, 'could not record job failure; the lease will expire and it will run again');
       }

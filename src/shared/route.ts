@@ -68,6 +68,8 @@ export interface RouteDef<S extends RouteSchemas = RouteSchemas> {
   /** The response holds a credential: its stored copy for idempotent replay is encrypted. */
   secretResponse?: boolean;
   rateLimit?: RateLimitCategory;
+  /** Accepts asynchronous work: refused with 503 at the backlog bound before anything is claimed (http/overload-hook.ts). */
+  refusedWhenOverloaded?: boolean;
   capability?: Capability;
   /** Served outside /public/api/v1 (pages, sandbox, health). */
   root?: boolean;

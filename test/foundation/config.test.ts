@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { ConfigError, DEFAULT_MAX_BACKLOG, loadConfig } from '../../src/config.js';
+import { ConfigError, DEFAULT_MAX_BACKLOG, DEFAULT_MAX_LAG_MS, loadConfig } from '../../src/config.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -43,6 +43,12 @@ describe('loadConfig', () => {
 
   test('PAYMENTS_MAX_BACKLOG: an integer from 0 (off) to 1000000', () => {
     assert.equal(loadConfig({ PAYMENTS_MAX_BACKLOG: '0' }).maxBacklog, 0);
+    assert.equal(loadConfig({}).maxLagMs, DEFAULT_MAX_LAG_MS);
+    assert.equal(DEFAULT_MAX_LAG_MS, 2000);
+    assert.equal(loadConfig({ PAYMENTS_MAX_LAG_MS: '0' }).maxLagMs, 0);
+    assert.equal(loadConfig({ PAYMENTS_MAX_LAG_MS: '500' }).maxLagMs, 500);
+    assert.throws(() => loadConfig({ PAYMENTS_MAX_LAG_MS: '-1' }));
+    assert.throws(() => loadConfig({ PAYMENTS_MAX_LAG_MS: '1.5' }));
     assert.equal(loadConfig({ PAYMENTS_MAX_BACKLOG: '1' }).maxBacklog, 1);
     assert.equal(loadConfig({ PAYMENTS_MAX_BACKLOG: '200000' }).maxBacklog, 200_000);
     assert.equal(loadConfig({ PAYMENTS_MAX_BACKLOG: '1000000' }).maxBacklog, 1_000_000);

@@ -12,6 +12,7 @@ export function mitRoutes(service: Pick<MitService, 'create' | 'batch'>): RouteD
       url: '/mit',
       summary: 'Merchant-initiated authorization on an ACTIVE subscription (asynchronous; at most 300 a minute per merchant by default)',
       rateLimit: 'mit',
+      refusedWhenOverloaded: true,
       schema: { body: MitBody, response: { 200: MitResponse, 429: MitRateLimitedResponse } },
       handler: async ({ body, accountId, clientIp, effect }) => ({ transaction: transactionWire(await service.create(accountId, body, clientIp, effect)) }),
     }),
@@ -21,6 +22,7 @@ export function mitRoutes(service: Pick<MitService, 'create' | 'batch'>): RouteD
       url: '/mit/batch',
       summary: 'Up to 500 MIT authorizations; one result per entry, in order (at most 30 000 accepted entries a minute per merchant by default)',
       rateLimit: 'mitBatch',
+      refusedWhenOverloaded: true,
       schema: { body: MitBatchBody, response: { 200: MitBatchResponse, 429: MitRateLimitedResponse } },
       handler: async ({ body, accountId, clientIp, effect }) => {
         const results = await service.batch(accountId, body.transactions, clientIp, effect);

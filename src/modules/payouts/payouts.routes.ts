@@ -12,6 +12,7 @@ export function payoutsRoutes(service: PayoutsService): RouteDef[] {
       method: 'POST',
       url: '/payout',
       summary: 'Payout to a stored card (asynchronous; outcome to notificationUrl)',
+      refusedWhenOverloaded: true,
       schema: { body: PayoutBody, response: { 200: TransactionResponse } },
       handler: async ({ body, accountId, effect }) => ({ transaction: transactionWire(await service.payout(accountId, body, effect)) }),
     }),
