@@ -174,8 +174,9 @@ export function buildServices(deps: ServiceDeps): Services {
     }
   };
   const notificationBuilder = new NotificationBuilder<Repositories>(transactions);
-  notificationBuilder.useCards(async (tx, repos) =>
-    cardObject(tx.paymentMethodId ? await (repos ?? store).paymentMethods.findById(tx.accountId, tx.paymentMethodId, true) : null),
+  notificationBuilder.useCards(
+    async (tx, repos) => cardObject(tx.paymentMethodId ? await (repos ?? store).paymentMethods.findById(tx.accountId, tx.paymentMethodId, true) : null),
+    cardObject,
   );
   const callbackUrlPolicy = new CallbackUrlPolicy({ allowPrivate });
   const callbacks = new CallbackDelivery<Repositories>({
@@ -197,7 +198,7 @@ export function buildServices(deps: ServiceDeps): Services {
     // A final transaction's callback row (with its body) and job are written in the commit that made it final.
     callbacks,
     // Deleted payment methods too: running transactions keep working.
-    instrumentFor: (accountId, paymentMethodId) => paymentMethods.instrumentById(accountId, paymentMethodId),
+    openInstrument: ({ paymentMethod, panSealed }) => paymentMethods.instrumentFor(paymentMethod, panSealed),
   });
   // Capture, refund, void and renew: the lifecycle flow decides, the engine moves the money.
   const operations = new OperationsService<Repositories>({ transactions: store.transactions, engine: payments });

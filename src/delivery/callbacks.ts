@@ -22,9 +22,9 @@ import type { DeliveryGate } from './delivery-gate.js';
 import { notFound } from '../shared/errors.js';
 import { newId } from '../shared/ids.js';
 import type { PointOfSaleWithSecret } from '../modules/points-of-sale/point-of-sale.js';
-import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS, type CallbackJobPayload, callbackJob } from '../modules/transactions/payment-engine.js';
+import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS, type CallbackJobPayload, callbackJob, type KnownToCallback } from '../modules/transactions/payment-engine.js';
 import type { NotificationBuilder } from '../modules/transactions/notification.js';
-import type { Operation, Transaction } from '../modules/transactions/transaction.js';
+import type { Transaction } from '../modules/transactions/transaction.js';
 import type { TransactionsRepository } from '../modules/transactions/transactions.repository.js';
 import type { HttpSender } from './http-sender.js';
 import type { Notification, NotificationAttempt, NotificationsRepository } from './notification.js';
@@ -75,12 +75,16 @@ export class CallbackDelivery<R extends CallbackRepos> {
    * In the commit that made `tx` final (the pipeline calls it): the delivery row with its complete
    * NotificationWebhook body and the sealed Authorization value, and its job. Once per final state.
    */
-  async scheduleInCommit(repos: R, tx: Transaction, operations?: Operation[]): Promise<void> {
+  /** `known`: what the caller already read (the engine's drive read): not read again. */
+  async scheduleInCommit(repos: R, tx: Transaction, known: KnownToCallback = {}): Promise<void> {
     if (!tx.notificationUrl) return;
-    const pointOfSale = await repos.pointsOfSale.findById(tx.accountId, tx.pointOfSaleId);
+    const authorization =
+      known.webhookAuthenticationSealed !== undefined
+        ? known.webhookAuthenticationSealed
+        : ((await repos.pointsOfSale.findById(tx.accountId, tx.pointOfSaleId))?.webhookAuthenticationSealed ?? null);
     const now = this.deps.clock.nowIso();
-    const body = JSON.stringify(await this.deps.builder.build(tx, repos, operations));
-    const notification = this.newNotification(tx, tx.state, body, now, pointOfSale?.webhookAuthenticationSealed ?? null);
+    const body = JSON.stringify(await this.deps.builder.build(tx, repos, known));
+    const notification = this.newNotification(tx, tx.state, body, now, authorization);
     if (await repos.notifications.insertIfAbsent(notification)) await repos.jobs.enqueue(callbackJob(tx, notification.id));
   }
 

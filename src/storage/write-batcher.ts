@@ -5,7 +5,8 @@
  * COMMIT` on the single SQLite connection (node:sqlite or better-sqlite3, see sqlite-driver.ts):
  *
  *   - each closure runs in its own SAVEPOINT: one that throws is rolled back to its savepoint
- *     alone and its caller gets the error; the others commit;
+ *     alone and its caller gets the error; the others commit (a batch of one needs no savepoint:
+ *     its transaction is rolled back instead);
  *   - no closure's promise settles before the COMMIT that holds it has returned, so nothing is
  *     answered (HTTP response, job marked done, callback sent) before its write is durable;
  *   - a crash before the COMMIT loses the whole batch, and none of it was answered; a failed
@@ -155,26 +156,36 @@ export class WriteBatcher {
   private async commit(batch: Item[]): Promise<void> {
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     const exec = (sql: string) => this.statements.prepare(sql).run();
+    let committed = false;
     try {
       await this.db.connection().execute(async (conn) => {
         exec('BEGIN IMMEDIATE');
+        // A batch of one needs no savepoint: if its closure throws, the whole transaction is its own.
+        const solo = batch.length === 1;
         try {
           for (const item of batch) {
-            exec('SAVEPOINT group_commit_item');
+            if (!solo) exec('SAVEPOINT group_commit_item');
             try {
               const value = await item.fn(conn);
-              exec('RELEASE group_commit_item');
+              if (!solo) exec('RELEASE group_commit_item');
               outcomes.push({ ok: true, value });
             } catch (error) {
               // An I/O or full-disk error ends the whole transaction: then the batch fails as one.
               if (!this.statements.handle.inTransaction) throw error;
-              exec('ROLLBACK TO group_commit_item');
-              exec('RELEASE group_commit_item');
+              if (solo) exec('ROLLBACK');
+              else {
+                exec('ROLLBACK TO group_commit_item');
+                exec('RELEASE group_commit_item');
+              }
               outcomes.push({ ok: false, error });
             }
           }
-          await this.options.beforeCommit?.(batch.length);
-          exec('COMMIT');
+          // Nothing left to commit when the only closure was rolled back.
+          if (this.statements.handle.inTransaction) {
+            await this.options.beforeCommit?.(batch.length);
+            exec('COMMIT');
+            committed = true;
+          }
         } catch (error) {
           // The batch's own error is the one its callers get (SQLITE_BUSY, SQLITE_IOERR, SQLITE_FULL → 503),
           // not a failing ROLLBACK's (after an I/O or full-disk error SQLite has usually rolled back by itself).
@@ -188,7 +199,7 @@ export class WriteBatcher {
       for (const item of batch) item.reject(error);
       return;
     }
-    this.stats.commits++;
+    if (committed) this.stats.commits++;
     this.stats.closures += batch.length;
     this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
     batch.forEach((item, i) => {

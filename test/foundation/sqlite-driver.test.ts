@@ -147,6 +147,30 @@ for (const driver of availableSqliteDrivers()) {
       assert.equal(connection.statements!.handle.inTransaction, false);
     });
 
+    test('group commit of one unit: no savepoint; when it fails its transaction is rolled back and nothing stays', async () => {
+      const batcher = new WriteBatcher(connection.db, connection.statements!);
+      const ok = await batcher.run(async (db) => {
+        await sql`insert into t (id, v, n) values (${50}, ${'solo'}, ${0})`.execute(db);
+        return 'ok';
+      });
+      assert.equal(ok, 'ok');
+      await assert.rejects(
+        batcher.run(async (db) => {
+          await sql`insert into t (id, v, n) values (${51}, ${'half'}, ${0})`.execute(db);
+          await sql`insert into t (id, v, n) values (${52}, ${'bad'}, ${-1})`.execute(db);
+        }),
+        (err: { code?: string }) => err.code === 'SQLITE_CONSTRAINT_CHECK',
+      );
+      assert.equal(connection.statements!.handle.inTransaction, false);
+      assert.equal(batcher.stats.commits, 1, 'the failed unit committed nothing');
+      const rows = await sql<{ id: number }>`select id from t where id between 50 and 59 order by id`.execute(connection.db);
+      assert.deepEqual(
+        rows.rows.map((r) => r.id),
+        [50],
+        'the failed unit’s first insert was rolled back with it',
+      );
+    });
+
     test('inTransaction is asked of the connection: BEGIN, COMMIT, and a transaction SQLite ended by itself', () => {
       const handle = openSqlite(':memory:', driver);
       try {

@@ -149,11 +149,6 @@ export class PaymentMethodsService {
    * never stored), or the wallet type. Works on deleted methods too, for running transactions.
    */
   /** The instrument of a stored method by id, read once with its sealed number; null when there is no such method. */
-  async instrumentById(accountId: string, id: string): Promise<Instrument | null> {
-    const found = await this.deps.paymentMethods.findWithSealedPan(accountId, id);
-    return found ? this.instrumentFor(found.paymentMethod, found.panSealed) : null;
-  }
-
   /** `sealed`: the sealed number when the caller already read it (else it is read here). */
   async instrumentFor(paymentMethod: Pick<PaymentMethod, 'id' | 'type' | 'holderName' | 'card'>, sealedPan?: string | null): Promise<Instrument> {
     if (paymentMethod.type !== 'CARD' || !paymentMethod.card) return { kind: 'wallet', paymentMethodType: paymentMethod.type };

@@ -8,6 +8,7 @@ import { Type } from '@sinclair/typebox';
 import type { ScaResult } from '../../connectors/acquirer.js';
 import { Nullable, StringEnum } from '../../shared/wire.js';
 import type { CardObject } from '../payment-methods/card.js';
+import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import { CardRecord } from '../payment-methods/payment-methods.schemas.js';
 import type { Operation, Transaction } from './transaction.js';
 import { AcquirerAgreementRecord, AggregatesRecord, OperationRecord, transactionDetailWire, TransactionRecord } from './transactions.schemas.js';
@@ -81,10 +82,19 @@ export type NotificationReader = Pick<NotificationBuilder<never>, 'forTransactio
 /** `repos`: the repositories of the commit the body is built in (null: read outside any commit). */
 type Resolver<T, R> = (transaction: Transaction, repos: R | null) => Promise<T | null>;
 
+/** What the caller of `build` already read or decided: the builder does not read it again. */
+export interface KnownSections {
+  /** All of the transaction's operations. */
+  operations?: Operation[];
+  /** The transaction's payment method (null: it has none). */
+  paymentMethod?: PaymentMethod | null;
+}
+
 export class NotificationBuilder<R extends { transactions: TransactionsRepository } = { transactions: TransactionsRepository }> {
   private session: Resolver<unknown, R> = async () => null;
   private subscription: Resolver<unknown, R> = async () => null;
   private card: Resolver<CardObject, R> = async () => null;
+  private cardOf: (paymentMethod: PaymentMethod | null) => CardObject | null = () => null;
 
   constructor(private readonly transactions: TransactionsService) {}
 
@@ -98,21 +108,22 @@ export class NotificationBuilder<R extends { transactions: TransactionsRepositor
     this.subscription = resolver;
   }
 
-  /** The masked card object of the transaction's payment method (payment-methods module). */
-  useCards(resolver: Resolver<CardObject, R>): void {
+  /** The masked card object of the transaction's payment method (payment-methods module): read, or of a known one. */
+  useCards(resolver: Resolver<CardObject, R>, of: (paymentMethod: PaymentMethod | null) => CardObject | null): void {
     this.card = resolver;
+    this.cardOf = of;
   }
 
   /**
    * The document; inside a commit (`repos`), read through that commit so it shows what the commit
-   * wrote. `operations`: all of the transaction's operations when the caller knows them (no read).
+   * wrote. `known`: what the caller already read (not read again).
    */
-  async build(transaction: Transaction, repos: R | null = null, operations?: Operation[]): Promise<NotificationWebhook> {
-    const detail = await this.transactions.detailOf(transaction, repos?.transactions, operations);
+  async build(transaction: Transaction, repos: R | null = null, known: KnownSections = {}): Promise<NotificationWebhook> {
+    const detail = await this.transactions.detailOf(transaction, repos?.transactions, known.operations);
     const [session, subscription, card] = await Promise.all([
       transaction.sessionId ? this.session(transaction, repos) : null,
       transaction.subscriptionId ? this.subscription(transaction, repos) : null,
-      transaction.paymentMethodId ? this.card(transaction, repos) : null,
+      !transaction.paymentMethodId ? null : known.paymentMethod !== undefined ? this.cardOf(known.paymentMethod) : this.card(transaction, repos),
     ]);
     return notificationWebhook(detail, { session, subscription, card });
   }

@@ -57,6 +57,7 @@ import {
   type TransactionFlow,
   type TransactionType,
 } from './transaction.js';
+import type { KnownSections } from './notification.js';
 import type { NewTransaction, PaymentRecords, TransactionsRepository } from './transactions.repository.js';
 
 export type { PrimaryOperation } from './engine-rules.js';
@@ -88,8 +89,14 @@ export interface PipelineRepos {
  * inside the commit that made it final (src/delivery/callbacks.ts implements it).
  */
 export interface CallbackScheduler<R> {
-  /** `operations`: all of the transaction's operations when the engine knows them (the body needs no read). */
-  scheduleInCommit(repos: R, transaction: Transaction, operations?: Operation[]): Promise<void>;
+  /** `known`: what the engine already read or decided (the body and the row need no read of it). */
+  scheduleInCommit(repos: R, transaction: Transaction, known?: KnownToCallback): Promise<void>;
+}
+
+/** What the engine knows when it writes a callback: sections of the body and the row it need not read. */
+export interface KnownToCallback extends KnownSections {
+  /** The point of sale's sealed webhookAuthentication (null: none). */
+  webhookAuthenticationSealed?: string | null;
 }
 
 /** What a flow's payments do in the commit that makes them final; returns the transaction when it changed it. */
@@ -146,8 +153,8 @@ export interface EngineDeps<R extends PipelineRepos> {
   acquirer: Acquirer;
   /** Writes a final transaction's callback in the commit that made it final. */
   callbacks: CallbackScheduler<R>;
-  /** Opens a stored payment method for an acquirer call (deleted ones too); null when it does not exist. */
-  instrumentFor(accountId: string, paymentMethodId: string): Promise<Instrument | null>;
+  /** Opens a stored payment method, read with its sealed number, for an acquirer call. */
+  openInstrument(stored: { paymentMethod: PaymentMethod; panSealed: string | null }): Promise<Instrument>;
   clock: Clock;
 }
 
@@ -206,7 +213,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       // Applied as the acquirer's decline would be, without calling it.
       const declined = { outcome: 'declined' as const, ...refusal, externalStatusCodes: { terminal: null, acquirer: null, network: null, sca: null } };
       try {
-        return (await this.apply(asCommitted(built.transaction), built.operation, declined, null)).transaction;
+        return (await this.apply(asCommitted(built.transaction), built.operation, declined, null, {})).transaction;
       } catch (err) {
         if (!(err instanceof Conflict)) throw err;
         return this.reload(request.accountId, built.transaction.id);
@@ -482,12 +489,13 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     // PENDING → PROCESSING (dispatch) is not a commit of its own: the answer's commit makes both
     // moves, so a payment costs one write less; until then the transaction reads PENDING.
     if (tx.state === 'PENDING') tx = { ...tx, state: nextTransactionState('PENDING', 'dispatch') ?? 'PROCESSING' };
-    const result = await this.call(tx, op, attempt, instrument);
+    const result = await this.call(tx, op, attempt, instrument ?? found.paymentMethod);
     if (result.outcome === 'timeout' || result.outcome === 'pending') {
       return { result: { outcome: 'unknown', pending: result.outcome === 'pending', operation: op }, next: null };
     }
     try {
-      const applied = await this.apply(tx, op, result, job ?? null);
+      const known = { paymentMethod: found.paymentMethod?.paymentMethod ?? null, webhookAuthenticationSealed: found.webhookAuthenticationSealed };
+      const applied = await this.apply(tx, op, result, job ?? null, known);
       const message = result.outcome === 'declined' ? result.message : undefined;
       return {
         result: { outcome: 'answered', operation: applied.operation, transaction: applied.transaction, ...(message ? { message } : {}) },
@@ -501,10 +509,11 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     }
   }
 
-  private async call(tx: Transaction, op: Operation, attempt: number, given?: Instrument): Promise<AcquirerResult> {
+  /** `given`: the instrument a synchronous flow opened already, or the stored payment method the drive read. */
+  private async call(tx: Transaction, op: Operation, attempt: number, given: Instrument | StoredMethod | null): Promise<AcquirerResult> {
     const acquirer = this.deps.acquirer;
     try {
-      const instrument = given ?? (await this.instrumentOf(tx));
+      const instrument = given === null ? walletOf(tx) : 'kind' in given ? given : await this.deps.openInstrument(given);
       const base = { transactionId: tx.id, attempt, amount: op.amount, currency: tx.currency, instrument };
       if (op.type === 'AUTHORIZATION' || op.type === 'SALE') {
         return await acquirer.authorize({ ...base, initiator: INITIATOR[tx.flow], scaMode: tx.scaMode, capture: op.type === 'SALE' });
@@ -514,12 +523,6 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       // A connector failure leaves the outcome unknown: asked again like a timeout, never a decline.
       return { outcome: 'timeout' };
     }
-  }
-
-  /** The stored payment method opened for the call (deleted ones too), or the wallet the transaction names. */
-  private async instrumentOf(tx: Transaction): Promise<Instrument> {
-    const opened = tx.paymentMethodId ? await this.deps.instrumentFor(tx.accountId, tx.paymentMethodId) : null;
-    return opened ?? { kind: 'wallet', paymentMethodType: tx.paymentMethodType ?? 'CARD' };
   }
 
   /**
@@ -533,6 +536,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     op: Operation,
     result: Exclude<AcquirerResult, { outcome: 'timeout' | 'pending' }>,
     job: JobContext | null,
+    read: KnownToCallback,
   ): Promise<{ operation: Operation; transaction: Transaction; follow: Operation | null; becameFinal: boolean }> {
     const nowMs = this.deps.clock.now();
     const now = new Date(nowMs).toISOString();
@@ -602,8 +606,9 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       if (becameFinal) after = await this.applyEffects(repos, after);
       for (const event of eventsOf(after, answered, becameFinal)) await repos.events.append(after.accountId, event.name, event.payload);
       // A transaction's first answer knows all its operations: the primary one, nothing else yet.
-      const known = isPrimary(op.type) && !next ? [answered] : undefined;
-      if (callbackDue(after, answered, becameFinal, next !== null)) await this.deps.callbacks.scheduleInCommit(repos, after, known);
+      const operations = isPrimary(op.type) && !next ? [answered] : undefined;
+      if (callbackDue(after, answered, becameFinal, next !== null))
+        await this.deps.callbacks.scheduleInCommit(repos, after, { ...read, ...(operations ? { operations } : {}) });
       return { operation: answered, transaction: after, follow: next, becameFinal };
     });
     if (applied.becameFinal) for (const observe of this.observers) observe(applied.transaction);
@@ -632,4 +637,12 @@ const driveJobKey = (operationId: string) => `${DRIVE_JOB}:${operationId}`;
 export function callbackJob(tx: Pick<Transaction, 'id' | 'accountId' | 'state'>, notificationId: string) {
   const payload: CallbackJobPayload = { accountId: tx.accountId, transactionId: tx.id, event: tx.state, notificationId };
   return newJob(CALLBACK_JOB, payload, { dedupeKey: `${CALLBACK_JOB}:${tx.id}:${tx.state}` });
+}
+
+/** A stored payment method as the drive read it, with its sealed number. */
+type StoredMethod = { paymentMethod: PaymentMethod; panSealed: string | null };
+
+/** The transaction has no stored payment method: the wallet it names. */
+function walletOf(tx: Transaction): Instrument {
+  return { kind: 'wallet', paymentMethodType: tx.paymentMethodType ?? 'CARD' };
 }

@@ -1,6 +1,7 @@
 import type { NewJob } from '../../jobs/job.js';
 import type { Keyset } from '../../shared/pagination.js';
 import type { ScaResult } from '../../connectors/acquirer.js';
+import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import type { ExternalStatusCodes, Operation, OperationState, Transaction, TransactionState } from './transaction.js';
 
 export type AmountMode = 'EQUAL' | 'LESS_THAN' | 'GREATER_THAN';
@@ -110,8 +111,12 @@ export interface TransactionsRepository {
   findOperation(transactionId: string, operationId: string): Promise<Operation | null>;
   /** A transaction with the id of its SUCCESS AUTHORIZATION or SALE operation (what capture, void and renew refer to), in one read. */
   findWithPrimaryOperation(accountId: string, id: string): Promise<{ transaction: Transaction; primaryOperationId: string | null } | null>;
-  /** An operation with its transaction, in one read (what driving it needs); null when it does not exist. */
-  findForDrive(operationId: string): Promise<{ transaction: Transaction; operation: Operation } | null>;
+  /**
+   * An operation with everything driving it needs, in one read; null when it does not exist: its
+   * transaction, the transaction's payment method with its sealed number (deleted ones too; null
+   * when it has none) and the sealed callback authorization of its point of sale.
+   */
+  findForDrive(operationId: string): Promise<DriveRecord | null>;
   /**
    * Conditional update: applies `patch` and adds `delta` to the aggregates only while the state
    * is one of `from` (and, for a capture, while captured + delta stays within authorized − voided).
@@ -125,4 +130,13 @@ export interface TransactionsRepository {
   finishOperation(id: string, patch: OperationResultPatch): Promise<boolean>;
   /** Operations in a final state, newest finalized first. */
   listFinalOperations(accountId: string, filter: OperationFilter, offset: number, limit: number): Promise<{ items: Operation[]; total: number }>;
+}
+
+/** What driving an operation reads (TransactionsRepository.findForDrive). */
+export interface DriveRecord {
+  transaction: Transaction;
+  operation: Operation;
+  paymentMethod: { paymentMethod: PaymentMethod; panSealed: string | null } | null;
+  /** The point of sale's sealed webhookAuthentication: the Authorization header of its callbacks. */
+  webhookAuthenticationSealed: string | null;
 }

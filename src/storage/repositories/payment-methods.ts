@@ -3,7 +3,7 @@ import { type CardDetails, displayTextOf, type PaymentMethod, type PaymentMethod
 import type { CardUpdate, LegacyCardRow, PaymentMethodsRepository } from '../../modules/payment-methods/payment-methods.repository.js';
 import type { Database, PaymentMethodsTable } from '../schema.js';
 
-function toPaymentMethod(row: Omit<Selectable<PaymentMethodsTable>, 'panSealed'>): PaymentMethod {
+export function toPaymentMethod(row: Omit<Selectable<PaymentMethodsTable>, 'panSealed'>): PaymentMethod {
   const card = row.card === null ? null : (JSON.parse(row.card) as CardDetails);
   return {
     id: row.id,
@@ -23,7 +23,7 @@ function toPaymentMethod(row: Omit<Selectable<PaymentMethodsTable>, 'panSealed'>
 }
 
 /** Every read but sealedPan leaves the sealed number in the database. */
-const COLUMNS = [
+export const PAYMENT_METHOD_COLUMNS = [
   'id',
   'accountId',
   'customerId',
@@ -67,21 +67,26 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
   }
 
   async findById(accountId: string, id: string, withDeleted = false): Promise<PaymentMethod | null> {
-    let q = this.db.selectFrom('paymentMethods').select(COLUMNS).where('id', '=', id).where('accountId', '=', accountId);
+    let q = this.db.selectFrom('paymentMethods').select(PAYMENT_METHOD_COLUMNS).where('id', '=', id).where('accountId', '=', accountId);
     if (!withDeleted) q = q.where('deletedAt', 'is', null);
     const row = await q.executeTakeFirst();
     return row ? toPaymentMethod(row) : null;
   }
 
   async findLiveByIdAnyAccount(id: string): Promise<PaymentMethod | null> {
-    const row = await this.db.selectFrom('paymentMethods').select(COLUMNS).where('id', '=', id).where('deletedAt', 'is', null).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('paymentMethods')
+      .select(PAYMENT_METHOD_COLUMNS)
+      .where('id', '=', id)
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst();
     return row ? toPaymentMethod(row) : null;
   }
 
   async findWithSealedPan(accountId: string, id: string): Promise<{ paymentMethod: PaymentMethod; panSealed: string | null } | null> {
     const row = await this.db
       .selectFrom('paymentMethods')
-      .select([...COLUMNS, 'panSealed'])
+      .select([...PAYMENT_METHOD_COLUMNS, 'panSealed'])
       .where('id', '=', id)
       .where('accountId', '=', accountId)
       .executeTakeFirst();
@@ -97,7 +102,7 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
     let q = this.db.selectFrom('paymentMethods').where('accountId', '=', accountId).where('deletedAt', 'is', null);
     if (customerId !== null) q = q.where('customerId', '=', customerId);
     const [rows, count] = await Promise.all([
-      q.select(COLUMNS).orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute(),
+      q.select(PAYMENT_METHOD_COLUMNS).orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute(),
       q.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow(),
     ]);
     return { items: rows.map(toPaymentMethod), total: Number(count.n) };

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Keyset } from '../../shared/pagination.js';
+import { PAYMENT_METHOD_COLUMNS, toPaymentMethod } from './payment-methods.js';
 import type {
   Operation,
   OperationState,
@@ -12,6 +13,7 @@ import type {
 import type {
   AggregateDelta,
   AmountMode,
+  DriveRecord,
   NewTransaction,
   OperationFilter,
   OperationResultPatch,
@@ -188,12 +190,18 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     return { transaction: toTransaction(tx), primaryOperationId: primaryOperationId ?? null };
   }
 
-  async findForDrive(operationId: string): Promise<{ transaction: Transaction; operation: Operation } | null> {
-    // One statement for what driving an operation needs: the operation and its transaction.
+  async findForDrive(operationId: string): Promise<DriveRecord | null> {
+    // One statement for what driving an operation needs: the operation, its transaction, the
+    // payment method with its sealed number (for the acquirer call and the callback's card) and
+    // the point of sale's callback authorization (for the callback row).
     const row = await this.db
       .selectFrom('operations as o')
       .innerJoin('transactions as t', 't.id', 'o.transactionId')
+      .leftJoin('paymentMethods as pm', 'pm.id', 't.paymentMethodId')
+      .leftJoin('pointsOfSale as pos', 'pos.id', 't.pointOfSaleId')
       .selectAll('t')
+      .select(PAYMENT_METHOD_COLUMNS.map((column) => sql.ref<unknown>(`pm.${column}`).as(pmAlias(column))))
+      .select(['pm.panSealed as pmPanSealed', 'pos.webhookAuthenticationSealed as posWebhookAuthenticationSealed'])
       .select([
         'o.id as opId',
         'o.pointOfSaleId as opPointOfSaleId',
@@ -226,9 +234,18 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
       opChain,
       opCreatedAt,
       opFinalizedAt,
-      ...tx
+      pmPanSealed,
+      posWebhookAuthenticationSealed,
+      ...rest
     } = row;
-    const transaction = toTransaction(tx);
+    // The payment method's columns, taken out of the transaction's.
+    const pm: Record<string, unknown> = {};
+    const tx: Record<string, unknown> = { ...rest };
+    for (const column of PAYMENT_METHOD_COLUMNS) {
+      pm[column] = tx[pmAlias(column)];
+      delete tx[pmAlias(column)];
+    }
+    const transaction = toTransaction(tx as Selectable<TransactionsTable>);
     const operation = toOperation({
       id: opId,
       accountId: transaction.accountId,
@@ -246,7 +263,9 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
       createdAt: opCreatedAt,
       finalizedAt: opFinalizedAt,
     });
-    return { transaction, operation };
+    const paymentMethod =
+      pm.id == null ? null : { paymentMethod: toPaymentMethod(pm as Parameters<typeof toPaymentMethod>[0]), panSealed: pmPanSealed ?? null };
+    return { transaction, operation, paymentMethod, webhookAuthenticationSealed: posWebhookAuthenticationSealed ?? null };
   }
 
   async applyResult(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta = {}): Promise<boolean> {
@@ -331,4 +350,9 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     ]);
     return { items: rows.map(toOperation), total: Number(count.n) };
   }
+}
+
+/** The alias of a payment method column in the drive read (pm + the column, camel case). */
+function pmAlias(column: string): string {
+  return `pm${column[0]!.toUpperCase()}${column.slice(1)}`;
 }
