@@ -45,6 +45,13 @@ export interface Config {
    */
   mitCapPerMinute: number;
   mitBatchCapPerMinute: number;
+  /**
+   * REDIS_URL: where the request rate limits of §5 keep their buckets, shared by every process of
+   * the deployment. Unset (null): a PostgreSQL table, or memory on SQLite (src/rate-limiter.ts).
+   */
+  redisUrl?: string | null;
+  /** PAYMENTS_REDIS_KEY_PREFIX: put before every Redis key, so that deployments can share a Redis (default `payments:`). */
+  redisKeyPrefix?: string;
 }
 
 export class ConfigError extends Error {
@@ -74,6 +81,8 @@ export const DEFAULT_MIT_CAP_PER_MINUTE = 300;
 export const DEFAULT_MIT_BATCH_CAP_PER_MINUTE = 30_000;
 /** Highest configurable cap: far beyond any deployment, still exact in the counter's 32-bit column. */
 export const MAX_INGESTION_CAP = 1_000_000_000;
+
+export const DEFAULT_REDIS_KEY_PREFIX = 'payments:';
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -109,6 +118,27 @@ function database(env: Env): DatabaseConfig {
   const file = raw.startsWith('sqlite:') ? raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '') : raw;
   if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path');
   return { kind: 'sqlite', path: path.resolve(file) };
+}
+
+function redisUrl(env: Env): string | null {
+  const raw = env.REDIS_URL;
+  if (raw === undefined || raw === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('REDIS_URL', 'is not a valid redis:// URL');
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+    throw new ConfigError('REDIS_URL', `must be redis://... or rediss://..., got scheme "${url.protocol.slice(0, -1)}"`);
+  return raw;
+}
+
+function redisKeyPrefix(env: Env): string {
+  const raw = env.PAYMENTS_REDIS_KEY_PREFIX;
+  if (raw === undefined || raw === '') return DEFAULT_REDIS_KEY_PREFIX;
+  if (!/^[\x21-\x7e]{1,100}$/.test(raw)) throw new ConfigError('PAYMENTS_REDIS_KEY_PREFIX', 'must be 1 to 100 printable ASCII characters without spaces');
+  return raw;
 }
 
 function vaultKey(env: Env): Buffer | null {
@@ -173,6 +203,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxLagMs: integer(env, 'PAYMENTS_MAX_LAG_MS', DEFAULT_MAX_LAG_MS, 0, 3_600_000),
     mitCapPerMinute: integer(env, 'PAYMENTS_MIT_CAP_PER_MINUTE', DEFAULT_MIT_CAP_PER_MINUTE, 0, MAX_INGESTION_CAP),
     mitBatchCapPerMinute: integer(env, 'PAYMENTS_MIT_BATCH_CAP_PER_MINUTE', DEFAULT_MIT_BATCH_CAP_PER_MINUTE, 0, MAX_INGESTION_CAP),
+    redisUrl: redisUrl(env),
+    redisKeyPrefix: redisKeyPrefix(env),
   };
 }
 

@@ -10,13 +10,14 @@ import type { Config } from './config.js';
 import type { Acquirer } from './connectors/acquirer.js';
 import { buildApp } from './http/app.js';
 import { Metrics } from './http/metrics.js';
-import { RateLimiter } from './http/rate-limit.js';
 import { scheduleMaintenance } from './jobs/maintenance.js';
 import { DrainMeter } from './jobs/drain-meter.js';
 import { JobRunner } from './jobs/runner.js';
+import { pinoEventsLog } from './logger.js';
 import { scheduleWebhookRelay } from './modules/webhooks/webhooks.jobs.js';
 import { scheduleSettlementRun } from './modules/settlements/settlements.jobs.js';
 import { schedulePaymentMethodExpiry } from './modules/subscriptions/subscriptions.jobs.js';
+import { createRateLimiter } from './rate-limiter.js';
 import { loadOrCreateSecretFile, SecretBox } from './security/secret-box.js';
 import { buildServices, type Services } from './services.js';
 import { connect, type ConnectOptions } from './storage/connect.js';
@@ -95,6 +96,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     logger,
     definitions: services.jobs,
     concurrency: options.jobConcurrency ?? 64,
+    events: pinoEventsLog(logger),
     ...(drain ? { meter: drain } : {}),
   });
   clock.onJump(() => runner?.notify());
@@ -137,13 +139,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
         { labels: {}, value: drain.ratePerSecond() },
       ]);
   }
-  const rateLimiter = config.rateLimits === 'off' ? null : new RateLimiter();
+  const rateLimiter = await createRateLimiter(config, store, logger);
   const app = await buildApp({
     logger,
     routes: services.routes,
     authenticate: (secret) => services.accounts.authenticate(secret),
     idempotency: store.idempotency,
     sealer,
+    dashboardSessions: store.dashboardSessions,
     rateLimiter,
     overload: services.backlog,
     now: () => clock.now(),
@@ -171,7 +174,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
         await app.close();
         stopFollowingClock();
         await runner?.stop(config.shutdownTimeoutMs);
-        rateLimiter?.close();
+        await rateLimiter?.close();
         await store.close();
       })();
       return closing;

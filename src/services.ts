@@ -10,6 +10,7 @@ import type { ServiceClock } from './clock.js';
 import type { Config } from './config.js';
 import { BacklogGauge } from './jobs/backlog.js';
 import { maintenanceJob } from './jobs/maintenance.js';
+import { pinoEventsLog } from './logger.js';
 import type { JobDefinition } from './jobs/job.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { AccountsService } from './modules/accounts/accounts.service.js';
@@ -138,6 +139,8 @@ function operatorMatcher(operatorKey: string): (secret: string) => boolean {
 
 export function buildServices(deps: ServiceDeps): Services {
   const { store, clock, sealer } = deps;
+  // One info line per business event (src/shared/events-log.ts), on the service's logger.
+  const events = pinoEventsLog(deps.logger);
   const accounts = new AccountsService({
     accounts: store.accounts,
     transaction: (fn) => store.transaction((repos) => fn(repos)),
@@ -189,6 +192,7 @@ export function buildServices(deps: ServiceDeps): Services {
     sealer,
     gate: deliveryGate,
     clock,
+    events,
   });
   const payments = new PaymentEngine<Repositories>({
     transactions: store.transactions,
@@ -199,6 +203,7 @@ export function buildServices(deps: ServiceDeps): Services {
     callbacks,
     // Deleted payment methods too: running transactions keep working.
     openInstrument: ({ paymentMethod, panSealed }) => paymentMethods.instrumentFor(paymentMethod, panSealed),
+    events,
   });
   // Capture, refund, void and renew: the lifecycle flow decides, the engine moves the money.
   const operations = new OperationsService<Repositories>({ transactions: store.transactions, engine: payments });
@@ -247,6 +252,7 @@ export function buildServices(deps: ServiceDeps): Services {
     schedule: webhookSchedule,
     clock,
     sealer,
+    events,
   });
 
   // In-person sales on card terminals: the pipeline moves the money after the tap.
@@ -335,8 +341,11 @@ export function buildServices(deps: ServiceDeps): Services {
     payments,
     transactionsOfCharge: (accountId, chargeId) => transactions.list(accountId, { billingAgreementChargeId: chargeId }, null, 100),
     clock,
+    events,
   });
   payments.declareEffects('BILLING_CHARGE', (repos, transaction) => billing.attemptFinal(repos, transaction));
+  // The charge's log lines, once the commit of its attempt's final answer is done.
+  payments.observeFinal((transaction) => billing.attemptCommitted(transaction));
   // Sessions commit through store.transaction, so their repositories are the store's full set.
   const storeRepos = (repos: SessionRepos) => repos as Repositories;
   // Payment links: the link is written, cancelled and expired in its session's commits.
@@ -395,6 +404,7 @@ export function buildServices(deps: ServiceDeps): Services {
     settings: store.settings,
     clock,
     schedule: deps.settlementFees ?? SANDBOX_FEE_SCHEDULE,
+    events,
   });
 
   const routes: RouteDef[] = [

@@ -1,34 +1,79 @@
-import { useEffect, useState } from 'preact/hooks';
-import { api } from './api';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { api, newIdempotencyKey } from './api';
 import { when } from './format';
 
 interface Account {
   id: string;
   name: string;
   email: string;
-  status: string;
+  status: 'PENDING' | 'ACTIVE' | 'CLOSED';
   currencyCode: string;
+  capabilities: { moto: boolean; syncPayout: boolean };
   createdAt: string;
 }
 
-/** Operator: the accounts of this deployment (first cut; jobs and dead-job retry need an API first). */
+const PER_PAGE = 100;
+const CAPABILITIES = [
+  ['moto', 'MOTO'],
+  ['syncPayout', 'Synchronous payouts'],
+] as const;
+
+/** Operator: the merchant accounts of this deployment — create, activate, capabilities, delete (the partner API). */
 export function Accounts() {
   const [accounts, setAccounts] = useState<Account[] | null>(null);
+  const [total, setTotal] = useState(0);
   const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    api.get<{ items: Array<{ account: Account } | Account> }>('/partner/accounts?perPage=100').then(
-      (p) => setAccounts(p.items.map((i) => ('account' in i ? i.account : i))),
-      (e: Error) => setError(e.message),
-    );
+  const [message, setMessage] = useState<string | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+
+  const load = useCallback(async () => {
+    try {
+      const page = await api.get<{ total: number; items: Array<{ account: Account }> }>(`/partner/accounts?perPage=${PER_PAGE}`);
+      setAccounts(page.items.map((i) => i.account));
+      setTotal(page.total);
+      setError(null);
+    } catch (e) {
+      setError((e as Error).message);
+    }
   }, []);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  /** One account action at a time; the list is read again after it, and the outcome said in a status line. */
+  const act = async (account: Account, done: string, action: () => Promise<unknown>) => {
+    setBusy(account.id);
+    setMessage(null);
+    try {
+      await action();
+      await load();
+      setError(null);
+      setMessage(done);
+    } catch (e) {
+      // The list is read again first (the refused change may have been shown already), then the refusal said.
+      await load();
+      setError((e as Error).message);
+    } finally {
+      setBusy(null);
+    }
+  };
+  const path = (a: Account) => `/partner/accounts/${encodeURIComponent(a.id)}`;
+
   return (
     <section aria-labelledby="accounts-title">
       <h1 id="accounts-title">Accounts</h1>
+      <CreateAccount
+        onCreated={async (a) => {
+          setMessage(`Account ${a.name} created (${a.status}).`);
+          await load();
+        }}
+      />
       {error && (
         <p role="alert" class="error">
           {error}
         </p>
       )}
+      {message && <p role="status">{message}</p>}
       {!accounts && !error && <p aria-busy="true">Loading…</p>}
       {accounts && accounts.length === 0 && <p class="empty">No accounts yet.</p>}
       {accounts && accounts.length > 0 && (
@@ -40,23 +85,154 @@ export function Accounts() {
                 <th scope="col">Email</th>
                 <th scope="col">Status</th>
                 <th scope="col">Currency</th>
+                <th scope="col">Capabilities</th>
                 <th scope="col">Created</th>
+                <th scope="col">Actions</th>
               </tr>
             </thead>
             <tbody>
               {accounts.map((a) => (
-                <tr key={a.id}>
+                <tr key={a.id} data-account={a.id}>
                   <td>{a.name}</td>
                   <td>{a.email}</td>
                   <td>{a.status}</td>
                   <td>{a.currencyCode}</td>
+                  <td>
+                    {CAPABILITIES.map(([field, label]) => (
+                      <label key={field} class="inline">
+                        <input
+                          type="checkbox"
+                          checked={a.capabilities[field]}
+                          disabled={a.status === 'CLOSED' || busy === a.id}
+                          aria-label={`${label} for ${a.name}`}
+                          onChange={(e) => {
+                            const on = (e.currentTarget as HTMLInputElement).checked;
+                            // Shown at once; the list read after the change (or after a refusal) has the last word.
+                            setAccounts(accounts.map((x) => (x.id === a.id ? { ...x, capabilities: { ...x.capabilities, [field]: on } } : x)));
+                            void act(a, `${label} ${on ? 'granted to' : 'withdrawn from'} ${a.name}.`, () =>
+                              api.patch(`${path(a)}/capabilities`, { [field]: on }),
+                            );
+                          }}
+                        />
+                        {label}
+                      </label>
+                    ))}
+                  </td>
                   <td>{when(a.createdAt)}</td>
+                  <td>
+                    <div class="row-actions">
+                      {a.status === 'PENDING' && (
+                        <button
+                          type="button"
+                          disabled={busy === a.id}
+                          aria-label={`Activate ${a.name}`}
+                          onClick={() => void act(a, `${a.name} activated.`, () => api.patch(`${path(a)}/activate`))}
+                        >
+                          Activate
+                        </button>
+                      )}
+                      {a.status !== 'CLOSED' && (
+                        <button
+                          type="button"
+                          class="danger"
+                          disabled={busy === a.id}
+                          aria-label={`Delete ${a.name}`}
+                          onClick={() => {
+                            if (!confirm(`Delete the account ${a.name}? Its API keys and access tokens stop working at once.`)) return;
+                            void act(a, `${a.name} deleted.`, () => api.del(path(a)));
+                          }}
+                        >
+                          Delete
+                        </button>
+                      )}
+                    </div>
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
+      {accounts && total > accounts.length && (
+        <p class="empty">
+          Showing the first {accounts.length} of {total} accounts.
+        </p>
+      )}
     </section>
+  );
+}
+
+interface CreateFields {
+  name: string;
+  email: string;
+  currencyCode: string;
+  timezone: string;
+  domain: string;
+}
+
+const EMPTY: CreateFields = { name: '', email: '', currencyCode: 'DKK', timezone: 'Europe/Copenhagen', domain: '' };
+const FIELDS: Array<[keyof CreateFields, string, string]> = [
+  ['name', 'Name', 'text'],
+  ['email', 'Email', 'email'],
+  ['currencyCode', 'Currency', 'text'],
+  ['timezone', 'Time zone', 'text'],
+  ['domain', 'Domain', 'text'],
+];
+
+/** The create form: one Idempotency-Key per filled-in form, so that a retried submit creates one account. */
+function CreateAccount({ onCreated }: { onCreated: (account: Account) => Promise<void> }) {
+  const [fields, setFields] = useState<CreateFields>(EMPTY);
+  const [idempotencyKey, setIdempotencyKey] = useState(newIdempotencyKey);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  return (
+    <details class="create">
+      <summary>New account</summary>
+      <form
+        class="filters"
+        onSubmit={async (e) => {
+          e.preventDefault();
+          setBusy(true);
+          try {
+            const { account } = await api.post<{ account: Account }>(
+              '/partner/accounts',
+              { ...fields, currencyCode: fields.currencyCode.toUpperCase() },
+              idempotencyKey,
+            );
+            setFields(EMPTY);
+            setIdempotencyKey(newIdempotencyKey());
+            setError(null);
+            await onCreated(account);
+          } catch (err) {
+            setError((err as Error).message);
+          } finally {
+            setBusy(false);
+          }
+        }}
+      >
+        {FIELDS.map(([field, label, type]) => (
+          <label key={field}>
+            {label}
+            <input
+              type={type}
+              required
+              value={fields[field]}
+              onInput={(e) => {
+                setFields({ ...fields, [field]: (e.currentTarget as HTMLInputElement).value });
+                setIdempotencyKey(newIdempotencyKey());
+              }}
+            />
+          </label>
+        ))}
+        <button type="submit" disabled={busy}>
+          Create account
+        </button>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+      </form>
+    </details>
   );
 }

@@ -52,6 +52,9 @@ async function call<T>(method: string, url: string, body?: unknown, idempotencyK
 export const api = {
   get: <T>(path: string) => call<T>('GET', API + path),
   post: <T>(path: string, body?: unknown, idempotencyKey?: string) => call<T>('POST', API + path, body ?? {}, idempotencyKey),
+  /** DELETE carries no body (the API's DELETE routes take none). */
+  del: <T>(path: string, idempotencyKey?: string) => call<T>('DELETE', API + path, undefined, idempotencyKey),
+  patch: <T>(path: string, body?: unknown) => call<T>('PATCH', API + path, body ?? {}),
   /** The dashboard's own operator endpoints (src/dashboard/operator-jobs.routes.ts). */
   getRoot: <T>(path: string) => call<T>('GET', path),
   postRoot: <T>(path: string, body?: unknown) => call<T>('POST', path, body ?? {}),

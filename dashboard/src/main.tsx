@@ -8,9 +8,11 @@ import { currentSession, signOut, type Session } from './api';
 import { SignIn } from './sign-in';
 import { Payments } from './payments';
 import { PaymentDetail } from './payment-detail';
+import { MERCHANT_NAV, merchantView, navSection } from './merchant-routes';
 import { Overview } from './overview';
 import { Accounts } from './accounts';
 import { Jobs } from './jobs';
+import { Sandbox } from './sandbox';
 import './styles.css';
 
 function useHash(): string {
@@ -38,10 +40,10 @@ function App() {
   const path = hash.replace(/^#/, '') || (session.tier === 'operator' ? '/accounts' : '/payments');
   const detail = /^\/payments\/([^/]+)$/.exec(path);
   let view;
-  if (session.tier === 'operator') view = path === '/jobs' ? <Jobs /> : <Accounts />;
+  if (session.tier === 'operator') view = path === '/jobs' ? <Jobs /> : path === '/sandbox' ? <Sandbox /> : <Accounts />;
   else if (detail) view = <PaymentDetail id={decodeURIComponent(detail[1]!)} />;
   else if (path === '/overview') view = <Overview />;
-  else view = <Payments />;
+  else view = merchantView(path) ?? <Payments />;
 
   return (
     <>
@@ -56,6 +58,11 @@ function App() {
               <a href="#/overview" aria-current={path === '/overview' ? 'page' : undefined}>
                 Overview
               </a>
+              {MERCHANT_NAV.map(([href, label]) => (
+                <a href={`#${href}`} aria-current={navSection(path) === href ? 'page' : undefined}>
+                  {label}
+                </a>
+              ))}
             </>
           ) : (
             <>
@@ -64,6 +71,9 @@ function App() {
               </a>
               <a href="#/jobs" aria-current={path === '/jobs' ? 'page' : undefined}>
                 Jobs
+              </a>
+              <a href="#/sandbox" aria-current={path === '/sandbox' ? 'page' : undefined}>
+                Sandbox
               </a>
             </>
           )}

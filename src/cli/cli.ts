@@ -84,6 +84,8 @@ export function describeConfig(config: Config, env: Record<string, string | unde
     ['PAYMENTS_SANDBOX', config.sandbox ? '1' : '0'],
     ['PAYMENTS_SANDBOX_LATENCY_MS', String(config.sandboxLatencyMs)],
     ['PAYMENTS_RATE_LIMITS', config.rateLimits],
+    ['REDIS_URL', config.redisUrl ? maskUrl(config.redisUrl) : '(unset: rate-limit buckets in the database, or in memory on SQLite)'],
+    ['PAYMENTS_REDIS_KEY_PREFIX', config.redisKeyPrefix ?? ''],
     ['PAYMENTS_ALLOW_PRIVATE_URLS', config.allowPrivateUrls ? '1' : '0'],
     ['PAYMENTS_VAULT_KEY', config.vaultKey ? '**** (set)' : `(unset: kept in ${path.join(config.dataDir, 'vault.key')})`],
     ['PAYMENTS_PUBLIC_URL', config.publicUrl],

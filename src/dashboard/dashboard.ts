@@ -11,9 +11,11 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../modules/accounts/account.js';
+import type { Sealer } from '../security/secret-box.js';
 import { AppError } from '../shared/errors.js';
 import { csvStream, type ListPage } from './csv-export.js';
 import { csrfMatches, readCookie, SAFE_METHODS, SESSION_COOKIE, sessionCookie, SessionStore, type DashboardSession } from './session.js';
+import type { DashboardSessionsRepository } from './sessions.repository.js';
 
 export const DASHBOARD_DIST = fileURLToPath(new URL('../../dashboard/dist/', import.meta.url));
 
@@ -33,8 +35,18 @@ export const DASHBOARD_CSP = [
 
 export interface DashboardOptions {
   authenticate(secret: string): Promise<Principal | null>;
+  /** The service clock (the sandbox may move it): dates shown and exported. */
   now(): number;
+  /**
+   * Real time, for session lifetimes (default Date.now): moving the sandbox clock a month forward
+   * must not sign the operator out, nor a session outlive its real 8 hours.
+   */
+  sessionNow?(): number;
   publicUrl: string;
+  /** Where sessions are kept (the database: they outlive a restart and are shared by every process). */
+  sessions: DashboardSessionsRepository;
+  /** Seals the session's key and CSRF token in the database (the vault key). */
+  sealer: Sealer;
   /** The built app (default dashboard/dist); tests may point elsewhere. */
   distDir?: string;
 }
@@ -56,7 +68,8 @@ function sessionView(session: DashboardSession) {
 
 /** Registers the dashboard on the root instance; call it before the API routes. */
 export async function registerDashboard(app: FastifyInstance, options: DashboardOptions): Promise<SessionStore> {
-  const sessions = new SessionStore(options.now);
+  const sessionNow = options.sessionNow ?? Date.now;
+  const sessions = new SessionStore({ sessions: options.sessions, sealer: options.sealer, now: sessionNow });
   const distDir = options.distDir ?? DASHBOARD_DIST;
   const secure = (request: FastifyRequest) => request.protocol === 'https' || options.publicUrl.startsWith('https:');
   const sessionOf = (request: FastifyRequest) => sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE));
@@ -64,7 +77,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
   // The bridge: a request with the session cookie and no Authorization header acts with the session's credential.
   app.addHook('onRequest', async (request) => {
     if (request.headers.authorization !== undefined || !BRIDGED.test(request.url)) return;
-    const session = sessionOf(request);
+    const session = await sessionOf(request);
     if (!session) return;
     if (!SAFE_METHODS.has(request.method) && !csrfMatches(session, request.headers['x-csrf-token'])) {
       throw new AppError('FORBIDDEN', 'A state-changing dashboard request needs the X-CSRF-Token of its session.');
@@ -87,35 +100,35 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       if (typeof key !== 'string' || key.length === 0 || key.length > 512) throw new AppError('UNAUTHORIZED', 'Unknown key.');
       const principal = await options.authenticate(key.trim());
       if (!principal) throw new AppError('UNAUTHORIZED', 'Unknown key.');
-      const session = sessions.create(
+      const session = await sessions.create(
         key.trim(),
         principal.tier === 'merchant' ? { tier: 'merchant', accountId: principal.accountId } : { tier: 'operator', accountId: null },
       );
-      reply.header('set-cookie', sessionCookie(session, { secure: secure(request), now: options.now() }));
+      reply.header('set-cookie', sessionCookie(session, { secure: secure(request), now: sessionNow() }));
       reply.header('cache-control', 'no-store');
       return { session: sessionView(session) };
     });
 
     scope.get('/dashboard/api/session', { schema: { hide: true } }, async (_request, reply) => {
-      const session = sessionOf(_request);
+      const session = await sessionOf(_request);
       if (!session) throw new AppError('UNAUTHORIZED', 'Not signed in.');
       reply.header('cache-control', 'no-store');
       return { session: sessionView(session) };
     });
 
     scope.delete('/dashboard/api/session', { schema: { hide: true } }, async (request, reply) => {
-      const session = sessionOf(request);
+      const session = await sessionOf(request);
       if (session && !csrfMatches(session, request.headers['x-csrf-token'])) {
         throw new AppError('FORBIDDEN', 'Sign-out needs the X-CSRF-Token of its session.');
       }
-      sessions.destroy(session?.id);
-      reply.header('set-cookie', sessionCookie(null, { secure: secure(request), now: options.now() }));
+      await sessions.destroy(session?.id);
+      reply.header('set-cookie', sessionCookie(null, { secure: secure(request), now: sessionNow() }));
       return { success: true };
     });
 
     // The filtered payment list as CSV, streamed page by page through GET /transactions (csv-export.ts).
     scope.get('/dashboard/api/transactions.csv', { schema: { hide: true } }, async (request, reply) => {
-      const session = sessionOf(request);
+      const session = await sessionOf(request);
       if (!session) throw new AppError('UNAUTHORIZED', 'Not signed in.');
       const filters = new URLSearchParams(request.url.split('?')[1] ?? '');
       const fetchPage = async (query: URLSearchParams): Promise<ListPage> => {

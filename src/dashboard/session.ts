@@ -1,16 +1,25 @@
 /**
  * Dashboard sessions (issue 12): the key typed into the sign-in form is exchanged for a random
- * session id kept in an HttpOnly cookie; the key itself stays on the server, in this process's
- * memory, and is never sent back to the browser. A session ends on sign-out, after IDLE_MS
- * without use, or MAX_AGE_MS after sign-in, whichever comes first.
+ * session id kept in an HttpOnly cookie; the key itself stays on the server and is never sent back
+ * to the browser. Sessions live in the database (sessions.repository.ts), so that a restart keeps
+ * them and every process behind a load balancer knows them: the id only as a SHA-256 hash, the key
+ * and the CSRF token sealed with the vault key. A session ends on sign-out, after IDLE_MS without
+ * use, or MAX_AGE_MS after sign-in, whichever comes first.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { hashSecret, type Sealer } from '../security/secret-box.js';
+import type { DashboardSessionRecord, DashboardSessionsRepository } from './sessions.repository.js';
 
 export const SESSION_COOKIE = 'payments_dashboard';
 export const MAX_AGE_MS = 8 * 3600_000;
 export const IDLE_MS = 30 * 60_000;
-/** Sessions kept at most (the oldest is dropped beyond it), so that sign-ins cannot grow memory without bound. */
-export const MAX_SESSIONS = 10_000;
+/** Sessions one key may hold (its oldest are ended beyond it), so that sign-ins cannot grow the table without bound. */
+export const MAX_SESSIONS_PER_KEY = 50;
+/**
+ * The last use is written at most this often: a page's burst of calls costs one write, and the
+ * idle expiry comes at most this much early.
+ */
+export const TOUCH_INTERVAL_MS = 60_000;
 
 export type DashboardTier = 'merchant' | 'operator';
 
@@ -28,14 +37,20 @@ export interface DashboardSession {
 }
 
 const token = () => randomBytes(32).toString('base64url');
+/** What token() makes: anything else is no session id, and costs no database read. */
+const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
+
+export interface SessionStoreDeps {
+  sessions: DashboardSessionsRepository;
+  sealer: Sealer;
+  now(): number;
+}
 
 export class SessionStore {
-  private readonly sessions = new Map<string, DashboardSession>();
+  constructor(private readonly deps: SessionStoreDeps) {}
 
-  constructor(private readonly now: () => number) {}
-
-  create(secret: string, who: { tier: DashboardTier; accountId: string | null }): DashboardSession {
-    const at = this.now();
+  async create(secret: string, who: { tier: DashboardTier; accountId: string | null }): Promise<DashboardSession> {
+    const at = this.deps.now();
     const session: DashboardSession = {
       id: token(),
       secret,
@@ -46,31 +61,55 @@ export class SessionStore {
       lastSeenAt: at,
       expiresAt: at + MAX_AGE_MS,
     };
-    if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
-    this.sessions.set(session.id, session);
+    // Sign-ins are rare: pruning here keeps the table to the live sessions without a job of its own.
+    await this.deps.sessions.deleteExpired(at, at - IDLE_MS);
+    const keyHash = hashSecret(secret);
+    await this.deps.sessions.insert({
+      idHash: hashSecret(session.id),
+      keyHash,
+      keySealed: this.deps.sealer.seal(secret),
+      csrfTokenSealed: this.deps.sealer.seal(session.csrfToken),
+      tier: session.tier,
+      accountId: session.accountId,
+      createdAt: at,
+      lastSeenAt: at,
+      expiresAt: session.expiresAt,
+    });
+    await this.deps.sessions.trimKey(keyHash, MAX_SESSIONS_PER_KEY);
     return session;
   }
 
-  /** The live session with this id (its idle timer restarted), or null. */
-  get(id: string | undefined): DashboardSession | null {
-    if (!id) return null;
-    const session = this.sessions.get(id);
-    if (!session) return null;
-    const at = this.now();
-    if (at >= session.expiresAt || at - session.lastSeenAt >= IDLE_MS) {
-      this.sessions.delete(id);
+  /** The live session with this id (its idle timer restarted), or null; an expired one is deleted. */
+  async get(id: string | undefined): Promise<DashboardSession | null> {
+    if (!id || !SESSION_ID.test(id)) return null;
+    const idHash = hashSecret(id);
+    const row = await this.deps.sessions.find(idHash);
+    if (!row) return null;
+    const at = this.deps.now();
+    if (at >= row.expiresAt || at - row.lastSeenAt >= IDLE_MS) {
+      await this.deps.sessions.delete(idHash);
       return null;
     }
-    session.lastSeenAt = at;
-    return session;
+    const opened = this.open(row);
+    if (!opened) {
+      // Sealed under another vault key (it was replaced): the session cannot act, so it ends.
+      await this.deps.sessions.delete(idHash);
+      return null;
+    }
+    if (at - row.lastSeenAt >= TOUCH_INTERVAL_MS) await this.deps.sessions.touch(idHash, at);
+    return { id, ...opened, tier: row.tier, accountId: row.accountId, createdAt: row.createdAt, lastSeenAt: at, expiresAt: row.expiresAt };
   }
 
-  destroy(id: string | undefined): void {
-    if (id) this.sessions.delete(id);
+  async destroy(id: string | undefined): Promise<void> {
+    if (id && SESSION_ID.test(id)) await this.deps.sessions.delete(hashSecret(id));
   }
 
-  get size(): number {
-    return this.sessions.size;
+  private open(row: DashboardSessionRecord): { secret: string; csrfToken: string } | null {
+    try {
+      return { secret: this.deps.sealer.open(row.keySealed), csrfToken: this.deps.sealer.open(row.csrfTokenSealed) };
+    } catch {
+      return null;
+    }
   }
 }
 

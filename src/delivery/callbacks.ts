@@ -20,6 +20,7 @@ import type { JobContext, JobDefinition, JobQueue } from '../jobs/job.js';
 import { callbackRetryDelay } from '../jobs/retry-schedules.js';
 import type { DeliveryGate } from './delivery-gate.js';
 import { notFound } from '../shared/errors.js';
+import { type EventsLog, hostOf } from '../shared/events-log.js';
 import { newId } from '../shared/ids.js';
 import type { PointOfSaleWithSecret } from '../modules/points-of-sale/point-of-sale.js';
 import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS, type CallbackJobPayload, callbackJob, type KnownToCallback } from '../modules/transactions/payment-engine.js';
@@ -57,6 +58,8 @@ export interface CallbackDeps<R extends CallbackRepos> {
   /** Bounds deliveries per merchant and per destination; none: unbounded. */
   gate?: DeliveryGate;
   clock: Clock;
+  /** One `callback.attempt` line per recorded attempt. */
+  events?: EventsLog;
 }
 
 export interface NotificationView {
@@ -141,6 +144,18 @@ export class CallbackDelivery<R extends CallbackRepos> {
         },
       );
       await ctx.settleIn(repos.jobs, delivered ? { done: true } : { error: `callback not delivered: ${error}`, retryAt });
+    });
+    deps.events?.logEvent('callback.attempt', {
+      transactionId: notification.transactionId,
+      accountId: notification.accountId,
+      notificationId: notification.id,
+      callbackEvent: notification.event,
+      host: hostOf(notification.url),
+      status: result.status,
+      durationMs: Math.round(result.durationMs),
+      attempt: notification.attempts + 1,
+      delivered,
+      exhausted: !delivered && exhausted,
     });
   }
 

@@ -12,6 +12,7 @@ import SerializerSelector from '@fastify/fast-json-stringify-compiler';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyServerOptions, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { registerDashboard } from '../dashboard/dashboard.js';
+import type { DashboardSessionsRepository } from '../dashboard/sessions.repository.js';
 import type { Sealer } from '../security/secret-box.js';
 import { isKnownCurrency } from '../shared/currencies.js';
 import { AppError } from '../shared/errors.js';
@@ -26,8 +27,11 @@ import type { IdempotencyStore } from './idempotency.js';
 import { idempotencyClaimHook, idempotencyRecordHook } from './idempotency-hooks.js';
 import { inputChecksHook, recheckCoercedQuery, refuseUnsafeInput } from './input-checks.js';
 import type { Metrics } from './metrics.js';
+import { openApiOptions } from './openapi.js';
 import type { RateLimiter } from './rate-limit.js';
 import { rateLimitHook } from './rate-limit-hook.js';
+import { noteErrorCode, requestLine } from './request-log.js';
+import { registerRootPage } from './root-page.js';
 import { overloadHook } from './overload-hook.js';
 import type { OverloadSignal } from '../shared/overload.js';
 
@@ -71,6 +75,8 @@ export interface AppOptions {
   idempotency: IdempotencyStore;
   /** Encrypts the stored responses of routes that answer with a credential (RouteDef.secretResponse). */
   sealer: Sealer;
+  /** Where the dashboard keeps its sessions (src/dashboard/session.ts). */
+  dashboardSessions: DashboardSessionsRepository;
   rateLimiter: RateLimiter | null;
   /** The backlog bound, checked before the idempotency claim of routes that accept asynchronous work. */
   overload?: OverloadSignal;
@@ -121,6 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Errors raised before routing (e.g. a malformed percent-encoding in the URL) get the API's error body too.
     frameworkErrors: (error, request, reply) => {
       const { status, body } = toErrorResponse(error);
+      noteErrorCode(request, body.errorCode);
       request.log.debug({ errorCode: body.errorCode }, 'request refused before routing');
       void (reply as FastifyReply).code(status).type('application/json; charset=utf-8').send(body);
     },
@@ -134,6 +141,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.setErrorHandler(handleError);
   app.setNotFoundHandler((request, reply) => {
+    noteErrorCode(request, 'NOT_FOUND');
     reply.code(404).send(errorBody('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`));
   });
   app.decorateRequest('principal', null);
@@ -166,28 +174,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const route = request.routeOptions.url ?? 'unmatched';
     options.metrics.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     const level = reply.statusCode >= 500 ? 'error' : 'info';
-    request.log[level]({ method: request.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    request.log[level](requestLine(request, reply, route), 'request');
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Payments Service Interface',
-        version: '1.0.0',
-        description:
-          'Payment processing over HTTPS: MIT, MOTO, CIT sessions, terminals, lifecycle operations, payouts, subscriptions, billing, webhooks, settlements.',
-      },
-      servers: [{ url: options.publicUrl }],
-      components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      },
-      security: [{ bearer: [] }],
-    },
-  });
+  await app.register(swagger, openApiOptions(options.publicUrl));
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  registerRootPage(app, options.publicUrl, API_PREFIX);
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
     try {
@@ -203,7 +197,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   // The merchant and operator dashboard at /dashboard (src/dashboard/README.md); before the routes, whose credential its session supplies.
-  await registerDashboard(app, { authenticate: options.authenticate, now: options.now, publicUrl: options.publicUrl });
+  await registerDashboard(app, {
+    authenticate: options.authenticate,
+    now: options.now,
+    publicUrl: options.publicUrl,
+    sessions: options.dashboardSessions,
+    sealer: options.sealer,
+  });
   for (const def of options.routes) registerRoute(app, def, options);
   return app;
 }
@@ -242,7 +242,6 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
     tags: def.tags,
     ...def.schema,
     ...(def.hidden ? { hide: true } : {}),
-    ...(def.auth === 'public' ? { security: [] } : {}),
   };
   app.route({
     method: def.method,

@@ -9,6 +9,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldErrors } from '../shared/errors.js';
 import { isStoreUnavailable, STORE_RETRY_AFTER_S } from '../storage/unavailable.js';
 import { type SchemaError, toFieldErrors } from '../shared/field-errors.js';
+import { noteErrorCode } from './request-log.js';
 
 export interface ErrorBody {
   success: false;
@@ -67,6 +68,7 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const { status, body, unexpected, unavailable } = toErrorResponse(error);
+  noteErrorCode(request, body.errorCode);
   if (unexpected) request.log.error({ err: error }, 'unexpected error');
   else if (unavailable) request.log.warn({ cause: describe(error) }, 'database unavailable: answered 503');
   else request.log.debug({ errorCode: body.errorCode }, 'request refused');

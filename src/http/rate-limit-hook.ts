@@ -1,7 +1,8 @@
 /**
  * Applies the token buckets of rate-limit.ts to a route of a limited category (INTERFACE §5), per
- * merchant (and per transaction for operations). First in preValidation: before schema validation,
- * so that every response of a limited category (a 422 too) counts and carries the headers.
+ * merchant (and per transaction for operations), through whichever limiter the deployment uses
+ * (one awaited take). First in preValidation: before schema validation, so that every response of
+ * a limited category (a 422 too) counts and carries the headers.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../shared/errors.js';
@@ -17,7 +18,7 @@ export function rateLimitHook(def: RouteDef, limiter: RateLimiter | null) {
     if (principal?.tier !== 'merchant') return;
     const params = request.params as Record<string, string>;
     const key = category === 'operation' ? `${principal.accountId}:${params.transactionId ?? ''}` : principal.accountId;
-    const decision = limiter.take(category, key);
+    const decision = await limiter.take(category, key);
     reply.header('x-ratelimit-limit', decision.limit);
     reply.header('x-ratelimit-remaining', decision.remaining);
     reply.header('x-ratelimit-reset', decision.resetAt);

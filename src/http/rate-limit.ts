@@ -1,6 +1,11 @@
 /**
- * Token buckets per merchant and category (INTERFACE §5). In memory, per process: with several
- * processes each enforces the limits on its own share of the traffic.
+ * Token buckets per merchant and category (INTERFACE §5): the rules, the decision every limiter
+ * answers with, the one interface the hook awaits, and the in-memory limiter of a single process.
+ *
+ * Where the buckets live is chosen at start (src/rate-limiter.ts): in Redis when REDIS_URL
+ * is set (rate-limit-redis.ts), in a PostgreSQL table otherwise (storage/rate-limit-buckets.ts),
+ * so that they hold for the deployment as a whole; in this process's memory on SQLite, which is
+ * one process anyway.
  */
 import { performance } from 'node:perf_hooks';
 import type { RateLimitCategory } from '../shared/route.js';
@@ -11,12 +16,19 @@ export interface BucketRule {
   burst: number;
 }
 
-export const DEFAULT_RULES: Record<RateLimitCategory, BucketRule> = {
+export type BucketRules = Record<RateLimitCategory, BucketRule>;
+
+export const DEFAULT_RULES: BucketRules = {
   mit: { ratePerSecond: 5, burst: 300 },
   mitBatch: { ratePerSecond: 1, burst: 10 },
   list: { ratePerSecond: 1 / 5, burst: 30 },
   operation: { ratePerSecond: 5 / 60, burst: 5 },
 };
+
+/** The longest an emptied bucket of these rules takes to be full again: an older bucket carries no information. */
+export function longestRefillMs(rules: BucketRules): number {
+  return Math.max(...Object.values(rules).map((rule) => (rule.burst / rule.ratePerSecond) * 1000));
+}
 
 export interface RateDecision {
   allowed: boolean;
@@ -28,17 +40,37 @@ export interface RateDecision {
   retryAfter: number;
 }
 
+/** Where the buckets live is the implementation's business; the hook only awaits a decision. */
+export interface RateLimiter {
+  /** Takes one token of the bucket of (category, key), or says when one will be there. */
+  take(category: RateLimitCategory, key: string): Promise<RateDecision>;
+  close(): Promise<void>;
+}
+
+/** The decision after a take left `tokens` in the bucket at `nowSeconds` (unix, whole seconds). */
+export function decisionOf(rule: BucketRule, allowed: boolean, tokens: number, nowSeconds: number): RateDecision {
+  const secondsToFull = (rule.burst - tokens) / rule.ratePerSecond;
+  return {
+    allowed,
+    limit: rule.burst,
+    remaining: Math.floor(tokens),
+    resetAt: nowSeconds + Math.ceil(secondsToFull),
+    retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - tokens) / rule.ratePerSecond)),
+  };
+}
+
 interface Bucket {
   tokens: number;
   updatedMs: number;
 }
 
-export class RateLimiter {
+/** The buckets in this process's memory: exact for one process, per process with several. */
+export class MemoryRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
-    private readonly rules: Record<RateLimitCategory, BucketRule> = DEFAULT_RULES,
+    private readonly rules: BucketRules = DEFAULT_RULES,
     private readonly monotonicMs: () => number = () => performance.now(),
     private readonly wallSeconds: () => number = () => Math.floor(performance.timeOrigin / 1000 + performance.now() / 1000),
   ) {
@@ -46,7 +78,7 @@ export class RateLimiter {
     this.sweeper.unref();
   }
 
-  take(category: RateLimitCategory, key: string): RateDecision {
+  async take(category: RateLimitCategory, key: string): Promise<RateDecision> {
     const rule = this.rules[category];
     const now = this.monotonicMs();
     const id = `${category}:${key}`;
@@ -56,14 +88,7 @@ export class RateLimiter {
     const allowed = bucket.tokens >= 1;
     if (allowed) bucket.tokens -= 1;
     this.buckets.set(id, bucket);
-    const secondsToFull = (rule.burst - bucket.tokens) / rule.ratePerSecond;
-    return {
-      allowed,
-      limit: rule.burst,
-      remaining: Math.floor(bucket.tokens),
-      resetAt: this.wallSeconds() + Math.ceil(secondsToFull),
-      retryAfter: allowed ? 0 : Math.max(1, Math.ceil((1 - bucket.tokens) / rule.ratePerSecond)),
-    };
+    return decisionOf(rule, allowed, bucket.tokens, this.wallSeconds());
   }
 
   /** Drops buckets that have refilled completely: they carry no information. */
@@ -76,7 +101,7 @@ export class RateLimiter {
     }
   }
 
-  close(): void {
+  async close(): Promise<void> {
     clearInterval(this.sweeper);
   }
 }

@@ -12,6 +12,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { Logger } from 'pino';
 import { type Clock, wallClock } from '../clock.js';
+import type { EventsLog } from '../shared/events-log.js';
 import { isStoreUnavailable } from '../storage/unavailable.js';
 import type { DrainMeter } from './drain-meter.js';
 import { Deferred, type Job, type JobDefinition, type JobOutcome, type JobQueue, type JobStore, RetryLater } from './job.js';
@@ -25,6 +26,8 @@ export interface RunnerOptions {
   idlePollMs?: number;
   /** Real time for leases (tests pass a fake one). */
   wallNow?: () => number;
+  /** A `job.dead` line per job that will not run again. */
+  events?: EventsLog;
   /** Told of every settled job (done, or failed for later): the workers' pace, for the lag bound. */
   meter?: DrainMeter;
 }
@@ -212,17 +215,22 @@ export class JobRunner {
         const error = `payload does not match the catalogue's schema of ${job.kind}: ${first ? `${first.path || '/'} ${first.message}` : 'invalid'}`;
         logger.error({ jobId: job.id, kind: job.kind }, error);
         await store.fail(job.id, this.workerId, clock.now(), error, null);
+        this.logDead(job, error);
         return;
       }
       // A handler may settle its job inside its own commit (one commit for the result and the job).
       let settled = false;
+      let deadWith: string | null = null;
       const settleIn = async (jobs: JobQueue, outcome: JobOutcome) => {
         if ('done' in outcome) await jobs.complete(job.id, this.workerId, clock.now());
         else await jobs.fail(job.id, this.workerId, clock.now(), outcome.error.slice(0, 2000), outcome.retryAt);
         settled = true;
+        deadWith = 'error' in outcome && outcome.retryAt === null ? outcome.error : null;
       };
       await definition.handle(job.payload as never, { job, attempt: job.attempts, now: () => clock.now(), settleIn });
       if (!settled) await store.complete(job.id, this.workerId, clock.now());
+      // Once the handler (and so the commit that settled its job) is done.
+      if (deadWith !== null) this.logDead(job, deadWith);
       this.options.meter?.record();
     } catch (err) {
       if (err instanceof Deferred || isStoreUnavailable(err)) {
@@ -245,6 +253,7 @@ export class JobRunner {
       if (!(err instanceof RetryLater)) logger.warn({ err, jobId: job.id, kind: job.kind, attempt: job.attempts, dead: exhausted }, 'job failed');
       try {
         await store.fail(job.id, this.workerId, clock.now(), message.slice(0, 2000), retryAt);
+        if (exhausted) this.logDead(job, message);
         this.options.meter?.record();
       } catch (failErr) {
         logger.error({ err: failErr, jobId: job.id }, 'could not record job failure; the lease will expire and it will run again');
@@ -253,5 +262,9 @@ export class JobRunner {
       this.running--;
       this.leased.delete(job.id);
     }
+  }
+
+  private logDead(job: Job, error: string): void {
+    this.options.events?.logEvent('job.dead', { kind: job.kind, jobId: job.id, attempts: job.attempts, error: error.slice(0, 500) });
   }
 }

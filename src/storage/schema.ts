@@ -312,6 +312,20 @@ export interface Database {
   paymentLinks: PaymentLinksTable;
   multiLinks: MultiLinksTable;
   multiLinkOrderLines: MultiLinkOrderLinesTable;
+  dashboardSessions: DashboardSessionsTable;
+}
+
+/** Dashboard sign-ins (020_dashboard_sessions): the session id only hashed, the key and CSRF token sealed. */
+export interface DashboardSessionsTable {
+  idHash: string;
+  keyHash: string;
+  keySealed: string;
+  csrfTokenSealed: string;
+  tier: string;
+  accountId: string | null;
+  createdAt: string;
+  lastSeenAt: string;
+  expiresAt: string;
 }
 
 /** Card vault and payment methods (002_online); the card number only sealed. */

@@ -20,6 +20,7 @@ import type { WebhooksRepository } from '../modules/webhooks/webhooks.repository
 import type { BillingPlansRepository } from '../modules/billing/plans.repository.js';
 import type { BillingAgreementsRepository } from '../modules/billing/agreements.repository.js';
 import type { BillingChargesRepository } from '../modules/billing/charges.repository.js';
+import type { DashboardSessionsRepository } from '../dashboard/sessions.repository.js';
 import type { Connection, Dialect } from './connect.js';
 import { KyselyAccountsRepository } from './repositories/accounts.js';
 import { KyselyIdempotencyStore } from './repositories/idempotency.js';
@@ -48,6 +49,7 @@ import type { IngestionCountersRepository } from '../modules/mit/ingestion-cap.j
 import { KyselyIngestionCounters } from './repositories/ingestion-counters.js';
 import type { MultiLinksRepository } from '../modules/multi-links/multi-links.repository.js';
 import { KyselyMultiLinksRepository } from './repositories/multi-links.js';
+import { KyselyDashboardSessionsRepository } from './repositories/dashboard-sessions.js';
 import type { Database } from './schema.js';
 import type { StatementCounter } from './statement-counter.js';
 import { groupCommitDialect, WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
@@ -76,6 +78,7 @@ export interface Repositories {
   /** MIT ingestion caps (INTERFACE §11.8): per-merchant per-minute counters. */
   ingestionCounters: IngestionCountersRepository;
   multiLinks: MultiLinksRepository;
+  dashboardSessions: DashboardSessionsRepository;
 }
 
 export interface Store extends Repositories {
@@ -124,6 +127,7 @@ function repositories(db: Kysely<Database>, dialect: Dialect, options: StoreOpti
     paymentLinks: new KyselyPaymentLinksRepository(db),
     ingestionCounters: new KyselyIngestionCounters(db),
     multiLinks: new KyselyMultiLinksRepository(db),
+    dashboardSessions: new KyselyDashboardSessionsRepository(db),
   };
 }
 

@@ -4,41 +4,41 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DEFAULT_RULES, RateLimiter } from '../../src/http/rate-limit.js';
+import { DEFAULT_RULES, MemoryRateLimiter } from '../../src/http/rate-limit.js';
 import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
 
 describe('token buckets (unit)', () => {
-  test('burst, refill at the documented rate, retry-after and reset', () => {
+  test('burst, refill at the documented rate, retry-after and reset', async () => {
     let ms = 0;
     const wall = 1_900_000_000;
-    const limiter = new RateLimiter(
+    const limiter = new MemoryRateLimiter(
       DEFAULT_RULES,
       () => ms,
       () => wall + Math.floor(ms / 1000),
     );
     try {
-      for (let i = 0; i < 30; i++) assert.equal(limiter.take('list', 'acct').allowed, true, `request ${i + 1} of the burst`);
-      const refused = limiter.take('list', 'acct');
+      for (let i = 0; i < 30; i++) assert.equal((await limiter.take('list', 'acct')).allowed, true, `request ${i + 1} of the burst`);
+      const refused = await limiter.take('list', 'acct');
       assert.deepEqual(refused, { allowed: false, limit: 30, remaining: 0, resetAt: wall + 150, retryAfter: 5 });
-      assert.equal(limiter.take('list', 'other-acct').allowed, true, 'per merchant');
-      assert.equal(limiter.take('mit', 'acct').allowed, true, 'per category');
+      assert.equal((await limiter.take('list', 'other-acct')).allowed, true, 'per merchant');
+      assert.equal((await limiter.take('mit', 'acct')).allowed, true, 'per category');
       ms = 4_900;
-      assert.equal(limiter.take('list', 'acct').allowed, false, 'one token takes 5 s');
+      assert.equal((await limiter.take('list', 'acct')).allowed, false, 'one token takes 5 s');
       ms = 5_000;
-      const one = limiter.take('list', 'acct');
+      const one = await limiter.take('list', 'acct');
       assert.equal(one.allowed, true);
       assert.equal(one.remaining, 0);
       ms = 5_000 + 1000 * 1000;
-      assert.equal(limiter.take('list', 'acct').remaining, 29, 'refills up to the burst, not beyond');
-      for (let i = 0; i < 5; i++) assert.equal(limiter.take('operation', 'acct:TX1').allowed, true);
-      const op = limiter.take('operation', 'acct:TX1');
+      assert.equal((await limiter.take('list', 'acct')).remaining, 29, 'refills up to the burst, not beyond');
+      for (let i = 0; i < 5; i++) assert.equal((await limiter.take('operation', 'acct:TX1')).allowed, true);
+      const op = await limiter.take('operation', 'acct:TX1');
       assert.equal(op.allowed, false);
       assert.equal(op.retryAfter, 12, '5 per minute');
-      assert.equal(limiter.take('operation', 'acct:TX2').allowed, true, 'per transaction');
-      for (let i = 0; i < 10; i++) limiter.take('mitBatch', 'acct');
-      assert.equal(limiter.take('mitBatch', 'acct').retryAfter, 1);
+      assert.equal((await limiter.take('operation', 'acct:TX2')).allowed, true, 'per transaction');
+      for (let i = 0; i < 10; i++) await limiter.take('mitBatch', 'acct');
+      assert.equal((await limiter.take('mitBatch', 'acct')).retryAfter, 1);
     } finally {
-      limiter.close();
+      await limiter.close();
     }
   });
 });

@@ -5,6 +5,7 @@
  */
 import type { Clock } from '../../clock.js';
 import type { JobDefinition } from '../../jobs/job.js';
+import type { EventsLog } from '../../shared/events-log.js';
 import type { RouteDef } from '../../shared/route.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
@@ -37,6 +38,8 @@ export interface BillingModuleDeps<R extends PipelineRepos & BillingRepos> {
   /** The transactions carrying one billingAgreementChargeId. */
   transactionsOfCharge(accountId: string, chargeId: string): Promise<Transaction[]>;
   clock: Clock;
+  /** The charges' business events (ChargeScheduler). */
+  events?: EventsLog;
 }
 
 export interface BillingModule<R extends PipelineRepos & BillingRepos> {
@@ -48,6 +51,8 @@ export interface BillingModule<R extends PipelineRepos & BillingRepos> {
   jobs: JobDefinition<never>[];
   /** The BILLING_CHARGE effects (declared with the payment engine): a charge attempt's final state moves its charge. */
   attemptFinal(repos: R, transaction: Transaction): Promise<void>;
+  /** After the commit of attemptFinal: the charge's log lines (the payment engine's observeFinal). */
+  attemptCommitted(transaction: Transaction): void;
   /** The CIT session hook (sessions.useBillingAgreements), on the session's commits. */
   sessionHook: {
     sessionCreated(repos: R, session: SessionWithAgreement): Promise<void>;
@@ -74,6 +79,7 @@ export function createBillingModule<R extends PipelineRepos & BillingRepos>(deps
     transaction,
     payments: new PipelineChargePayments<R>(deps),
     clock,
+    events: deps.events,
   });
   return {
     plans,
@@ -84,6 +90,9 @@ export function createBillingModule<R extends PipelineRepos & BillingRepos>(deps
     jobs: scheduler.jobs(),
     async attemptFinal(commit, tx) {
       if (tx.billingAgreementChargeId) await scheduler.attemptFinished(commit, tx);
+    },
+    attemptCommitted(tx) {
+      if (tx.billingAgreementChargeId) scheduler.committed(tx.id);
     },
     sessionHook: {
       sessionCreated: async (commit, session) => void (await agreements.sessionCreated(commit, session)),

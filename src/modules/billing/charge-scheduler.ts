@@ -18,6 +18,7 @@ import type { Clock } from '../../clock.js';
 import { defineJob } from '../../jobs/catalogue.js';
 import type { JobDefinition } from '../../jobs/job.js';
 import { AppError } from '../../shared/errors.js';
+import type { BusinessEventName, BusinessEvents, EventsLog } from '../../shared/events-log.js';
 import { newId } from '../../shared/ids.js';
 import type { TransactionState } from '../transactions/transaction.js';
 import { AGREEMENT_EVENTS, type BillingAgreement, nextAgreementState } from './agreement.js';
@@ -39,6 +40,8 @@ export interface ChargeSchedulerDeps<R extends BillingRepos> {
   transaction: RunInTransaction<R>;
   payments: ChargePayments<R>;
   clock: Clock;
+  /** A line per charge created, attempted, retrying and final, after the commit that decided it. */
+  events?: EventsLog;
 }
 
 /** The attempt's transaction as the payment pipeline reports it. */
@@ -56,7 +59,18 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const unchargeable = (err: unknown): boolean => err instanceof AppError && err.code === 'VALIDATION_ERROR';
 
 export class ChargeScheduler<R extends BillingRepos> {
+  /** Lines decided inside the payment engine's commit (attemptFinished), by transaction id: written by committed(). */
+  private readonly awaitingCommit = new Map<string, () => void>();
+
   constructor(private readonly deps: ChargeSchedulerDeps<R>) {}
+
+  /** The payment engine committed the final answer of `transactionId`: the charge lines it decided are written now. */
+  committed(transactionId: string): void {
+    const write = this.awaitingCommit.get(transactionId);
+    if (!write) return;
+    this.awaitingCommit.delete(transactionId);
+    write();
+  }
 
   /**
    * Makes the charge of the period starting at `periodStart`, unless it exists or the agreement
@@ -73,7 +87,7 @@ export class ChargeScheduler<R extends BillingRepos> {
     const chargeId = newId();
     let made: BillingCharge | null = null;
     try {
-      await this.submit(
+      const transactionId = await this.submit(
         agreement,
         { billingAgreementChargeId: chargeId, amount: plan.amount, currency: plan.currency, instantCapture: plan.instantCapture },
         async (repos, transactionId) => {
@@ -111,6 +125,15 @@ export class ChargeScheduler<R extends BillingRepos> {
           made = charge;
         },
       );
+      this.deps.events?.logEvent('billing.charge.created', {
+        chargeId,
+        accountId,
+        billingAgreementId: agreement.id,
+        transactionId,
+        amount: plan.amount,
+        currency: plan.currency,
+        attempt: 1,
+      });
     } catch (err) {
       if (err instanceof LostRace) return null;
       if (!unchargeable(err)) throw err;
@@ -141,7 +164,7 @@ export class ChargeScheduler<R extends BillingRepos> {
     const plan = await this.deps.plans.findById(accountId, charge.billingPlanId);
     let made: BillingCharge | null = null;
     try {
-      await this.submit(
+      const transactionId = await this.submit(
         agreement,
         { billingAgreementChargeId: charge.id, amount: charge.amount, currency: charge.currency, instantCapture: plan?.instantCapture ?? 'OFF' },
         async (repos, transactionId) => {
@@ -159,6 +182,7 @@ export class ChargeScheduler<R extends BillingRepos> {
           if (!made) throw new LostRace();
         },
       );
+      this.deps.events?.logEvent('billing.charge.attempt', { chargeId: charge.id, accountId, transactionId, attempt });
     } catch (err) {
       if (err instanceof LostRace) return null;
       if (!unchargeable(err)) throw err;
@@ -177,6 +201,7 @@ export class ChargeScheduler<R extends BillingRepos> {
     if (!charge || charge.state !== 'PROCESSING' || charge.transactionId !== tx.id || charge.nextAttemptAt !== null) return;
     if (tx.state === 'SUCCESS') {
       const done = await this.finish(repos, charge, 'succeed');
+      if (done) this.afterCommit(tx.id, 'billing.charge.final', finalFields(done, tx.id));
       const agreement = done ? await repos.billingAgreements.findById(charge.accountId, charge.billingAgreementId) : null;
       if (done && agreement) {
         await repos.billingAgreements.updateIf(
@@ -197,11 +222,20 @@ export class ChargeScheduler<R extends BillingRepos> {
       nowMs: now,
     });
     if (retryAt === null) {
-      await this.finish(repos, charge, 'fail');
+      const failed = await this.finish(repos, charge, 'fail');
+      if (failed) this.afterCommit(tx.id, 'billing.charge.final', finalFields(failed, tx.id));
       return;
     }
     const waiting = await this.change(repos, charge, 'retry', { nextAttemptAt: iso(retryAt), updatedAt: iso(now) });
-    if (waiting) await enqueueChargeAttempt(repos.jobs, waiting);
+    if (!waiting) return;
+    await enqueueChargeAttempt(repos.jobs, waiting);
+    this.afterCommit(tx.id, 'billing.charge.retrying', {
+      chargeId: waiting.id,
+      accountId: waiting.accountId,
+      transactionId: tx.id,
+      attempts: waiting.attempts,
+      nextAttemptAt: iso(retryAt),
+    });
   }
 
   jobs(): JobDefinition<never>[] {
@@ -223,7 +257,15 @@ export class ChargeScheduler<R extends BillingRepos> {
   }
 
   private async failNow(charge: BillingCharge): Promise<BillingCharge | null> {
-    return this.deps.transaction((repos) => this.finish(repos, charge, 'fail'));
+    const failed = await this.deps.transaction((repos) => this.finish(repos, charge, 'fail'));
+    if (failed) this.deps.events?.logEvent('billing.charge.final', finalFields(failed, failed.transactionId));
+    return failed;
+  }
+
+  /** Keeps a line decided in the payment engine's commit until that commit is done (committed()). */
+  private afterCommit<N extends BusinessEventName>(transactionId: string, event: N, fields: BusinessEvents[N]): void {
+    const { events } = this.deps;
+    if (events) this.awaitingCommit.set(transactionId, () => events.logEvent(event, fields));
   }
 
   /** SUCCESS or FAILED through the transition table, with its event. */
@@ -265,4 +307,8 @@ export class ChargeScheduler<R extends BillingRepos> {
     );
     if (stopped) await repos.events.append(agreement.accountId, AGREEMENT_EVENTS.STOPPED, billingAgreementWire(stopped));
   }
+}
+
+function finalFields(charge: BillingCharge, transactionId: string | null): BusinessEvents['billing.charge.final'] {
+  return { chargeId: charge.id, accountId: charge.accountId, transactionId, state: charge.state, attempts: charge.attempts };
 }

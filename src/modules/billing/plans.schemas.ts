@@ -10,16 +10,21 @@ export const IntervalSchema = Type.Object({
   frequency: Type.Integer({ minimum: 1, maximum: 31, description: 'Number of periods between charges.' }),
 });
 
-export const CreateBillingPlanBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 256 }),
-  amount: PositiveAmount,
-  currency: Currency,
-  maxAttempts: Type.Integer({ minimum: 1, maximum: 31, description: 'Attempts per charge before it is FAILED.' }),
-  interval: IntervalSchema,
-  instantCapture: Type.Optional(StringEnum(INSTANT_CAPTURE_MODES, { description: "Capture mode of the charges' payments; default OFF." })),
-  color: Type.Optional(Nullable(Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'Display colour, #RRGGBB.' }))),
-  emoji: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 16 }))),
-});
+export const CreateBillingPlanBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 256 }),
+    amount: PositiveAmount,
+    currency: Currency,
+    maxAttempts: Type.Integer({ minimum: 1, maximum: 31, description: 'Attempts per charge before it is FAILED.' }),
+    interval: IntervalSchema,
+    instantCapture: Type.Optional(StringEnum(INSTANT_CAPTURE_MODES, { description: "Capture mode of the charges' payments; default OFF." })),
+    color: Type.Optional(Nullable(Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: 'Display colour, #RRGGBB.' }))),
+    emoji: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 16 }))),
+  },
+  {
+    examples: [{ name: 'Coffee club', amount: 1299, currency: 'EUR', maxAttempts: 3, interval: { period: 'MONTH', frequency: 1 }, instantCapture: 'NO_VOID' }],
+  },
+);
 
 export const BillingPlanRecord = Type.Object({
   id: Uuid,
@@ -34,7 +39,27 @@ export const BillingPlanRecord = Type.Object({
   createdAt: DateTime,
 });
 
-export const BillingPlanResponse = Type.Object({ billingPlan: BillingPlanRecord });
+export const BillingPlanResponse = Type.Object(
+  { billingPlan: BillingPlanRecord },
+  {
+    examples: [
+      {
+        billingPlan: {
+          id: '779a75c0-f105-4d72-b9a5-98e304b77ac5',
+          name: 'Coffee club',
+          amount: 1299,
+          currency: 'EUR',
+          maxAttempts: 3,
+          interval: { period: 'MONTH', frequency: 1 },
+          instantCapture: 'NO_VOID',
+          color: null,
+          emoji: null,
+          createdAt: '2026-11-25T13:29:05.471Z',
+        },
+      },
+    ],
+  },
+);
 export const BillingPlanPage = PageEnvelope(BillingPlanResponse);
 // The seed types the path id as a string: an id that is not one of ours is a 404, like any unknown id.
 export const BillingPlanParams = Type.Object({ planId: Type.String({ minLength: 1, maxLength: 64 }) });

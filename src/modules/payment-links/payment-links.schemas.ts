@@ -12,10 +12,25 @@ const NullableString = Nullable(Type.String());
  * validates it. Only `timeout` is wider: a link lives longer than a checkout (§11.2 allows up to
  * 86,400 minutes; the session store keeps at most 43,200 — 30 days — so that is the bound here).
  */
-export const CreatePaymentLinkBody = Type.Object({
-  ...CreateCitBody.properties,
-  timeout: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 43200, description: 'Minutes until the link expires.' }))),
-});
+export const CreatePaymentLinkBody = Type.Object(
+  {
+    ...CreateCitBody.properties,
+    timeout: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 43200, description: 'Minutes until the link expires.' }))),
+  },
+  {
+    examples: [
+      {
+        pointOfSaleId: '571e0f76-1342-418a-902b-27dd6fc9543e',
+        amount: 4995,
+        currency: 'EUR',
+        reference: 'invoice-7731',
+        customerId: 'customer-81',
+        timeout: 10080,
+        notificationUrl: 'https://shop.example.com/payments/callback',
+      },
+    ],
+  },
+);
 
 /** A link's id: the transaction-id format (INTERFACE §11.5), or a UUID for links made before it. */
 const UUID_PATTERN = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
@@ -40,14 +55,49 @@ export const PaymentLinkRecord = Type.Object({
   createdAt: DateTime,
 });
 
-export const PaymentLinkResponse = Type.Object({ paymentLink: PaymentLinkRecord });
+export const PaymentLinkResponse = Type.Object(
+  { paymentLink: PaymentLinkRecord },
+  {
+    examples: [
+      {
+        paymentLink: {
+          id: 'VBE7204R11R',
+          sessionId: '91279d8a-287c-4d56-ae5d-bca6d9b17c41',
+          url: 'https://payments.example.com/pay/pk_um2YzGvb6CrZVFVH6k4fobk1uepvBcrs',
+          state: 'ACTIVE',
+          amount: 4995,
+          currency: 'EUR',
+          reference: 'invoice-7731',
+          pointOfSaleId: '571e0f76-1342-418a-902b-27dd6fc9543e',
+          customerId: 'customer-81',
+          transactionId: null,
+          expiresAt: '2026-12-02T13:29:05.399Z',
+          stateChangedAt: '2026-11-25T13:29:05.399Z',
+          createdAt: '2026-11-25T13:29:05.399Z',
+        },
+      },
+    ],
+  },
+);
 /** POST /payment-links (INTERFACE §11.5): flat; GET answers the wrapped record. */
-export const CreatePaymentLinkResponse = Type.Object({
-  id: PaymentLinkId,
-  sessionId: Uuid,
-  url: Type.String({ description: 'The customer-facing link: the hosted payment window of its session.' }),
-  qrCode: Type.String({ description: 'A QR code of `url`: PNG, base64, without a data: prefix.' }),
-});
+export const CreatePaymentLinkResponse = Type.Object(
+  {
+    id: PaymentLinkId,
+    sessionId: Uuid,
+    url: Type.String({ description: 'The customer-facing link: the hosted payment window of its session.' }),
+    qrCode: Type.String({ description: 'A QR code of `url`: PNG, base64, without a data: prefix.' }),
+  },
+  {
+    examples: [
+      {
+        id: 'VBE7204R11R',
+        sessionId: '91279d8a-287c-4d56-ae5d-bca6d9b17c41',
+        url: 'https://payments.example.com/pay/pk_um2YzGvb6CrZVFVH6k4fobk1uepvBcrs',
+        qrCode: 'iVBORw0KGgoAAAANSUhEUgAAAUgAAAFICAYAAAAyFGczAAAAAklEQVR4AewaftIAAAku…',
+      },
+    ],
+  },
+);
 export const PaymentLinkParams = Type.Object({ paymentLinkId: PaymentLinkId });
 export const PaymentLinkListQuery = Type.Composite([
   PageQuery,

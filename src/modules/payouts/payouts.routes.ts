@@ -1,7 +1,7 @@
 import { defineRoute, type RouteDef } from '../../shared/route.js';
 import { NotificationWebhookRecord } from '../transactions/notification.js';
-import { TransactionResponse, transactionWire } from '../transactions/transactions.schemas.js';
-import { PayoutBody, SyncPayoutBody } from './payouts.schemas.js';
+import { transactionWire } from '../transactions/transactions.schemas.js';
+import { PayoutBody, PayoutResponse, SyncPayoutBody } from './payouts.schemas.js';
 import type { PayoutsService } from './payouts.service.js';
 
 export function payoutsRoutes(service: PayoutsService): RouteDef[] {
@@ -13,7 +13,7 @@ export function payoutsRoutes(service: PayoutsService): RouteDef[] {
       url: '/payout',
       summary: 'Payout to a stored card (asynchronous; outcome to notificationUrl)',
       refusedWhenOverloaded: true,
-      schema: { body: PayoutBody, response: { 200: TransactionResponse } },
+      schema: { body: PayoutBody, response: { 200: PayoutResponse } },
       handler: async ({ body, accountId, effect }) => ({ transaction: transactionWire(await service.payout(accountId, body, effect)) }),
     }),
     defineRoute({

@@ -5,8 +5,8 @@ import { toDecimalString } from '../../shared/money.js';
 import { defineRoute, EMPTY_BODY, type RouteDef } from '../../shared/route.js';
 import { ErrorResponse, ValidationErrorResponse } from '../../shared/wire.js';
 import { renderTerminalNotFound, renderVirtualTerminal, terminalMessage, type VirtualTerminalView } from '../../pages/virtual-terminal.js';
-import { TransactionParams, TransactionResponse, transactionWire } from '../transactions/transactions.schemas.js';
-import { PageTapBody, SaleBody, TapBody, TapParams, TerminalStatusResponse } from './sales.schemas.js';
+import { TransactionParams, transactionWire } from '../transactions/transactions.schemas.js';
+import { PageTapBody, SaleBody, SaleResponse, TapBody, TapParams, TapResponse, TerminalStatusResponse } from './sales.schemas.js';
 import { VIRTUAL_TERMINAL_CARDS } from './sandbox-cards.js';
 import type { SaleRepos, SalesService, TerminalDisplay } from './sales.service.js';
 
@@ -21,7 +21,7 @@ export function salesRoutes<R extends SaleRepos>(service: SalesService<R>): Rout
       url: '/sale',
       idempotent: true,
       summary: 'Physical sale on a card terminal (confirms creation only; the outcome goes to notificationUrl)',
-      schema: { body: SaleBody, response: { 200: TransactionResponse, 422: ValidationErrorResponse } },
+      schema: { body: SaleBody, response: { 200: SaleResponse, 422: ValidationErrorResponse } },
       handler: async ({ body, accountId, effect }) => ({ transaction: transactionWire(await service.create(accountId, body, effect)) }),
     }),
     defineRoute({
@@ -50,7 +50,7 @@ export function salesSandboxRoutes<R extends SaleRepos>(service: SalesService<R>
       method: 'POST',
       url: '/sandbox/v1/terminals/:terminalId/tap',
       summary: 'A customer presents a card on the terminal (pays the sale waiting there)',
-      schema: { params: TapParams, body: TapBody, response: { 200: TransactionResponse, ...errors } },
+      schema: { params: TapParams, body: TapBody, response: { 200: TapResponse, ...errors } },
       handler: async ({ params, body }) => ({ transaction: transactionWire(await service.tap(params.terminalId, body.card)) }),
     }),
     // The virtual terminal page. Public like a physical terminal on a counter: whoever has the

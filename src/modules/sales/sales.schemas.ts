@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Attributes, Currency, Nullable, PositiveAmount, StringEnum, Url, Uuid } from '../../shared/wire.js';
 import { CardInputSchema } from '../payment-methods/payment-methods.schemas.js';
+import { TransactionResponse, transactionExample } from '../transactions/transactions.schemas.js';
 import { VIRTUAL_TERMINAL_CARDS, type VirtualTerminalCard } from './sandbox-cards.js';
 
 export const SALE_TYPES = ['PAYMENT', 'PAYOUT'] as const;
@@ -35,26 +36,90 @@ export const SaleTerminal = Type.Object(
 );
 
 /** Physical sale request (INTERFACE §7, §11.6). */
-export const SaleBody = Type.Object({
-  terminal: Type.Optional(Nullable(SaleTerminal)),
-  transaction: Type.Object({
-    pointOfSaleId: Uuid,
-    amount: PositiveAmount,
-    currency: Currency,
-    type: Type.Optional(
-      StringEnum(SALE_TYPES, {
-        description: 'PAYMENT (default): the customer pays. PAYOUT: funds go to the tapped card — the only refund of a physical sale.',
-      }),
-    ),
-    notificationUrl: Type.Optional(Nullable(Url)),
-    reference: Type.Optional(Nullable(SaleReference)),
-    attributes: Type.Optional(Nullable(Attributes)),
-    customerId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
-  }),
+export const SaleBody = Type.Object(
+  {
+    terminal: Type.Optional(Nullable(SaleTerminal)),
+    transaction: Type.Object({
+      pointOfSaleId: Uuid,
+      amount: PositiveAmount,
+      currency: Currency,
+      type: Type.Optional(
+        StringEnum(SALE_TYPES, {
+          description: 'PAYMENT (default): the customer pays. PAYOUT: funds go to the tapped card — the only refund of a physical sale.',
+        }),
+      ),
+      notificationUrl: Type.Optional(Nullable(Url)),
+      reference: Type.Optional(Nullable(SaleReference)),
+      attributes: Type.Optional(Nullable(Attributes)),
+      customerId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 255 }))),
+    }),
+  },
+  {
+    examples: [
+      {
+        terminal: { id: 'caf3cf7a-b952-491a-9534-481373c19cbc' },
+        transaction: {
+          pointOfSaleId: '710fe949-df64-4f3c-9c7f-e16153a026a9',
+          amount: 1850,
+          currency: 'EUR',
+          reference: 'till-1-0042',
+          notificationUrl: 'https://shop.example.com/payments/callback',
+        },
+      },
+    ],
+  },
+);
+
+/** A card terminal sale: PENDING on the terminal until the customer taps (sandbox: POST /sandbox/v1/terminals/{terminalId}/tap). */
+const SALE_TRANSACTION_EXAMPLE = transactionExample({
+  id: 'FHANAWJFW5W',
+  subscriptionId: null,
+  state: 'PENDING',
+  externalStatusCodes: null,
+  createdAt: '2026-11-25T13:29:05.537Z',
+  sessionId: null,
+  paymentMethodId: null,
+  paymentMethodType: null,
+  paymentMethodSubType: null,
+  paymentMethodExpiry: null,
+  paymentMethodDisplayText: null,
+  paymentMethodHolderName: null,
+  customerId: null,
+  amount: 1850,
+  instantCapture: 'VOID',
+  pointOfSaleId: '710fe949-df64-4f3c-9c7f-e16153a026a9',
+  reference: 'till-1-0042',
+  exemptions: null,
+  clientIp: null,
+  terminalId: 'caf3cf7a-b952-491a-9534-481373c19cbc',
+});
+
+export const SaleResponse = Type.Object(TransactionResponse.properties, { examples: [{ transaction: SALE_TRANSACTION_EXAMPLE }] });
+
+/** The sale once the customer tapped the sandbox Mastercard 5555555555554444. */
+export const TapResponse = Type.Object(TransactionResponse.properties, {
+  examples: [
+    {
+      transaction: {
+        ...SALE_TRANSACTION_EXAMPLE,
+        state: 'SUCCESS',
+        externalStatusCodes: { terminal: null, acquirer: '00', network: '00', sca: null },
+        paymentMethodId: 'bcc3f776-9035-4ea6-81ac-e9a1c33fc9f0',
+        paymentMethodType: 'CARD',
+        paymentMethodSubType: 'Mastercard',
+        paymentMethodExpiry: '2030-12-31',
+        paymentMethodDisplayText: '55555555XXXX4444',
+        paymentMethodHolderName: 'Test Holder',
+      },
+    },
+  ],
 });
 
 export const TapParams = Type.Object({ terminalId: Uuid });
-export const TapBody = Type.Object({ card: CardInputSchema });
+export const TapBody = Type.Object(
+  { card: CardInputSchema },
+  { examples: [{ card: { number: '5555555555554444', expiryMonth: 12, expiryYear: 2030, cvc: '123', holderName: 'Test Holder' } }] },
+);
 
 export const PageTapBody = Type.Object({ card: StringEnum(Object.keys(VIRTUAL_TERMINAL_CARDS) as VirtualTerminalCard[]) });
 

@@ -46,15 +46,40 @@ export const SettlementTransactionRecord = Type.Object({
   createdAt: DateTime,
 });
 
-export const SettlementTransferResponse = Type.Object({ settlementTransfer: SettlementTransferRecord });
-export const SettlementTransferList = CursorEnvelope(SettlementTransferResponse);
+/** A day's EUR card payments settled by the sandbox acquirer: EUR 40.00 less EUR 1.97 of fees. */
+const SETTLEMENT_TRANSFER_EXAMPLE = {
+  id: 'd5216ae8-bed3-47b3-a263-21e83accbb7c',
+  acquirer: 'sandbox',
+  settlementName: 'sandbox settlement 2026-11-28 EUR',
+  settlementIds: ['sandbox-df5c9f106c0d'],
+  postingDate: '2026-11-28',
+  netAmount: '38.03',
+  currency: 'EUR',
+  acquirerReference: 'STL202611282390AB0F90',
+  adjustments: [],
+  adjustmentSums: [
+    { type: 'ACQUIRER_FEE', amount: '-1.64', description: "Acquirer fees of the transfer's settlement transactions" },
+    { type: 'INTERCHANGE_FEE', amount: '-0.24', description: "Interchange fees of the transfer's settlement transactions" },
+    { type: 'SCHEME_FEE', amount: '-0.09', description: "Card scheme fees of the transfer's settlement transactions" },
+  ],
+  createdAt: '2026-11-28T13:29:05.608Z',
+};
+
+export const SettlementTransferResponse = Type.Object(
+  { settlementTransfer: SettlementTransferRecord },
+  { examples: [{ settlementTransfer: SETTLEMENT_TRANSFER_EXAMPLE }] },
+);
+export const SettlementTransferList = Type.Object(CursorEnvelope(SettlementTransferResponse).properties, {
+  examples: [{ currentOffset: '', nextOffset: null, perPage: 25, hasMore: false, items: [{ settlementTransfer: SETTLEMENT_TRANSFER_EXAMPLE }] }],
+});
 export const SettlementTransactionList = CursorEnvelope(Type.Object({ settlementTransaction: SettlementTransactionRecord, transaction: TransactionRecord }));
 export const SettlementListQuery = CursorQuery;
 export const TransferParams = Type.Object({ transferId: Type.String({ minLength: 1, maxLength: 64 }) });
-export const SettlementRunBody = Type.Object({
-  postingDate: Type.Optional(DateOnly),
-});
-export const SettlementRunResponse = Type.Object({ settlementTransfers: Type.Array(SettlementTransferResponse) });
+export const SettlementRunBody = Type.Object({ postingDate: Type.Optional(DateOnly) }, { examples: [{ postingDate: '2026-11-28' }] });
+export const SettlementRunResponse = Type.Object(
+  { settlementTransfers: Type.Array(SettlementTransferResponse) },
+  { examples: [{ settlementTransfers: [{ settlementTransfer: SETTLEMENT_TRANSFER_EXAMPLE }] }] },
+);
 
 const FEE_COLUMN: Record<TransactionFeeType, 'acquirerFee' | 'interchangeFee' | 'schemeFee'> = {
   ACQUIRER_FEE: 'acquirerFee',

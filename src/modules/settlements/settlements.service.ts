@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Keyset } from '../../shared/pagination.js';
 import { notFound } from '../../shared/errors.js';
+import type { EventsLog } from '../../shared/events-log.js';
 import { newId } from '../../shared/ids.js';
 import { DAY_MS, iso } from '../../shared/time.js';
 import type { EventOutbox } from '../events/event-outbox.js';
@@ -54,6 +55,8 @@ export interface SettlementsDeps {
   acquirer?: string;
   /** Operations per batch (and per commit); default 1 000. */
   batchSize?: number;
+  /** One `settlement.run` line per completed run. */
+  events?: EventsLog;
 }
 
 export interface RunOptions {
@@ -103,6 +106,7 @@ export class SettlementsService {
     // Only a run that went through every merchant moves the scan start (never backwards).
     const next = iso(startedMs - SCAN_OVERLAP_MS);
     if (window.from === null || next > window.from) await this.deps.settings.set(SCAN_FROM_SETTING, next);
+    this.deps.events?.logEvent('settlement.run', { postingDate, transfers: result.transfers.length, rows: result.settled });
     return result;
   }
 

@@ -28,7 +28,41 @@ export const SubscriptionRecord = Type.Object({
 });
 
 /** GET and list items: the subscription with its payment method (null once that was deleted). */
-export const SubscriptionResponse = Type.Object({ subscription: SubscriptionRecord, paymentMethod: Nullable(PaymentMethodRecord) });
+export const SubscriptionResponse = Type.Object(
+  { subscription: SubscriptionRecord, paymentMethod: Nullable(PaymentMethodRecord) },
+  {
+    examples: [
+      {
+        subscription: {
+          id: 'cdbf1049-856b-45ca-835e-f968c7637235',
+          paymentMethodId: '59803fc4-a7bb-40ea-b77e-13bf5457b04f',
+          currency: 'EUR',
+          customerId: 'customer-81',
+          pointOfSaleId: '571e0f76-1342-418a-902b-27dd6fc9543e',
+          reference: 'customer-81-card',
+          description: null,
+          state: 'ACTIVE',
+          statusReason: null,
+          type: 'SCHEDULED',
+          expiryDate: null,
+          interval: { period: 'MONTH', frequency: 1 },
+          createdAt: '2026-11-25T13:29:04.814Z',
+        },
+        paymentMethod: {
+          id: '59803fc4-a7bb-40ea-b77e-13bf5457b04f',
+          type: 'CARD',
+          subType: 'Visa',
+          expiry: '2030-12-31',
+          displayText: '41111111XXXX1111',
+          holderName: 'Test Holder',
+          customerId: 'customer-81',
+          accountUpdatesEnabled: false,
+          createdAt: '2026-11-25T13:29:04.806Z',
+        },
+      },
+    ],
+  },
+);
 
 export const SubscriptionParams = Type.Object({ subscriptionId: Uuid });
 
@@ -48,12 +82,15 @@ export const SubscriptionListQuery = Type.Composite([
 ]);
 
 /** PATCH (INTERFACE §7): amount and type required; expiryDate and interval nullable (absent = unchanged). */
-export const UpdateSubscriptionBody = Type.Object({
-  amount: PositiveAmount,
-  type: StringEnum(SUBSCRIPTION_TYPES),
-  expiryDate: Type.Optional(Nullable(DateOnly)),
-  interval: Type.Optional(Nullable(IntervalSchema)),
-});
+export const UpdateSubscriptionBody = Type.Object(
+  {
+    amount: PositiveAmount,
+    type: StringEnum(SUBSCRIPTION_TYPES),
+    expiryDate: Type.Optional(Nullable(DateOnly)),
+    interval: Type.Optional(Nullable(IntervalSchema)),
+  },
+  { examples: [{ amount: 1299, type: 'SCHEDULED', expiryDate: null, interval: { period: 'MONTH', frequency: 1 } }] },
+);
 
 /** Entity → wire record: exactly the fields of INTERFACE §7, null when absent. */
 export function subscriptionWire(s: Subscription) {

@@ -30,6 +30,7 @@ import { defineJob, JOB_CATALOGUE, newJob, type PayloadOf } from '../../jobs/cat
 import { type JobContext, type JobDefinition, type JobQueue, RetryLater } from '../../jobs/job.js';
 import { acquirerRetryDelay } from '../../jobs/retry-schedules.js';
 import type { Effect } from '../../shared/effect.js';
+import type { EventsLog } from '../../shared/events-log.js';
 import { newId, newTransactionId } from '../../shared/ids.js';
 import type { EventOutbox } from '../events/event-outbox.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
@@ -59,6 +60,7 @@ import {
 } from './transaction.js';
 import type { KnownSections } from './notification.js';
 import type { NewTransaction, PaymentRecords, TransactionsRepository } from './transactions.repository.js';
+import { answeredEvent } from './answer-log.js';
 
 export type { PrimaryOperation } from './engine-rules.js';
 
@@ -156,6 +158,8 @@ export interface EngineDeps<R extends PipelineRepos> {
   /** Opens a stored payment method, read with its sealed number, for an acquirer call. */
   openInstrument(stored: { paymentMethod: PaymentMethod; panSealed: string | null }): Promise<Instrument>;
   clock: Clock;
+  /** One `payment.answered` line per applied answer, after its commit. */
+  events?: EventsLog;
 }
 
 /** Where driving an operation left it. */
@@ -611,6 +615,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
         await this.deps.callbacks.scheduleInCommit(repos, after, { ...read, ...(operations ? { operations } : {}) });
       return { operation: answered, transaction: after, follow: next, becameFinal };
     });
+    this.deps.events?.logEvent('payment.answered', answeredEvent(applied.transaction, applied.operation, applied.follow));
     if (applied.becameFinal) for (const observe of this.observers) observe(applied.transaction);
     return applied;
   }

@@ -71,13 +71,113 @@ export const AggregatesRecord = Type.Object({
 
 export const AcquirerAgreementRecord = Type.Object({ acquirer: Type.String(), mcc: Type.String() });
 
-export const TransactionResponse = Type.Object({ transaction: TransactionRecord });
-export const TransactionDetailResponse = Type.Object({
-  transaction: TransactionRecord,
-  aggregates: AggregatesRecord,
-  operations: Type.Array(OperationRecord),
-  acquirerAgreement: AcquirerAgreementRecord,
+/**
+ * An approved card payment (a CIT paid with the sandbox card 4111111111111111), the base of the
+ * transaction examples of the OpenAPI document; `transactionExample` varies it per route.
+ */
+export const TRANSACTION_EXAMPLE = {
+  id: '59JXY3CGEZ0',
+  subscriptionId: 'cdbf1049-856b-45ca-835e-f968c7637235',
+  billingAgreementChargeId: null,
+  state: 'SUCCESS',
+  errorCode: null,
+  externalStatusCodes: { terminal: null, acquirer: '00', network: '00', sca: null },
+  createdAt: '2026-11-25T13:29:04.808Z',
+  sessionId: '55c75b55-c752-4e79-8175-d58f891d1538',
+  paymentMethodId: '59803fc4-a7bb-40ea-b77e-13bf5457b04f',
+  paymentMethodType: 'CARD',
+  paymentMethodSubType: 'Visa',
+  paymentMethodExpiry: '2030-12-31',
+  paymentMethodDisplayText: '41111111XXXX1111',
+  paymentMethodHolderName: 'Test Holder',
+  scaMode: 'SKIP',
+  customerId: 'customer-81',
+  amount: 2500,
+  fee: 0,
+  currency: 'EUR',
+  instantCapture: 'OFF',
+  notificationUrl: 'https://shop.example.com/payments/callback',
+  pointOfSaleId: '571e0f76-1342-418a-902b-27dd6fc9543e',
+  reference: 'order-1042',
+  textOnStatement: null,
+  descriptor: null,
+  exemptions: [],
+  attributes: null,
+  clientIp: '203.0.113.24',
+  clientCountry: null,
+  type: 'PAYMENT',
+  terminalId: null,
+} as const;
+
+export const transactionExample = (changes: Partial<Record<keyof typeof TRANSACTION_EXAMPLE, unknown>> = {}) => ({ ...TRANSACTION_EXAMPLE, ...changes });
+
+/** A merchant-initiated payment just accepted: PENDING until the acquirer answers (the outcome goes to notificationUrl). */
+export const MIT_TRANSACTION_EXAMPLE = transactionExample({
+  id: 'S8TQKV3247B',
+  state: 'PENDING',
+  externalStatusCodes: null,
+  createdAt: '2026-11-25T13:29:05.153Z',
+  sessionId: null,
+  amount: 1500,
+  instantCapture: 'NO_VOID',
+  reference: 'invoice-2025-11',
+  exemptions: null,
+  clientIp: null,
 });
+
+export const TransactionResponse = Type.Object({ transaction: TransactionRecord }, { examples: [{ transaction: TRANSACTION_EXAMPLE }] });
+export const TransactionDetailResponse = Type.Object(
+  {
+    transaction: TransactionRecord,
+    aggregates: AggregatesRecord,
+    operations: Type.Array(OperationRecord),
+    acquirerAgreement: AcquirerAgreementRecord,
+  },
+  {
+    examples: [
+      {
+        transaction: TRANSACTION_EXAMPLE,
+        aggregates: { authorized: 2500, captured: 2500, refunded: 1000, voided: 0, remaining: 0, paidOut: 0 },
+        operations: [
+          {
+            id: '58d023e4-124b-4a64-8d80-6291e4ad2de7',
+            referenceTransactionOperationId: null,
+            amount: 2500,
+            state: 'SUCCESS',
+            transactionId: '59JXY3CGEZ0',
+            type: 'AUTHORIZATION',
+            errorCode: null,
+            createdAt: '2026-11-25T13:29:04.808Z',
+            finalizedAt: '2026-11-25T13:29:04.812Z',
+          },
+          {
+            id: '33243f5a-8a82-4465-8c5a-29206c6fd795',
+            referenceTransactionOperationId: '58d023e4-124b-4a64-8d80-6291e4ad2de7',
+            amount: 2500,
+            state: 'SUCCESS',
+            transactionId: '59JXY3CGEZ0',
+            type: 'CAPTURE',
+            errorCode: null,
+            createdAt: '2026-11-25T13:31:12.020Z',
+            finalizedAt: '2026-11-25T13:31:12.071Z',
+          },
+          {
+            id: '94e91ade-27ad-4b1a-adbb-0c59444ffe0e',
+            referenceTransactionOperationId: '33243f5a-8a82-4465-8c5a-29206c6fd795',
+            amount: 1000,
+            state: 'SUCCESS',
+            transactionId: '59JXY3CGEZ0',
+            type: 'REFUND',
+            errorCode: null,
+            createdAt: '2026-11-26T09:02:40.517Z',
+            finalizedAt: '2026-11-26T09:02:40.566Z',
+          },
+        ],
+        acquirerAgreement: { acquirer: 'sandbox', mcc: '5999' },
+      },
+    ],
+  },
+);
 
 const AmountMode = StringEnum(['EQUAL', 'LESS_THAN', 'GREATER_THAN'] as const);
 

@@ -12,14 +12,41 @@ export const WebhookRecord = Type.Object({
   createdAt: DateTime,
 });
 
-export const WebhookResponse = Type.Object({ webhook: WebhookRecord });
+export const WebhookResponse = Type.Object(
+  { webhook: WebhookRecord },
+  {
+    examples: [
+      {
+        webhook: {
+          id: 'b4d5082d-2471-43ec-b9f0-0db4bb0bd649',
+          url: 'https://shop.example.com/payments/events',
+          events: ['transaction.success.v1', 'transaction.failed.v1', 'subscription-billing.charge-failed.v1'],
+          pausedAt: null,
+          pauseReason: null,
+          createdAt: '2026-11-25T13:29:05.489Z',
+        },
+      },
+    ],
+  },
+);
 
-export const CreateWebhookBody = Type.Object({
-  url: Type.String({ format: 'uri', maxLength: 2048, description: 'Destination; on the approved domain of one of your points of sale (or a sub-domain).' }),
-  events: Type.Array(StringEnum(WEBHOOK_EVENTS), { minItems: 1, maxItems: 50, description: 'Event names to subscribe to.' }),
-  // Sent verbatim as the Authorization header: printable ASCII only, so it can never split a header.
-  secret: HeaderValue('Shared secret, sent as the Authorization header of every delivery (printable ASCII).'),
-});
+export const CreateWebhookBody = Type.Object(
+  {
+    url: Type.String({ format: 'uri', maxLength: 2048, description: 'Destination; on the approved domain of one of your points of sale (or a sub-domain).' }),
+    events: Type.Array(StringEnum(WEBHOOK_EVENTS), { minItems: 1, maxItems: 50, description: 'Event names to subscribe to.' }),
+    // Sent verbatim as the Authorization header: printable ASCII only, so it can never split a header.
+    secret: HeaderValue('Shared secret, sent as the Authorization header of every delivery (printable ASCII).'),
+  },
+  {
+    examples: [
+      {
+        url: 'https://shop.example.com/payments/events',
+        events: ['transaction.success.v1', 'transaction.failed.v1', 'subscription-billing.charge-failed.v1'],
+        secret: 'Bearer whsec-9f2c41d7e0a84b6c',
+      },
+    ],
+  },
+);
 
 export const WebhookParams = Type.Object({ webhookId: Uuid });
 

@@ -4,6 +4,7 @@ import { newJob } from '../../jobs/catalogue.js';
 import { RetryLater } from '../../jobs/job.js';
 import type { Sealer } from '../../security/secret-box.js';
 import { FieldErrorCollector, fieldError, notFound } from '../../shared/errors.js';
+import type { EventsLog } from '../../shared/events-log.js';
 import { newId } from '../../shared/ids.js';
 import { isOnApprovedDomain } from '../points-of-sale/point-of-sale.js';
 import {
@@ -60,6 +61,8 @@ export interface WebhooksDeps {
   schedule: RetrySchedule;
   clock: Clock;
   sealer: Sealer;
+  /** One `webhook.paused` line per pause, after its commit. */
+  events?: EventsLog;
 }
 
 export interface CreateWebhookInput {
@@ -149,10 +152,13 @@ export class WebhooksService {
     const webhook = await this.get(accountId, id);
     if (!isPaused(webhook)) {
       const now = this.deps.clock.nowIso();
-      await this.deps.transaction(async ({ webhooks }) => {
+      const paused = await this.deps.transaction(async ({ webhooks }) => {
         await webhooks.lockWebhook(id);
-        if (await webhooks.pause(id, 'PAUSED_BY_MERCHANT', now)) await webhooks.cancelPending(id, now);
+        if (!(await webhooks.pause(id, 'PAUSED_BY_MERCHANT', now))) return false;
+        await webhooks.cancelPending(id, now);
+        return true;
       });
+      if (paused) this.deps.events?.logEvent('webhook.paused', { webhookId: id, accountId, reason: 'PAUSED_BY_MERCHANT' });
     }
     return this.get(accountId, id);
   }
@@ -273,7 +279,7 @@ export class WebhooksService {
       durationMs: Math.max(0, Math.round(result.durationMs)),
       attemptedAt: iso(attemptedAt),
     };
-    const stillPending = await this.deps.transaction(async (uow) => {
+    const { stillPending, paused } = await this.deps.transaction(async (uow) => {
       // A failed attempt may pause the webhook and cancel its pending deliveries: it takes the
       // webhook lock first (the order every such commit keeps: webhook, then deliveries). A
       // successful one changes only its own delivery row, so it takes no webhook lock — else
@@ -285,20 +291,38 @@ export class WebhooksService {
         nextAttemptAt: retryInMs === null ? null : iso(finishedAt + retryInMs),
         finishedAt: retryInMs === null ? iso(finishedAt) : null,
       });
-      if (state === null) return false; // another worker recorded this attempt; it owns what follows
-      if (!result.ok && (await this.autoPause(uow, webhook, finishedAt))) return false;
-      return state === 'PENDING';
+      if (state === null) return { stillPending: false, paused: null }; // another worker recorded this attempt; it owns what follows
+      const pause = result.ok ? null : await this.autoPause(uow, webhook, finishedAt);
+      if (pause) return { stillPending: false, paused: pause.pausedNow ? pause.stats : null };
+      return { stillPending: state === 'PENDING', paused: null };
     });
+    if (paused) {
+      this.deps.events?.logEvent('webhook.paused', {
+        webhookId: webhook.id,
+        accountId: webhook.accountId,
+        reason: 'ERROR_RATE_TOO_HIGH',
+        failedAttempts: paused.failed,
+        totalAttempts: paused.total,
+      });
+    }
     if (stillPending && retryInMs !== null) throw new RetryLater(`webhook delivery attempt ${attemptNo} failed: ${attempt.error}`, retryInMs);
   }
 
-  /** INTERFACE §8: pauses the webhook when the window's failure rate is too high; true when it did. */
-  private async autoPause(uow: WebhooksUnitOfWork, webhook: Webhook, now: number): Promise<boolean> {
+  /**
+   * INTERFACE §8: pauses the webhook when the window's failure rate is too high; null when it is
+   * not (`pausedNow`: this commit paused it, rather than a concurrent one).
+   */
+  private async autoPause(
+    uow: WebhooksUnitOfWork,
+    webhook: Webhook,
+    now: number,
+  ): Promise<{ pausedNow: boolean; stats: { failed: number; total: number } } | null> {
     const stats = await uow.webhooks.deliveryStats(webhook.id, errorRateWindowStart(webhook, now));
-    if (!exceedsErrorRate(stats)) return false;
+    if (!exceedsErrorRate(stats)) return null;
     const nowIso = iso(now);
-    if (await uow.webhooks.pause(webhook.id, 'ERROR_RATE_TOO_HIGH', nowIso)) await uow.webhooks.cancelPending(webhook.id, nowIso);
-    return true;
+    const pausedNow = await uow.webhooks.pause(webhook.id, 'ERROR_RATE_TOO_HIGH', nowIso);
+    if (pausedNow) await uow.webhooks.cancelPending(webhook.id, nowIso);
+    return { pausedNow, stats };
   }
 }
 

@@ -66,6 +66,61 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -145,6 +200,53 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -162,7 +264,13 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     paymentMethodId: string;
                 };
@@ -170,12 +278,68 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Done; the body is empty. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
                 };
                 /** @description Error (INTERFACE §3) */
                 default: {
@@ -206,7 +370,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     paymentMethodId: string;
                 };
@@ -261,6 +431,71 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -291,12 +526,37 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "transaction": {
+                     *         "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                     *         "reference": "phone-order-311",
+                     *         "amount": 7900,
+                     *         "currency": "EUR",
+                     *         "instantCapture": "NO_VOID",
+                     *         "customerId": "customer-81"
+                     *       },
+                     *       "card": {
+                     *         "number": "4111111111111111",
+                     *         "expiryMonth": 12,
+                     *         "expiryYear": 2030,
+                     *         "cvc": "123",
+                     *         "holderName": "Test Holder"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         transaction: {
                             /** Format: uuid */
@@ -445,6 +705,62 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN` or `CAPABILITY_NOT_ENABLED`: a credential of another tier, or the account lacks the `moto` capability. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -475,12 +791,28 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                     *       "amount": 5000,
+                     *       "currency": "EUR",
+                     *       "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                     *       "reference": "payout-555",
+                     *       "notificationUrl": "https://shop.example.com/payments/callback"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         pointOfSaleId: string;
@@ -520,6 +852,43 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "transaction": {
+                         *         "id": "DB6N00XX5F5",
+                         *         "subscriptionId": null,
+                         *         "billingAgreementChargeId": null,
+                         *         "state": "PENDING",
+                         *         "errorCode": null,
+                         *         "externalStatusCodes": null,
+                         *         "createdAt": "2026-11-25T13:29:05.504Z",
+                         *         "sessionId": null,
+                         *         "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *         "paymentMethodType": "CARD",
+                         *         "paymentMethodSubType": "Visa",
+                         *         "paymentMethodExpiry": "2030-12-31",
+                         *         "paymentMethodDisplayText": "41111111XXXX1111",
+                         *         "paymentMethodHolderName": "Test Holder",
+                         *         "scaMode": "SKIP",
+                         *         "customerId": "customer-81",
+                         *         "amount": 5000,
+                         *         "fee": 0,
+                         *         "currency": "EUR",
+                         *         "instantCapture": "OFF",
+                         *         "notificationUrl": "https://shop.example.com/payments/callback",
+                         *         "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *         "reference": "payout-555",
+                         *         "textOnStatement": null,
+                         *         "descriptor": null,
+                         *         "exemptions": null,
+                         *         "attributes": null,
+                         *         "clientIp": null,
+                         *         "clientCountry": null,
+                         *         "type": "PAYOUT",
+                         *         "terminalId": null
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             transaction: {
                                 /** @description 11 characters of upper-case Crockford base32. */
@@ -572,6 +941,62 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now, or the backlog of accepted asynchronous work is at its bound; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -602,12 +1027,27 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                     *       "amount": 5000,
+                     *       "currency": "EUR",
+                     *       "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                     *       "reference": "payout-555"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         pointOfSaleId: string;
@@ -749,6 +1189,62 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN` or `CAPABILITY_NOT_ENABLED`: a credential of another tier, or the account lacks the `syncPayout` capability. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -818,6 +1314,53 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -850,7 +1393,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     transactionId: string;
                     notificationId: string;
@@ -890,6 +1439,62 @@ export interface paths {
                                 }[];
                             };
                         };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -981,6 +1586,44 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -997,7 +1640,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1052,6 +1701,62 @@ export interface paths {
                                 createdAt: string;
                             };
                         };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -1125,6 +1830,53 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -1142,7 +1894,13 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     accountId: string;
                 };
@@ -1150,12 +1908,68 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Done; the body is empty. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
                 };
                 /** @description Error (INTERFACE §3) */
                 default: {
@@ -1190,7 +2004,13 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     accountId: string;
                 };
@@ -1233,6 +2053,62 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -1259,7 +2135,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     accountId: string;
                 };
@@ -1285,6 +2167,71 @@ export interface paths {
                             /** Format: date-time */
                             expiresAt: string;
                         };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -1321,7 +2268,13 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     accountId: string;
                 };
@@ -1371,6 +2324,71 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -1397,7 +2415,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1420,6 +2444,62 @@ export interface paths {
                             /** @description Shown once; only a hash is kept. */
                             key: string;
                         };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -1516,6 +2596,61 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -1532,7 +2667,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1605,6 +2746,62 @@ export interface paths {
                                 reportExpired: boolean;
                             };
                         };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -1683,6 +2880,53 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -1715,7 +2959,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     pointOfSaleId: string;
                 };
@@ -1770,6 +3020,71 @@ export interface paths {
                                 createdAt: string;
                             } | null;
                         };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -1870,6 +3185,61 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -1947,6 +3317,53 @@ export interface paths {
                                 createdAt: string;
                             } | null;
                         };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -2042,6 +3459,53 @@ export interface paths {
                                 excerpt: string | null;
                             }[];
                         };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -2171,6 +3635,61 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -2252,6 +3771,61 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -2296,6 +3870,95 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "transaction": {
+                         *         "id": "59JXY3CGEZ0",
+                         *         "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *         "billingAgreementChargeId": null,
+                         *         "state": "SUCCESS",
+                         *         "errorCode": null,
+                         *         "externalStatusCodes": {
+                         *           "terminal": null,
+                         *           "acquirer": "00",
+                         *           "network": "00",
+                         *           "sca": null
+                         *         },
+                         *         "createdAt": "2026-11-25T13:29:04.808Z",
+                         *         "sessionId": "55c75b55-c752-4e79-8175-d58f891d1538",
+                         *         "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *         "paymentMethodType": "CARD",
+                         *         "paymentMethodSubType": "Visa",
+                         *         "paymentMethodExpiry": "2030-12-31",
+                         *         "paymentMethodDisplayText": "41111111XXXX1111",
+                         *         "paymentMethodHolderName": "Test Holder",
+                         *         "scaMode": "SKIP",
+                         *         "customerId": "customer-81",
+                         *         "amount": 2500,
+                         *         "fee": 0,
+                         *         "currency": "EUR",
+                         *         "instantCapture": "OFF",
+                         *         "notificationUrl": "https://shop.example.com/payments/callback",
+                         *         "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *         "reference": "order-1042",
+                         *         "textOnStatement": null,
+                         *         "descriptor": null,
+                         *         "exemptions": [],
+                         *         "attributes": null,
+                         *         "clientIp": "203.0.113.24",
+                         *         "clientCountry": null,
+                         *         "type": "PAYMENT",
+                         *         "terminalId": null
+                         *       },
+                         *       "aggregates": {
+                         *         "authorized": 2500,
+                         *         "captured": 2500,
+                         *         "refunded": 1000,
+                         *         "voided": 0,
+                         *         "remaining": 0,
+                         *         "paidOut": 0
+                         *       },
+                         *       "operations": [
+                         *         {
+                         *           "id": "58d023e4-124b-4a64-8d80-6291e4ad2de7",
+                         *           "referenceTransactionOperationId": null,
+                         *           "amount": 2500,
+                         *           "state": "SUCCESS",
+                         *           "transactionId": "59JXY3CGEZ0",
+                         *           "type": "AUTHORIZATION",
+                         *           "errorCode": null,
+                         *           "createdAt": "2026-11-25T13:29:04.808Z",
+                         *           "finalizedAt": "2026-11-25T13:29:04.812Z"
+                         *         },
+                         *         {
+                         *           "id": "33243f5a-8a82-4465-8c5a-29206c6fd795",
+                         *           "referenceTransactionOperationId": "58d023e4-124b-4a64-8d80-6291e4ad2de7",
+                         *           "amount": 2500,
+                         *           "state": "SUCCESS",
+                         *           "transactionId": "59JXY3CGEZ0",
+                         *           "type": "CAPTURE",
+                         *           "errorCode": null,
+                         *           "createdAt": "2026-11-25T13:31:12.020Z",
+                         *           "finalizedAt": "2026-11-25T13:31:12.071Z"
+                         *         },
+                         *         {
+                         *           "id": "94e91ade-27ad-4b1a-adbb-0c59444ffe0e",
+                         *           "referenceTransactionOperationId": "33243f5a-8a82-4465-8c5a-29206c6fd795",
+                         *           "amount": 1000,
+                         *           "state": "SUCCESS",
+                         *           "transactionId": "59JXY3CGEZ0",
+                         *           "type": "REFUND",
+                         *           "errorCode": null,
+                         *           "createdAt": "2026-11-26T09:02:40.517Z",
+                         *           "finalizedAt": "2026-11-26T09:02:40.566Z"
+                         *         }
+                         *       ],
+                         *       "acquirerAgreement": {
+                         *         "acquirer": "sandbox",
+                         *         "mcc": "5999"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             transaction: {
                                 /** @description 11 characters of upper-case Crockford base32. */
@@ -2374,6 +4037,53 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -2406,7 +4116,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     transactionId: string;
                 };
@@ -2440,6 +4156,88 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -2470,7 +4268,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     transactionId: string;
                 };
@@ -2478,6 +4282,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "amount": 1000
+                     *     }
+                     */
                     "application/json": {
                         /** @description Minor units, at least 1. */
                         amount: number;
@@ -2491,6 +4300,19 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "success": true,
+                         *       "operations": [
+                         *         {
+                         *           "operationId": "94e91ade-27ad-4b1a-adbb-0c59444ffe0e",
+                         *           "success": true,
+                         *           "state": "SUCCESS",
+                         *           "errorCode": null
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             /** @description True when every refund operation succeeded. */
                             success: boolean;
@@ -2505,6 +4327,88 @@ export interface paths {
                                 } | null;
                             }[];
                         };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -2537,7 +4441,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     transactionId: string;
                 };
@@ -2567,6 +4477,88 @@ export interface paths {
                                 message: string;
                             } | null;
                         };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -2599,7 +4591,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     transactionId: string;
                 };
@@ -2622,6 +4620,79 @@ export interface paths {
                                 message: string;
                             } | null;
                         };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -2698,6 +4769,61 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -2714,12 +4840,29 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "url": "https://shop.example.com/payments/events",
+                     *       "events": [
+                     *         "transaction.success.v1",
+                     *         "transaction.failed.v1",
+                     *         "subscription-billing.charge-failed.v1"
+                     *       ],
+                     *       "secret": "Bearer whsec-9f2c41d7e0a84b6c"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * Format: uri
@@ -2740,6 +4883,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "webhook": {
+                         *         "id": "b4d5082d-2471-43ec-b9f0-0db4bb0bd649",
+                         *         "url": "https://shop.example.com/payments/events",
+                         *         "events": [
+                         *           "transaction.success.v1",
+                         *           "transaction.failed.v1",
+                         *           "subscription-billing.charge-failed.v1"
+                         *         ],
+                         *         "pausedAt": null,
+                         *         "pauseReason": null,
+                         *         "createdAt": "2026-11-25T13:29:05.489Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             webhook: {
                                 /** Format: uuid */
@@ -2752,6 +4911,62 @@ export interface paths {
                                 createdAt: string;
                             };
                         };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -2796,6 +5011,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "webhook": {
+                         *         "id": "b4d5082d-2471-43ec-b9f0-0db4bb0bd649",
+                         *         "url": "https://shop.example.com/payments/events",
+                         *         "events": [
+                         *           "transaction.success.v1",
+                         *           "transaction.failed.v1",
+                         *           "subscription-billing.charge-failed.v1"
+                         *         ],
+                         *         "pausedAt": null,
+                         *         "pauseReason": null,
+                         *         "createdAt": "2026-11-25T13:29:05.489Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             webhook: {
                                 /** Format: uuid */
@@ -2808,6 +5039,53 @@ export interface paths {
                                 createdAt: string;
                             };
                         };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -2827,7 +5105,13 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     webhookId: string;
                 };
@@ -2835,12 +5119,68 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Done; the body is empty. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
                 };
                 /** @description Error (INTERFACE §3) */
                 default: {
@@ -2871,7 +5211,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     webhookId: string;
                 };
@@ -2885,6 +5231,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "webhook": {
+                         *         "id": "b4d5082d-2471-43ec-b9f0-0db4bb0bd649",
+                         *         "url": "https://shop.example.com/payments/events",
+                         *         "events": [
+                         *           "transaction.success.v1",
+                         *           "transaction.failed.v1",
+                         *           "subscription-billing.charge-failed.v1"
+                         *         ],
+                         *         "pausedAt": null,
+                         *         "pauseReason": null,
+                         *         "createdAt": "2026-11-25T13:29:05.489Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             webhook: {
                                 /** Format: uuid */
@@ -2897,6 +5259,62 @@ export interface paths {
                                 createdAt: string;
                             };
                         };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -2929,7 +5347,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     webhookId: string;
                 };
@@ -2943,6 +5367,22 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "webhook": {
+                         *         "id": "b4d5082d-2471-43ec-b9f0-0db4bb0bd649",
+                         *         "url": "https://shop.example.com/payments/events",
+                         *         "events": [
+                         *           "transaction.success.v1",
+                         *           "transaction.failed.v1",
+                         *           "subscription-billing.charge-failed.v1"
+                         *         ],
+                         *         "pausedAt": null,
+                         *         "pauseReason": null,
+                         *         "createdAt": "2026-11-25T13:29:05.489Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             webhook: {
                                 /** Format: uuid */
@@ -2955,6 +5395,62 @@ export interface paths {
                                 createdAt: string;
                             };
                         };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -3050,6 +5546,70 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -3082,12 +5642,32 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "terminal": {
+                     *         "id": "caf3cf7a-b952-491a-9534-481373c19cbc"
+                     *       },
+                     *       "transaction": {
+                     *         "pointOfSaleId": "710fe949-df64-4f3c-9c7f-e16153a026a9",
+                     *         "amount": 1850,
+                     *         "currency": "EUR",
+                     *         "reference": "till-1-0042",
+                     *         "notificationUrl": "https://shop.example.com/payments/callback"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         terminal?: {
                             id?: string | null;
@@ -3130,6 +5710,43 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "transaction": {
+                         *         "id": "FHANAWJFW5W",
+                         *         "subscriptionId": null,
+                         *         "billingAgreementChargeId": null,
+                         *         "state": "PENDING",
+                         *         "errorCode": null,
+                         *         "externalStatusCodes": null,
+                         *         "createdAt": "2026-11-25T13:29:05.537Z",
+                         *         "sessionId": null,
+                         *         "paymentMethodId": null,
+                         *         "paymentMethodType": null,
+                         *         "paymentMethodSubType": null,
+                         *         "paymentMethodExpiry": null,
+                         *         "paymentMethodDisplayText": null,
+                         *         "paymentMethodHolderName": null,
+                         *         "scaMode": "SKIP",
+                         *         "customerId": null,
+                         *         "amount": 1850,
+                         *         "fee": 0,
+                         *         "currency": "EUR",
+                         *         "instantCapture": "VOID",
+                         *         "notificationUrl": "https://shop.example.com/payments/callback",
+                         *         "pointOfSaleId": "710fe949-df64-4f3c-9c7f-e16153a026a9",
+                         *         "reference": "till-1-0042",
+                         *         "textOnStatement": null,
+                         *         "descriptor": null,
+                         *         "exemptions": null,
+                         *         "attributes": null,
+                         *         "clientIp": null,
+                         *         "clientCountry": null,
+                         *         "type": "PAYMENT",
+                         *         "terminalId": "caf3cf7a-b952-491a-9534-481373c19cbc"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             transaction: {
                                 /** @description 11 characters of upper-case Crockford base32. */
@@ -3182,22 +5799,60 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @enum {string} */
-                            errorCode: "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_REUSED";
-                            message: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -3230,7 +5885,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     transactionId: string;
                 };
@@ -3245,64 +5906,69 @@ export interface paths {
                     };
                     content?: never;
                 };
-                /** @description Default Response */
+                /** @description `BAD_REQUEST`: see the introduction. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            errorCode: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
-                /** @description Default Response */
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            errorCode: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
-                /** @description Default Response */
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            errorCode: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
-                /** @description Default Response */
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @enum {string} */
-                            errorCode: "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_REUSED";
-                            message: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -3417,6 +6083,61 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -3461,6 +6182,39 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "subscription": {
+                         *         "id": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *         "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *         "currency": "EUR",
+                         *         "customerId": "customer-81",
+                         *         "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *         "reference": "customer-81-card",
+                         *         "description": null,
+                         *         "state": "ACTIVE",
+                         *         "statusReason": null,
+                         *         "type": "SCHEDULED",
+                         *         "expiryDate": null,
+                         *         "interval": {
+                         *           "period": "MONTH",
+                         *           "frequency": 1
+                         *         },
+                         *         "createdAt": "2026-11-25T13:29:04.814Z"
+                         *       },
+                         *       "paymentMethod": {
+                         *         "id": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *         "type": "CARD",
+                         *         "subType": "Visa",
+                         *         "expiry": "2030-12-31",
+                         *         "displayText": "41111111XXXX1111",
+                         *         "holderName": "Test Holder",
+                         *         "customerId": "customer-81",
+                         *         "accountUpdatesEnabled": false,
+                         *         "createdAt": "2026-11-25T13:29:04.806Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             subscription: {
                                 /** Format: uuid */
@@ -3503,6 +6257,53 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -3520,7 +6321,13 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     subscriptionId: string;
                 };
@@ -3528,12 +6335,68 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Done; the body is empty. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
                 };
                 /** @description Error (INTERFACE §3) */
                 default: {
@@ -3552,7 +6415,13 @@ export interface paths {
         patch: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     subscriptionId: string;
                 };
@@ -3560,6 +6429,17 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "amount": 1299,
+                     *       "type": "SCHEDULED",
+                     *       "expiryDate": null,
+                     *       "interval": {
+                     *         "period": "MONTH",
+                     *         "frequency": 1
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Minor units, at least 1. */
                         amount: number;
@@ -3581,6 +6461,39 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "subscription": {
+                         *         "id": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *         "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *         "currency": "EUR",
+                         *         "customerId": "customer-81",
+                         *         "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *         "reference": "customer-81-card",
+                         *         "description": null,
+                         *         "state": "ACTIVE",
+                         *         "statusReason": null,
+                         *         "type": "SCHEDULED",
+                         *         "expiryDate": null,
+                         *         "interval": {
+                         *           "period": "MONTH",
+                         *           "frequency": 1
+                         *         },
+                         *         "createdAt": "2026-11-25T13:29:04.814Z"
+                         *       },
+                         *       "paymentMethod": {
+                         *         "id": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *         "type": "CARD",
+                         *         "subType": "Visa",
+                         *         "expiry": "2030-12-31",
+                         *         "displayText": "41111111XXXX1111",
+                         *         "holderName": "Test Holder",
+                         *         "customerId": "customer-81",
+                         *         "accountUpdatesEnabled": false,
+                         *         "createdAt": "2026-11-25T13:29:04.806Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             subscription: {
                                 /** Format: uuid */
@@ -3621,6 +6534,71 @@ export interface paths {
                                 createdAt: string;
                             } | null;
                         };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -3649,12 +6627,34 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                     *       "amount": 2500,
+                     *       "currency": "EUR",
+                     *       "reference": "order-1042",
+                     *       "customerId": "customer-81",
+                     *       "notificationUrl": "https://shop.example.com/payments/callback",
+                     *       "successUrl": "https://shop.example.com/checkout/success",
+                     *       "failureUrl": "https://shop.example.com/checkout/failure",
+                     *       "subscription": {
+                     *         "type": "UNSCHEDULED",
+                     *         "reference": "customer-81-card"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         pointOfSaleId: string;
@@ -3725,6 +6725,58 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "paymentWindowUrl": "https://payments.example.com/pay/pk_C53M1JjNCXpVXn6vJiwyYhZJuODjDLNg",
+                         *       "javascript": "https://payments.example.com/pay/checkout.js",
+                         *       "key": "pk_C53M1JjNCXpVXn6vJiwyYhZJuODjDLNg",
+                         *       "session": {
+                         *         "id": "55c75b55-c752-4e79-8175-d58f891d1538",
+                         *         "state": "PENDING",
+                         *         "expiresAt": "2026-11-25T13:59:04.695Z",
+                         *         "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *         "amount": 2500,
+                         *         "currency": "EUR",
+                         *         "reference": "order-1042",
+                         *         "customerId": "customer-81",
+                         *         "scaMode": "SKIP",
+                         *         "instantCapture": "OFF",
+                         *         "exemptions": [],
+                         *         "textOnStatement": null,
+                         *         "attributes": null,
+                         *         "timeout": 30,
+                         *         "maxAttempts": 3,
+                         *         "attempts": 0,
+                         *         "notificationUrl": "https://shop.example.com/payments/callback",
+                         *         "successUrl": "https://shop.example.com/checkout/success",
+                         *         "failureUrl": "https://shop.example.com/checkout/failure",
+                         *         "reportFailure": false,
+                         *         "subscription": {
+                         *           "id": null,
+                         *           "amount": null,
+                         *           "type": "UNSCHEDULED",
+                         *           "reference": "customer-81-card",
+                         *           "expiryDate": null,
+                         *           "interval": null,
+                         *           "billingAgreement": null
+                         *         },
+                         *         "orderLines": null,
+                         *         "allowedPaymentMethods": null,
+                         *         "dynamicAmount": false,
+                         *         "minimumAge": null,
+                         *         "ageVerified": false,
+                         *         "preAuthUrl": null,
+                         *         "retryUrl": null,
+                         *         "returnUrl": null,
+                         *         "reportExpired": false,
+                         *         "transactionId": null,
+                         *         "subscriptionId": null,
+                         *         "paymentMethodId": null,
+                         *         "errorCode": null,
+                         *         "createdAt": "2026-11-25T13:29:04.695Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             /** @description The hosted payment window where the customer pays. */
                             paymentWindowUrl: string;
@@ -3802,6 +6854,62 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -3844,6 +6952,55 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "session": {
+                         *         "id": "55c75b55-c752-4e79-8175-d58f891d1538",
+                         *         "state": "COMPLETED",
+                         *         "expiresAt": "2026-11-25T13:59:04.695Z",
+                         *         "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *         "amount": 2500,
+                         *         "currency": "EUR",
+                         *         "reference": "order-1042",
+                         *         "customerId": "customer-81",
+                         *         "scaMode": "SKIP",
+                         *         "instantCapture": "OFF",
+                         *         "exemptions": [],
+                         *         "textOnStatement": null,
+                         *         "attributes": null,
+                         *         "timeout": 30,
+                         *         "maxAttempts": 3,
+                         *         "attempts": 1,
+                         *         "notificationUrl": "https://shop.example.com/payments/callback",
+                         *         "successUrl": "https://shop.example.com/checkout/success",
+                         *         "failureUrl": "https://shop.example.com/checkout/failure",
+                         *         "reportFailure": false,
+                         *         "subscription": {
+                         *           "id": null,
+                         *           "amount": null,
+                         *           "type": "UNSCHEDULED",
+                         *           "reference": "customer-81-card",
+                         *           "expiryDate": null,
+                         *           "interval": null,
+                         *           "billingAgreement": null
+                         *         },
+                         *         "orderLines": null,
+                         *         "allowedPaymentMethods": null,
+                         *         "dynamicAmount": false,
+                         *         "minimumAge": null,
+                         *         "ageVerified": false,
+                         *         "preAuthUrl": null,
+                         *         "retryUrl": null,
+                         *         "returnUrl": null,
+                         *         "reportExpired": false,
+                         *         "transactionId": "59JXY3CGEZ0",
+                         *         "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *         "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *         "errorCode": null,
+                         *         "createdAt": "2026-11-25T13:29:04.695Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             session: {
                                 /** Format: uuid */
@@ -3913,6 +7070,53 @@ export interface paths {
                                 createdAt: string;
                             };
                         };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -4061,6 +7265,71 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT`: the resource’s state does not allow this. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -4091,12 +7360,28 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                     *       "amount": 1500,
+                     *       "currency": "EUR",
+                     *       "reference": "invoice-2025-11",
+                     *       "instantCapture": "NO_VOID",
+                     *       "notificationUrl": "https://shop.example.com/payments/callback"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         subscriptionId: string;
@@ -4122,6 +7407,43 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "transaction": {
+                         *         "id": "S8TQKV3247B",
+                         *         "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *         "billingAgreementChargeId": null,
+                         *         "state": "PENDING",
+                         *         "errorCode": null,
+                         *         "externalStatusCodes": null,
+                         *         "createdAt": "2026-11-25T13:29:05.153Z",
+                         *         "sessionId": null,
+                         *         "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *         "paymentMethodType": "CARD",
+                         *         "paymentMethodSubType": "Visa",
+                         *         "paymentMethodExpiry": "2030-12-31",
+                         *         "paymentMethodDisplayText": "41111111XXXX1111",
+                         *         "paymentMethodHolderName": "Test Holder",
+                         *         "scaMode": "SKIP",
+                         *         "customerId": "customer-81",
+                         *         "amount": 1500,
+                         *         "fee": 0,
+                         *         "currency": "EUR",
+                         *         "instantCapture": "NO_VOID",
+                         *         "notificationUrl": "https://shop.example.com/payments/callback",
+                         *         "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *         "reference": "invoice-2025-11",
+                         *         "textOnStatement": null,
+                         *         "descriptor": null,
+                         *         "exemptions": null,
+                         *         "attributes": null,
+                         *         "clientIp": null,
+                         *         "clientCountry": null,
+                         *         "type": "PAYMENT",
+                         *         "terminalId": null
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             transaction: {
                                 /** @description 11 characters of upper-case Crockford base32. */
@@ -4174,18 +7496,77 @@ export interface paths {
                         };
                     };
                 };
-                /** @description RATE_LIMIT_REACHED: the request bucket (INTERFACE §5) or the per-merchant ingestion cap (§11.8: MIT transactions per minute, batch entries counted) is used up; nothing was created. Headers: Retry-After (s), X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (unix s). */
-                429: {
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            errorCode: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description RATE_LIMIT_REACHED: the request bucket (INTERFACE §5) or the per-merchant ingestion cap (§11.8: MIT transactions per minute, batch entries counted) is used up; nothing was created. Headers: Retry-After (s), X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (unix s). */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now, or the backlog of accepted asynchronous work is at its bound; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -4218,12 +7599,40 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "transactions": [
+                     *         {
+                     *           "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                     *           "amount": 1500,
+                     *           "currency": "EUR",
+                     *           "reference": "invoice-2025-11",
+                     *           "instantCapture": "NO_VOID",
+                     *           "notificationUrl": "https://shop.example.com/payments/callback"
+                     *         },
+                     *         {
+                     *           "subscriptionId": "0b6f3e2a-9d51-4c1e-8a7f-3c2d1e0f9a8b",
+                     *           "amount": -5,
+                     *           "currency": "EUR",
+                     *           "reference": "invoice-2025-12",
+                     *           "instantCapture": "NO_VOID",
+                     *           "notificationUrl": "https://shop.example.com/payments/callback"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @description 1–500 MIT requests. */
                         transactions: unknown[];
@@ -4237,6 +7646,62 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "transactions": [
+                         *         {
+                         *           "transaction": {
+                         *             "id": "S8TQKV3247B",
+                         *             "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *             "billingAgreementChargeId": null,
+                         *             "state": "PENDING",
+                         *             "errorCode": null,
+                         *             "externalStatusCodes": null,
+                         *             "createdAt": "2026-11-25T13:29:05.153Z",
+                         *             "sessionId": null,
+                         *             "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *             "paymentMethodType": "CARD",
+                         *             "paymentMethodSubType": "Visa",
+                         *             "paymentMethodExpiry": "2030-12-31",
+                         *             "paymentMethodDisplayText": "41111111XXXX1111",
+                         *             "paymentMethodHolderName": "Test Holder",
+                         *             "scaMode": "SKIP",
+                         *             "customerId": "customer-81",
+                         *             "amount": 1500,
+                         *             "fee": 0,
+                         *             "currency": "EUR",
+                         *             "instantCapture": "NO_VOID",
+                         *             "notificationUrl": "https://shop.example.com/payments/callback",
+                         *             "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *             "reference": "invoice-2025-11",
+                         *             "textOnStatement": null,
+                         *             "descriptor": null,
+                         *             "exemptions": null,
+                         *             "attributes": null,
+                         *             "clientIp": null,
+                         *             "clientCountry": null,
+                         *             "type": "PAYMENT",
+                         *             "terminalId": null
+                         *           },
+                         *           "error": null,
+                         *           "reference": "invoice-2025-11"
+                         *         },
+                         *         {
+                         *           "transaction": null,
+                         *           "error": {
+                         *             "errorCode": "VALIDATION_ERROR",
+                         *             "message": "The entry is invalid: amount.",
+                         *             "errors": {
+                         *               "amount": [
+                         *                 "[min:0]: must be at least 0"
+                         *               ]
+                         *             }
+                         *           },
+                         *           "reference": "invoice-2025-12"
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             transactions: {
                                 transaction: {
@@ -4299,18 +7764,77 @@ export interface paths {
                         };
                     };
                 };
-                /** @description RATE_LIMIT_REACHED: the request bucket (INTERFACE §5) or the per-merchant ingestion cap (§11.8: MIT transactions per minute, batch entries counted) is used up; nothing was created. Headers: Retry-After (s), X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (unix s). */
-                429: {
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            errorCode: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description RATE_LIMIT_REACHED: the request bucket (INTERFACE §5) or the per-merchant ingestion cap (§11.8: MIT transactions per minute, batch entries counted) is used up; nothing was created. Headers: Retry-After (s), X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset (unix s). */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now, or the backlog of accepted asynchronous work is at its bound; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -4401,6 +7925,61 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -4417,12 +7996,29 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                     *       "amount": 4995,
+                     *       "currency": "EUR",
+                     *       "reference": "invoice-7731",
+                     *       "customerId": "customer-81",
+                     *       "timeout": 10080,
+                     *       "notificationUrl": "https://shop.example.com/payments/callback"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         pointOfSaleId: string;
@@ -4493,6 +8089,14 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "id": "VBE7204R11R",
+                         *       "sessionId": "91279d8a-287c-4d56-ae5d-bca6d9b17c41",
+                         *       "url": "https://payments.example.com/pay/pk_um2YzGvb6CrZVFVH6k4fobk1uepvBcrs",
+                         *       "qrCode": "iVBORw0KGgoAAAANSUhEUgAAAUgAAAFICAYAAAAyFGczAAAAAklEQVR4AewaftIAAAku…"
+                         *     }
+                         */
                         "application/json": {
                             /** @description 11 characters of Crockford base32 (links made before INTERFACE §11.5: a UUID). */
                             id: string;
@@ -4503,6 +8107,62 @@ export interface paths {
                             /** @description A QR code of `url`: PNG, base64, without a data: prefix. */
                             qrCode: string;
                         };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -4548,6 +8208,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "paymentLink": {
+                         *         "id": "VBE7204R11R",
+                         *         "sessionId": "91279d8a-287c-4d56-ae5d-bca6d9b17c41",
+                         *         "url": "https://payments.example.com/pay/pk_um2YzGvb6CrZVFVH6k4fobk1uepvBcrs",
+                         *         "state": "ACTIVE",
+                         *         "amount": 4995,
+                         *         "currency": "EUR",
+                         *         "reference": "invoice-7731",
+                         *         "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *         "customerId": "customer-81",
+                         *         "transactionId": null,
+                         *         "expiresAt": "2026-12-02T13:29:05.399Z",
+                         *         "stateChangedAt": "2026-11-25T13:29:05.399Z",
+                         *         "createdAt": "2026-11-25T13:29:05.399Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             paymentLink: {
                                 /** @description 11 characters of Crockford base32 (links made before INTERFACE §11.5: a UUID). */
@@ -4574,6 +8253,53 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -4591,7 +8317,13 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description 11 characters of Crockford base32 (links made before INTERFACE §11.5: a UUID). */
                     paymentLinkId: string;
@@ -4600,12 +8332,68 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Default Response */
+                /** @description Done; the body is empty. */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content?: never;
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
                 };
                 /** @description Error (INTERFACE §3) */
                 default: {
@@ -4732,6 +8520,61 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -4748,7 +8591,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4885,6 +8734,62 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -4990,6 +8895,53 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -5007,7 +8959,13 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     /** @description 11 characters of Crockford base32. */
                     multiLinkId: string;
@@ -5082,6 +9040,62 @@ export interface paths {
                             /** @description PNG image of a QR code of `url`. */
                             qrUrl: string;
                         };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -5167,6 +9181,61 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -5183,12 +9252,31 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Coffee club",
+                     *       "amount": 1299,
+                     *       "currency": "EUR",
+                     *       "maxAttempts": 3,
+                     *       "interval": {
+                     *         "period": "MONTH",
+                     *         "frequency": 1
+                     *       },
+                     *       "instantCapture": "NO_VOID"
+                     *     }
+                     */
                     "application/json": {
                         name: string;
                         /** @description Minor units, at least 1. */
@@ -5223,6 +9311,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "billingPlan": {
+                         *         "id": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
+                         *         "name": "Coffee club",
+                         *         "amount": 1299,
+                         *         "currency": "EUR",
+                         *         "maxAttempts": 3,
+                         *         "interval": {
+                         *           "period": "MONTH",
+                         *           "frequency": 1
+                         *         },
+                         *         "instantCapture": "NO_VOID",
+                         *         "color": null,
+                         *         "emoji": null,
+                         *         "createdAt": "2026-11-25T13:29:05.471Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             billingPlan: {
                                 /** Format: uuid */
@@ -5245,6 +9352,62 @@ export interface paths {
                                 createdAt: string;
                             };
                         };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -5289,6 +9452,25 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "billingPlan": {
+                         *         "id": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
+                         *         "name": "Coffee club",
+                         *         "amount": 1299,
+                         *         "currency": "EUR",
+                         *         "maxAttempts": 3,
+                         *         "interval": {
+                         *           "period": "MONTH",
+                         *           "frequency": 1
+                         *         },
+                         *         "instantCapture": "NO_VOID",
+                         *         "color": null,
+                         *         "emoji": null,
+                         *         "createdAt": "2026-11-25T13:29:05.471Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             billingPlan: {
                                 /** Format: uuid */
@@ -5311,6 +9493,53 @@ export interface paths {
                                 createdAt: string;
                             };
                         };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -5398,6 +9627,61 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -5414,12 +9698,26 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "billingPlanId": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
+                     *       "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                     *       "reference": "coffee-club-81",
+                     *       "nextChargeAt": "2026-12-01"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         billingPlanId: string;
@@ -5437,6 +9735,24 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "billingAgreement": {
+                         *         "id": "2371383f-4d2d-46ca-8ea8-0fe7925f8f5b",
+                         *         "billingPlanId": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
+                         *         "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *         "sessionId": null,
+                         *         "customerId": "customer-81",
+                         *         "nextChargeAt": "2026-12-01T00:00:00.000Z",
+                         *         "lastChargeAt": null,
+                         *         "desiredDate": 1,
+                         *         "state": "ACTIVE",
+                         *         "stateChangedAt": "2026-11-25T13:29:05.480Z",
+                         *         "reference": "coffee-club-81",
+                         *         "createdAt": "2026-11-25T13:29:05.480Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             billingAgreement: {
                                 /** Format: uuid */
@@ -5458,6 +9774,62 @@ export interface paths {
                                 createdAt: string;
                             };
                         };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -5502,6 +9874,24 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "billingAgreement": {
+                         *         "id": "2371383f-4d2d-46ca-8ea8-0fe7925f8f5b",
+                         *         "billingPlanId": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
+                         *         "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *         "sessionId": null,
+                         *         "customerId": "customer-81",
+                         *         "nextChargeAt": "2026-12-01T00:00:00.000Z",
+                         *         "lastChargeAt": null,
+                         *         "desiredDate": 1,
+                         *         "state": "ACTIVE",
+                         *         "stateChangedAt": "2026-11-25T13:29:05.480Z",
+                         *         "reference": "coffee-club-81",
+                         *         "createdAt": "2026-11-25T13:29:05.480Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             billingAgreement: {
                                 /** Format: uuid */
@@ -5523,6 +9913,53 @@ export interface paths {
                                 createdAt: string;
                             };
                         };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -5557,7 +9994,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     agreementId: string;
                 };
@@ -5571,6 +10014,24 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "billingAgreement": {
+                         *         "id": "2371383f-4d2d-46ca-8ea8-0fe7925f8f5b",
+                         *         "billingPlanId": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
+                         *         "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *         "sessionId": null,
+                         *         "customerId": "customer-81",
+                         *         "nextChargeAt": "2026-12-01T00:00:00.000Z",
+                         *         "lastChargeAt": null,
+                         *         "desiredDate": 1,
+                         *         "state": "ACTIVE",
+                         *         "stateChangedAt": "2026-11-25T13:29:05.480Z",
+                         *         "reference": "coffee-club-81",
+                         *         "createdAt": "2026-11-25T13:29:05.480Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             billingAgreement: {
                                 /** Format: uuid */
@@ -5592,6 +10053,62 @@ export interface paths {
                                 createdAt: string;
                             };
                         };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -5624,7 +10141,13 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
                 path: {
                     agreementId: string;
                 };
@@ -5632,6 +10155,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "nextChargeAt": "2027-01-01"
+                     *     }
+                     */
                     "application/json": {
                         /** @description RFC 3339 date-time, or YYYY-MM-DD for 00:00 UTC that day. */
                         nextChargeAt: string;
@@ -5645,6 +10173,24 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "billingAgreement": {
+                         *         "id": "2371383f-4d2d-46ca-8ea8-0fe7925f8f5b",
+                         *         "billingPlanId": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
+                         *         "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *         "sessionId": null,
+                         *         "customerId": "customer-81",
+                         *         "nextChargeAt": "2026-12-01T00:00:00.000Z",
+                         *         "lastChargeAt": null,
+                         *         "desiredDate": 1,
+                         *         "state": "ACTIVE",
+                         *         "stateChangedAt": "2026-11-25T13:29:05.480Z",
+                         *         "reference": "coffee-club-81",
+                         *         "createdAt": "2026-11-25T13:29:05.480Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             billingAgreement: {
                                 /** Format: uuid */
@@ -5666,6 +10212,71 @@ export interface paths {
                                 createdAt: string;
                             };
                         };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -5756,6 +10367,61 @@ export interface paths {
                                 };
                             }[];
                         };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -5881,6 +10547,53 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -5921,6 +10634,17 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "card": {
+                     *         "number": "5555555555554444",
+                     *         "expiryMonth": 12,
+                     *         "expiryYear": 2030,
+                     *         "cvc": "123",
+                     *         "holderName": "Test Holder"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         card: {
                             /** @description Digits only. */
@@ -5943,6 +10667,48 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "transaction": {
+                         *         "id": "FHANAWJFW5W",
+                         *         "subscriptionId": null,
+                         *         "billingAgreementChargeId": null,
+                         *         "state": "SUCCESS",
+                         *         "errorCode": null,
+                         *         "externalStatusCodes": {
+                         *           "terminal": null,
+                         *           "acquirer": "00",
+                         *           "network": "00",
+                         *           "sca": null
+                         *         },
+                         *         "createdAt": "2026-11-25T13:29:05.537Z",
+                         *         "sessionId": null,
+                         *         "paymentMethodId": "bcc3f776-9035-4ea6-81ac-e9a1c33fc9f0",
+                         *         "paymentMethodType": "CARD",
+                         *         "paymentMethodSubType": "Mastercard",
+                         *         "paymentMethodExpiry": "2030-12-31",
+                         *         "paymentMethodDisplayText": "55555555XXXX4444",
+                         *         "paymentMethodHolderName": "Test Holder",
+                         *         "scaMode": "SKIP",
+                         *         "customerId": null,
+                         *         "amount": 1850,
+                         *         "fee": 0,
+                         *         "currency": "EUR",
+                         *         "instantCapture": "VOID",
+                         *         "notificationUrl": "https://shop.example.com/payments/callback",
+                         *         "pointOfSaleId": "710fe949-df64-4f3c-9c7f-e16153a026a9",
+                         *         "reference": "till-1-0042",
+                         *         "textOnStatement": null,
+                         *         "descriptor": null,
+                         *         "exemptions": null,
+                         *         "attributes": null,
+                         *         "clientIp": null,
+                         *         "clientCountry": null,
+                         *         "type": "PAYMENT",
+                         *         "terminalId": "caf3cf7a-b952-491a-9534-481373c19cbc"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             transaction: {
                                 /** @description 11 characters of upper-case Crockford base32. */
@@ -5995,64 +10761,69 @@ export interface paths {
                         };
                     };
                 };
-                /** @description Default Response */
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
                 400: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            errorCode: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
-                /** @description Default Response */
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
                 404: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            errorCode: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
-                /** @description Default Response */
+                /** @description `CONFLICT`: the resource’s state does not allow this. */
                 409: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            errorCode: string;
-                            message: string;
-                        };
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
-                /** @description Default Response */
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
                 422: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            /** @enum {boolean} */
-                            success: false;
-                            /** @enum {string} */
-                            errorCode: "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_REUSED";
-                            message: string;
-                            errors?: {
-                                [key: string]: string[];
-                            };
-                        };
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -6101,6 +10872,35 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -6142,6 +10942,62 @@ export interface paths {
                             /** Format: date-time */
                             now: string;
                         };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT`: the resource’s state does not allow this. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -6189,6 +11045,49 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "currentOffset": "",
+                         *       "nextOffset": null,
+                         *       "perPage": 25,
+                         *       "hasMore": false,
+                         *       "items": [
+                         *         {
+                         *           "settlementTransfer": {
+                         *             "id": "d5216ae8-bed3-47b3-a263-21e83accbb7c",
+                         *             "acquirer": "sandbox",
+                         *             "settlementName": "sandbox settlement 2026-11-28 EUR",
+                         *             "settlementIds": [
+                         *               "sandbox-df5c9f106c0d"
+                         *             ],
+                         *             "postingDate": "2026-11-28",
+                         *             "netAmount": "38.03",
+                         *             "currency": "EUR",
+                         *             "acquirerReference": "STL202611282390AB0F90",
+                         *             "adjustments": [],
+                         *             "adjustmentSums": [
+                         *               {
+                         *                 "type": "ACQUIRER_FEE",
+                         *                 "amount": "-1.64",
+                         *                 "description": "Acquirer fees of the transfer's settlement transactions"
+                         *               },
+                         *               {
+                         *                 "type": "INTERCHANGE_FEE",
+                         *                 "amount": "-0.24",
+                         *                 "description": "Interchange fees of the transfer's settlement transactions"
+                         *               },
+                         *               {
+                         *                 "type": "SCHEME_FEE",
+                         *                 "amount": "-0.09",
+                         *                 "description": "Card scheme fees of the transfer's settlement transactions"
+                         *               }
+                         *             ],
+                         *             "createdAt": "2026-11-28T13:29:05.608Z"
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             currentOffset: string;
                             nextOffset: string | null;
@@ -6229,6 +11128,61 @@ export interface paths {
                                 };
                             }[];
                         };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -6275,6 +11229,41 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "settlementTransfer": {
+                         *         "id": "d5216ae8-bed3-47b3-a263-21e83accbb7c",
+                         *         "acquirer": "sandbox",
+                         *         "settlementName": "sandbox settlement 2026-11-28 EUR",
+                         *         "settlementIds": [
+                         *           "sandbox-df5c9f106c0d"
+                         *         ],
+                         *         "postingDate": "2026-11-28",
+                         *         "netAmount": "38.03",
+                         *         "currency": "EUR",
+                         *         "acquirerReference": "STL202611282390AB0F90",
+                         *         "adjustments": [],
+                         *         "adjustmentSums": [
+                         *           {
+                         *             "type": "ACQUIRER_FEE",
+                         *             "amount": "-1.64",
+                         *             "description": "Acquirer fees of the transfer's settlement transactions"
+                         *           },
+                         *           {
+                         *             "type": "INTERCHANGE_FEE",
+                         *             "amount": "-0.24",
+                         *             "description": "Interchange fees of the transfer's settlement transactions"
+                         *           },
+                         *           {
+                         *             "type": "SCHEME_FEE",
+                         *             "amount": "-0.09",
+                         *             "description": "Card scheme fees of the transfer's settlement transactions"
+                         *           }
+                         *         ],
+                         *         "createdAt": "2026-11-28T13:29:05.608Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             settlementTransfer: {
                                 /** Format: uuid */
@@ -6309,6 +11298,53 @@ export interface paths {
                                 createdAt: string;
                             };
                         };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -6442,6 +11478,70 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `RATE_LIMIT_REACHED`: the rate limit of this endpoint is used up. */
+                429: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        /** @description Bucket size (burst). */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the bucket. */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description Unix time (s) at which the bucket is full again. */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -6480,6 +11580,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "postingDate": "2026-11-28"
+                     *     }
+                     */
                     "application/json": {
                         /** Format: date */
                         postingDate?: string;
@@ -6493,6 +11598,45 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "settlementTransfers": [
+                         *         {
+                         *           "settlementTransfer": {
+                         *             "id": "d5216ae8-bed3-47b3-a263-21e83accbb7c",
+                         *             "acquirer": "sandbox",
+                         *             "settlementName": "sandbox settlement 2026-11-28 EUR",
+                         *             "settlementIds": [
+                         *               "sandbox-df5c9f106c0d"
+                         *             ],
+                         *             "postingDate": "2026-11-28",
+                         *             "netAmount": "38.03",
+                         *             "currency": "EUR",
+                         *             "acquirerReference": "STL202611282390AB0F90",
+                         *             "adjustments": [],
+                         *             "adjustmentSums": [
+                         *               {
+                         *                 "type": "ACQUIRER_FEE",
+                         *                 "amount": "-1.64",
+                         *                 "description": "Acquirer fees of the transfer's settlement transactions"
+                         *               },
+                         *               {
+                         *                 "type": "INTERCHANGE_FEE",
+                         *                 "amount": "-0.24",
+                         *                 "description": "Interchange fees of the transfer's settlement transactions"
+                         *               },
+                         *               {
+                         *                 "type": "SCHEME_FEE",
+                         *                 "amount": "-0.09",
+                         *                 "description": "Card scheme fees of the transfer's settlement transactions"
+                         *               }
+                         *             ],
+                         *             "createdAt": "2026-11-28T13:29:05.608Z"
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             settlementTransfers: {
                                 settlementTransfer: {
@@ -6529,6 +11673,62 @@ export interface paths {
                                 };
                             }[];
                         };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT`: the resource’s state does not allow this. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
                     };
                 };
                 /** @description Error (INTERFACE §3) */
@@ -6629,6 +11829,71 @@ export interface paths {
                         };
                     };
                 };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT`: the resource’s state does not allow this. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
                 /** @description Error (INTERFACE §3) */
                 default: {
                     headers: {
@@ -6650,6 +11915,46 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description The body of every refused request (INTERFACE §3). `errorCode` is one of the codes in the introduction.
+         * @example {
+         *       "success": false,
+         *       "errorCode": "NOT_FOUND",
+         *       "message": "The transaction does not exist."
+         *     }
+         */
+        ErrorBody: {
+            /** @enum {boolean} */
+            success: false;
+            errorCode: string;
+            message: string;
+        };
+        /**
+         * @description 422: `VALIDATION_ERROR` with `errors` (field path → `[rule]: text` messages), or `IDEMPOTENCY_KEY_REUSED` without `errors`.
+         * @example {
+         *       "success": false,
+         *       "errorCode": "VALIDATION_ERROR",
+         *       "message": "The request is invalid: amount, currency.",
+         *       "errors": {
+         *         "amount": [
+         *           "[min:0]: must be at least 0"
+         *         ],
+         *         "currency": [
+         *           "[regex]: must match ^[A-Z]{3}$"
+         *         ]
+         *       }
+         *     }
+         */
+        ValidationErrorBody: {
+            /** @enum {boolean} */
+            success: false;
+            /** @enum {string} */
+            errorCode: "VALIDATION_ERROR" | "IDEMPOTENCY_KEY_REUSED";
+            message: string;
+            errors?: {
+                [key: string]: string[];
+            };
+        };
         /** @description The error body of every non-2xx answer (INTERFACE §3); `errors` only on 422. */
         PaymentsClientApiError: {
             /** @constant */

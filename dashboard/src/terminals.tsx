@@ -1,0 +1,155 @@
+/**
+ * Points of sale and terminals (read only: the API's management calls that create them are for
+ * integrations): the points of sale, one with its hosted-payment defaults and its terminals, and
+ * one terminal with its device.
+ */
+import { useState } from 'preact/hooks';
+import { when } from './format';
+import type { Device, HostedConfiguration, PageEnvelope, PointOfSale, Terminal } from './types';
+import { Facts, ListState, NotFound, Pager, useApi } from './ui';
+
+type PosItem = { pointOfSale: PointOfSale; hostedConfiguration: HostedConfiguration };
+type TerminalItem = { terminal: Terminal; pointOfSale: PointOfSale; device: Device | null };
+
+function TerminalTable({ items }: { items: TerminalItem[] }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="sr-only">Terminals</caption>
+        <thead>
+          <tr>
+            <th scope="col">Terminal</th>
+            <th scope="col">Name</th>
+            <th scope="col">Fallback</th>
+            <th scope="col">Device</th>
+            <th scope="col">Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map(({ terminal: t, device }) => (
+            <tr key={t.id}>
+              <td>
+                <a href={`#/terminals/${encodeURIComponent(t.id)}`}>{t.id}</a>
+              </td>
+              <td class="reference">{t.name ?? ''}</td>
+              <td>{t.fallback ? 'yes' : 'no'}</td>
+              <td class="reference">{device?.description ?? ''}</td>
+              <td>{when(t.createdAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function PointsOfSale() {
+  const [page, setPage] = useState(1);
+  const list = useApi<PageEnvelope<PosItem>>(`/management/point-of-sales?page=${page}&perPage=25`);
+  const items = list.data?.items;
+  return (
+    <section aria-labelledby="pos-title">
+      <h1 id="pos-title">Points of sale and terminals</h1>
+      <ListState loaded={list} count={items?.length} empty="No points of sale yet." />
+      {items && items.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <caption class="sr-only">Points of sale</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Type</th>
+                <th scope="col">Approved domain</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map(({ pointOfSale: p }) => (
+                <tr key={p.id}>
+                  <td class="reference">
+                    <a href={`#/points-of-sale/${encodeURIComponent(p.id)}`}>{p.name}</a>
+                  </td>
+                  <td>{p.type}</td>
+                  <td class="reference">{p.domain}</td>
+                  <td>{when(p.createdAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Pager page={list.data} onPage={setPage} />
+    </section>
+  );
+}
+
+export function PointOfSaleDetail({ id }: { id: string }) {
+  const loaded = useApi<PosItem>(`/management/point-of-sales/${encodeURIComponent(id)}`);
+  const physical = loaded.data?.pointOfSale.type === 'PHYSICAL';
+  const terminals = useApi<PageEnvelope<TerminalItem>>(physical ? `/terminals?pointOfSaleId=${encodeURIComponent(id)}&perPage=100` : null);
+  if (loaded.notFound) return <NotFound what="Point of sale" back="#/points-of-sale" backLabel="Back to points of sale" />;
+  if (!loaded.data) return <ListState loaded={loaded} count={undefined} empty="" />;
+  const { pointOfSale: p, hostedConfiguration: c } = loaded.data;
+  return (
+    <section aria-labelledby="pos-detail-title">
+      <p>
+        <a href="#/points-of-sale">Back to points of sale</a>
+      </p>
+      <h1 id="pos-detail-title">Point of sale {p.name}</h1>
+      <Facts
+        rows={[
+          ['Id', p.id],
+          ['Type', p.type],
+          ['Approved domain', <span class="reference">{p.domain}</span>],
+          ['Statement descriptor', p.descriptor],
+          ['Created', when(p.createdAt)],
+          ['Updated', when(p.updatedAt)],
+        ]}
+      />
+      <h2>Hosted payment defaults</h2>
+      <Facts
+        rows={[
+          ['Instant capture', c.instantCapture],
+          ['SCA mode', c.scaMode],
+          ['Session timeout', `${c.timeout} min`],
+          ['Attempts', c.maxAttempts],
+          ['Notification URL', <span class="reference">{c.notificationUrl ?? ''}</span>],
+          ['Success URL', <span class="reference">{c.successUrl ?? ''}</span>],
+          ['Failure URL', <span class="reference">{c.failureUrl ?? ''}</span>],
+        ]}
+      />
+      {physical && (
+        <>
+          <h2>Terminals</h2>
+          <ListState loaded={terminals} count={terminals.data?.items.length} empty="No terminals." />
+          {terminals.data && terminals.data.items.length > 0 && <TerminalTable items={terminals.data.items} />}
+        </>
+      )}
+    </section>
+  );
+}
+
+export function TerminalDetail({ id }: { id: string }) {
+  const loaded = useApi<TerminalItem>(`/terminals/${encodeURIComponent(id)}`);
+  if (loaded.notFound) return <NotFound what="Terminal" back="#/points-of-sale" backLabel="Back to points of sale" />;
+  if (!loaded.data) return <ListState loaded={loaded} count={undefined} empty="" />;
+  const { terminal: t, pointOfSale: p, device } = loaded.data;
+  return (
+    <section aria-labelledby="terminal-title">
+      <p>
+        <a href={`#/points-of-sale/${encodeURIComponent(p.id)}`}>Back to {p.name}</a>
+      </p>
+      <h1 id="terminal-title">Terminal {t.name ?? t.id}</h1>
+      <Facts
+        rows={[
+          ['Id', t.id],
+          ['Point of sale', p.name],
+          ['Fallback terminal', t.fallback ? 'yes' : 'no'],
+          ['External id', t.externalId],
+          ['Device', device ? `${device.description} (${device.id})` : null],
+          ['Created', when(t.createdAt)],
+        ]}
+      />
+    </section>
+  );
+}
