@@ -104,7 +104,10 @@ for (const kind of await availableStores()) {
         await page.getByRole('button', { name: 'Search', exact: true }).click();
         const link = page.getByRole('link', { name: id });
         await link.waitFor();
-        assert.equal(await page.locator('tbody tr').count(), 1, 'only the matching payment');
+        // The newest payment is in the unfiltered list too: wait for the search's answer to replace it.
+        const rows = page.locator('tbody tr');
+        for (let waited = 0; (await rows.count()) !== 1 && waited < 5_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+        assert.equal(await rows.count(), 1, 'only the matching payment');
         await link.click();
         await page.getByRole('heading', { name: `Payment ${id}` }).waitFor();
         const timeline = page.locator('ol.timeline');
