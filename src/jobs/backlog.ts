@@ -4,7 +4,7 @@
  * (shared/overload.ts) instead of making every payment wait longer for its acquirer call.
  *
  * The backlog is the jobs of every kind that are due and not done: queued with run_at ≤ service
- * now, plus running ones. Running jobs count because they are accepted work not yet done too
+ * now (+ DUE_HORIZON_MS), plus running ones. Running jobs count because they are accepted work not yet done too
  * (Little's law: what is in the system is what waits plus what is being served); they are at most
  * the workers' concurrency per process, so they matter only when a small bound is configured or
  * when crashed workers' leases hold jobs. Jobs scheduled for later (retries after backoff, billing
@@ -22,6 +22,14 @@ import type { OverloadSignal } from '../shared/overload.js';
 
 /** How old the figure may be before a request counts again. */
 export const BACKLOG_REFRESH_MS = 250;
+
+/**
+ * Jobs due within this much of now count as due: work put back for a moment — a callback the
+ * delivery gate deferred (its merchant has as many deliveries open as it may), a first quick
+ * retry — still waits for the workers. Without it, a backlog of deferred callbacks escapes the
+ * count, and the bound lets in work the workers cannot reach.
+ */
+export const DUE_HORIZON_MS = 1_000;
 
 /** A figure older than this many refresh intervals is not used: the check waits for the count. */
 const WAIT_AFTER_INTERVALS = 4;
@@ -128,7 +136,7 @@ export class BacklogGauge implements OverloadSignal {
   private async countOnce(): Promise<void> {
     const startedAt = (this.attemptAt = this.wallNow());
     try {
-      this.figure = await this.options.count(this.options.now(), this.bound);
+      this.figure = await this.options.count(this.options.now() + DUE_HORIZON_MS, this.bound);
       this.figureAt = startedAt;
       this.failing = false;
     } catch (err) {

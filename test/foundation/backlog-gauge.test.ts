@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { BACKLOG_REFRESH_MS, BACKLOG_RETRY_AFTER_S, BacklogGauge } from '../../src/jobs/backlog.js';
+import { BACKLOG_REFRESH_MS, BACKLOG_RETRY_AFTER_S, BacklogGauge, DUE_HORIZON_MS } from '../../src/jobs/backlog.js';
 import { AppError } from '../../src/shared/errors.js';
 import { refuseWhenOverloaded } from '../../src/shared/overload.js';
 import { startTestRuntime, type TestRuntime } from '../support/harness.js';
@@ -56,7 +56,7 @@ describe('BacklogGauge', () => {
     assert.equal(BACKLOG_REFRESH_MS, 250);
     for (let i = 0; i < 1000; i++) assert.equal(await g.gauge.isOverloaded(), false);
     assert.equal(g.calls.length, 1, 'one count for a thousand checks');
-    assert.deepEqual(g.calls[0], { now: 42_000, limit: 10 }, 'due at service now, counted up to the bound');
+    assert.deepEqual(g.calls[0], { now: 42_000 + DUE_HORIZON_MS, limit: 10 }, 'due within the horizon of service now, counted up to the bound');
     g.advance(BACKLOG_REFRESH_MS - 1);
     assert.equal(await g.gauge.current(), 3, 'still the cached figure');
     assert.equal(g.calls.length, 1);
