@@ -29,7 +29,7 @@ for (const kind of await availableStores()) {
         transaction: (fn) => store.transaction(fn),
         acquirer: new ScriptedAcquirer(),
         callbacks: { scheduleInCommit: async () => undefined },
-        openInstrument: async () => ({ kind: 'wallet', paymentMethodType: 'CARD' }),
+        openInstrument: () => ({ kind: 'wallet', paymentMethodType: 'CARD' }),
         clock: t.runtime.clock,
       });
       engine.declareEffects('TERMINAL_SALE', async (repos, transaction) => {

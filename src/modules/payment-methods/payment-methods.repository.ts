@@ -25,9 +25,6 @@ export interface PaymentMethodsRepository {
   findById(accountId: string, id: string, withDeleted?: boolean): Promise<PaymentMethod | null>;
   /** Any account's live method by id: only for the operator's sandbox controls. */
   findLiveByIdAnyAccount(id: string): Promise<PaymentMethod | null>;
-  sealedPan(id: string): Promise<string | null>;
-  /** The method (deleted ones included) with its sealed number, in one read: only for an acquirer call. */
-  findWithSealedPan(accountId: string, id: string): Promise<{ paymentMethod: PaymentMethod; panSealed: string | null } | null>;
   list(accountId: string, customerId: string | null, offset: number, limit: number): Promise<{ items: PaymentMethod[]; total: number }>;
   /** Marks deleted; false when there was nothing (or nothing live) to delete. */
   markDeleted(accountId: string, id: string, at: string): Promise<boolean>;

@@ -146,13 +146,11 @@ export class PaymentMethodsService {
 
   /**
    * The instrument for an acquirer call: the card number opened from the vault (no CVC: it is
-   * never stored), or the wallet type. Works on deleted methods too, for running transactions.
+   * never stored), or the wallet type. `sealed`: the method's sealed number, read with it (the
+   * engine's drive read). Works on deleted methods too, for running transactions.
    */
-  /** The instrument of a stored method by id, read once with its sealed number; null when there is no such method. */
-  /** `sealed`: the sealed number when the caller already read it (else it is read here). */
-  async instrumentFor(paymentMethod: Pick<PaymentMethod, 'id' | 'type' | 'holderName' | 'card'>, sealedPan?: string | null): Promise<Instrument> {
+  instrumentFor(paymentMethod: Pick<PaymentMethod, 'id' | 'type' | 'holderName' | 'card'>, sealed: string | null): Instrument {
     if (paymentMethod.type !== 'CARD' || !paymentMethod.card) return { kind: 'wallet', paymentMethodType: paymentMethod.type };
-    const sealed = sealedPan ?? (await this.deps.paymentMethods.sealedPan(paymentMethod.id));
     if (!sealed) throw new Error(`payment method ${paymentMethod.id} has no card number in the vault`);
     return {
       kind: 'card',

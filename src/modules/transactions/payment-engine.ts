@@ -156,7 +156,7 @@ export interface EngineDeps<R extends PipelineRepos> {
   /** Writes a final transaction's callback in the commit that made it final. */
   callbacks: CallbackScheduler<R>;
   /** Opens a stored payment method, read with its sealed number, for an acquirer call. */
-  openInstrument(stored: { paymentMethod: PaymentMethod; panSealed: string | null }): Promise<Instrument>;
+  openInstrument(stored: { paymentMethod: PaymentMethod; panSealed: string | null }): Instrument;
   clock: Clock;
   /** One `payment.answered` line per applied answer, after its commit. */
   events?: EventsLog;
@@ -517,7 +517,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   private async call(tx: Transaction, op: Operation, attempt: number, given: Instrument | StoredMethod | null): Promise<AcquirerResult> {
     const acquirer = this.deps.acquirer;
     try {
-      const instrument = given === null ? walletOf(tx) : 'kind' in given ? given : await this.deps.openInstrument(given);
+      const instrument = given === null ? walletOf(tx) : 'kind' in given ? given : this.deps.openInstrument(given);
       const base = { transactionId: tx.id, attempt, amount: op.amount, currency: tx.currency, instrument };
       if (op.type === 'AUTHORIZATION' || op.type === 'SALE') {
         return await acquirer.authorize({ ...base, initiator: INITIATOR[tx.flow], scaMode: tx.scaMode, capture: op.type === 'SALE' });

@@ -83,21 +83,6 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
     return row ? toPaymentMethod(row) : null;
   }
 
-  async findWithSealedPan(accountId: string, id: string): Promise<{ paymentMethod: PaymentMethod; panSealed: string | null } | null> {
-    const row = await this.db
-      .selectFrom('paymentMethods')
-      .select([...PAYMENT_METHOD_COLUMNS, 'panSealed'])
-      .where('id', '=', id)
-      .where('accountId', '=', accountId)
-      .executeTakeFirst();
-    return row ? { paymentMethod: toPaymentMethod(row), panSealed: row.panSealed } : null;
-  }
-
-  async sealedPan(id: string): Promise<string | null> {
-    const row = await this.db.selectFrom('paymentMethods').select('panSealed').where('id', '=', id).executeTakeFirst();
-    return row?.panSealed ?? null;
-  }
-
   async list(accountId: string, customerId: string | null, offset: number, limit: number) {
     let q = this.db.selectFrom('paymentMethods').where('accountId', '=', accountId).where('deletedAt', 'is', null);
     if (customerId !== null) q = q.where('customerId', '=', customerId);
