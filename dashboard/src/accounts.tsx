@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api, newIdempotencyKey } from './api';
 import { when } from './format';
+import { ListTable, useLoad } from './ui';
 
 interface Account {
   id: string;
@@ -20,25 +21,20 @@ const CAPABILITIES = [
 
 /** Operator: the merchant accounts of this deployment — create, activate, capabilities, delete (the partner API). */
 export function Accounts() {
-  const [accounts, setAccounts] = useState<Account[] | null>(null);
-  const [total, setTotal] = useState(0);
-  const [error, setError] = useState<string | null>(null);
+  const {
+    data: page,
+    error,
+    setData,
+    setError,
+    load,
+  } = useLoad(async () => {
+    const res = await api.get<{ total: number; items: Array<{ account: Account }> }>(`/partner/accounts?perPage=${PER_PAGE}`);
+    return { accounts: res.items.map((i) => i.account), total: res.total };
+  });
+  const accounts = page?.accounts ?? null;
+  const total = page?.total ?? 0;
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
-
-  const load = useCallback(async () => {
-    try {
-      const page = await api.get<{ total: number; items: Array<{ account: Account }> }>(`/partner/accounts?perPage=${PER_PAGE}`);
-      setAccounts(page.items.map((i) => i.account));
-      setTotal(page.total);
-      setError(null);
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  }, []);
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   /** One account action at a time; the list is read again after it, and the outcome said in a status line. */
   const act = async (account: Account, done: string, action: () => Promise<unknown>) => {
@@ -77,81 +73,64 @@ export function Accounts() {
       {!accounts && !error && <p aria-busy="true">Loading…</p>}
       {accounts && accounts.length === 0 && <p class="empty">No accounts yet.</p>}
       {accounts && accounts.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Status</th>
-                <th scope="col">Currency</th>
-                <th scope="col">Capabilities</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {accounts.map((a) => (
-                <tr key={a.id} data-account={a.id}>
-                  <td>{a.name}</td>
-                  <td>{a.email}</td>
-                  <td>{a.status}</td>
-                  <td>{a.currencyCode}</td>
-                  <td>
-                    {CAPABILITIES.map(([field, label]) => (
-                      <label key={field} class="inline">
-                        <input
-                          type="checkbox"
-                          checked={a.capabilities[field]}
-                          disabled={a.status === 'CLOSED' || busy === a.id}
-                          aria-label={`${label} for ${a.name}`}
-                          onChange={(e) => {
-                            const on = (e.currentTarget as HTMLInputElement).checked;
-                            // Shown at once; the list read after the change (or after a refusal) has the last word.
-                            setAccounts(accounts.map((x) => (x.id === a.id ? { ...x, capabilities: { ...x.capabilities, [field]: on } } : x)));
-                            void act(a, `${label} ${on ? 'granted to' : 'withdrawn from'} ${a.name}.`, () =>
-                              api.patch(`${path(a)}/capabilities`, { [field]: on }),
-                            );
-                          }}
-                        />
-                        {label}
-                      </label>
-                    ))}
-                  </td>
-                  <td>{when(a.createdAt)}</td>
-                  <td>
-                    <div class="row-actions">
-                      {a.status === 'PENDING' && (
-                        <button
-                          type="button"
-                          disabled={busy === a.id}
-                          aria-label={`Activate ${a.name}`}
-                          onClick={() => void act(a, `${a.name} activated.`, () => api.patch(`${path(a)}/activate`))}
-                        >
-                          Activate
-                        </button>
-                      )}
-                      {a.status !== 'CLOSED' && (
-                        <button
-                          type="button"
-                          class="danger"
-                          disabled={busy === a.id}
-                          aria-label={`Delete ${a.name}`}
-                          onClick={() => {
-                            if (!confirm(`Delete the account ${a.name}? Its API keys and access tokens stop working at once.`)) return;
-                            void act(a, `${a.name} deleted.`, () => api.del(path(a)));
-                          }}
-                        >
-                          Delete
-                        </button>
-                      )}
-                    </div>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable columns={['Name', 'Email', 'Status', 'Currency', 'Capabilities', 'Created', 'Actions']}>
+          {accounts.map((a) => (
+            <tr key={a.id} data-account={a.id}>
+              <td>{a.name}</td>
+              <td>{a.email}</td>
+              <td>{a.status}</td>
+              <td>{a.currencyCode}</td>
+              <td>
+                {CAPABILITIES.map(([field, label]) => (
+                  <label key={field} class="inline">
+                    <input
+                      type="checkbox"
+                      checked={a.capabilities[field]}
+                      disabled={a.status === 'CLOSED' || busy === a.id}
+                      aria-label={`${label} for ${a.name}`}
+                      onChange={(e) => {
+                        const on = (e.currentTarget as HTMLInputElement).checked;
+                        // Shown at once; the list read after the change (or after a refusal) has the last word.
+                        setData({ total, accounts: accounts.map((x) => (x.id === a.id ? { ...x, capabilities: { ...x.capabilities, [field]: on } } : x)) });
+                        void act(a, `${label} ${on ? 'granted to' : 'withdrawn from'} ${a.name}.`, () => api.patch(`${path(a)}/capabilities`, { [field]: on }));
+                      }}
+                    />
+                    {label}
+                  </label>
+                ))}
+              </td>
+              <td>{when(a.createdAt)}</td>
+              <td>
+                <div class="row-actions">
+                  {a.status === 'PENDING' && (
+                    <button
+                      type="button"
+                      disabled={busy === a.id}
+                      aria-label={`Activate ${a.name}`}
+                      onClick={() => void act(a, `${a.name} activated.`, () => api.patch(`${path(a)}/activate`))}
+                    >
+                      Activate
+                    </button>
+                  )}
+                  {a.status !== 'CLOSED' && (
+                    <button
+                      type="button"
+                      class="danger"
+                      disabled={busy === a.id}
+                      aria-label={`Delete ${a.name}`}
+                      onClick={() => {
+                        if (!confirm(`Delete the account ${a.name}? Its API keys and access tokens stop working at once.`)) return;
+                        void act(a, `${a.name} deleted.`, () => api.del(path(a)));
+                      }}
+                    >
+                      Delete
+                    </button>
+                  )}
+                </div>
+              </td>
+            </tr>
+          ))}
+        </ListTable>
       )}
       {accounts && total > accounts.length && (
         <p class="empty">

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { api } from './api';
 import { money, when } from './format';
 import type { BillingAgreement, BillingCharge, BillingPlan, PageEnvelope } from './types';
-import { ConfirmAction, Facts, ListState, NotFound, type Outcome, OutcomeLine, Pager, useApi } from './ui';
+import { ConfirmAction, Facts, ListState, ListTable, NotFound, type Outcome, OutcomeLine, Pager, useApi } from './ui';
 
 const BASE = '/subscriptions/billing/agreements';
 const link = (id: string) => `#/agreements/${encodeURIComponent(id)}`;
@@ -20,35 +20,21 @@ export function Agreements() {
       <h1 id="agreements-title">Billing agreements</h1>
       <ListState loaded={list} count={items?.length} empty="No billing agreements yet." />
       {items && items.length > 0 && (
-        <div class="table-wrap">
-          <table aria-busy={list.loading ? 'true' : 'false'}>
-            <caption class="sr-only">Billing agreements, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Agreement</th>
-                <th scope="col">Reference</th>
-                <th scope="col">State</th>
-                <th scope="col">Next charge</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map(({ billingAgreement: a }) => (
-                <tr key={a.id}>
-                  <td>{when(a.createdAt)}</td>
-                  <td>
-                    <a href={link(a.id)}>{a.id}</a>
-                  </td>
-                  <td class="reference">{a.reference ?? ''}</td>
-                  <td>
-                    <span class={`state state-${a.state}`}>{a.state}</span>
-                  </td>
-                  <td>{when(a.nextChargeAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable caption="Billing agreements, newest first" columns={['Created', 'Agreement', 'Reference', 'State', 'Next charge']} busy={list.loading}>
+          {items.map(({ billingAgreement: a }) => (
+            <tr key={a.id}>
+              <td>{when(a.createdAt)}</td>
+              <td>
+                <a href={link(a.id)}>{a.id}</a>
+              </td>
+              <td class="reference">{a.reference ?? ''}</td>
+              <td>
+                <span class={`state state-${a.state}`}>{a.state}</span>
+              </td>
+              <td>{when(a.nextChargeAt)}</td>
+            </tr>
+          ))}
+        </ListTable>
       )}
       <Pager page={list.data} onPage={setPage} />
     </section>
@@ -126,31 +112,18 @@ export function AgreementDetail({ id }: { id: string }) {
       <h2>Charges</h2>
       <ListState loaded={charges} count={charges.data?.items.length} empty="No charges yet." />
       {charges.data && charges.data.items.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Charges of this agreement, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">State</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Payment</th>
-              </tr>
-            </thead>
-            <tbody>
-              {charges.data.items.map(({ billingAgreementCharge: c }) => (
-                <tr key={c.id}>
-                  <td>{when(c.createdAt)}</td>
-                  <td>
-                    <span class={`state state-${c.state}`}>{c.state}</span>
-                  </td>
-                  <td class="num">{c.attempts}</td>
-                  <td>{c.transactionId ? <a href={`#/payments/${encodeURIComponent(c.transactionId)}`}>{c.transactionId}</a> : ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable caption="Charges of this agreement, newest first" columns={['Created', 'State', 'Attempts', 'Payment']}>
+          {charges.data.items.map(({ billingAgreementCharge: c }) => (
+            <tr key={c.id}>
+              <td>{when(c.createdAt)}</td>
+              <td>
+                <span class={`state state-${c.state}`}>{c.state}</span>
+              </td>
+              <td class="num">{c.attempts}</td>
+              <td>{c.transactionId ? <a href={`#/payments/${encodeURIComponent(c.transactionId)}`}>{c.transactionId}</a> : ''}</td>
+            </tr>
+          ))}
+        </ListTable>
       )}
     </section>
   );

@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { api } from './api';
 import { when } from './format';
+import { ListTable, useLoad } from './ui';
 
 interface JobsView {
   counts: Array<{ kind: string; state: string; count: number }>;
@@ -11,20 +12,8 @@ const PATH = '/dashboard/api/operator/jobs';
 
 /** Operator: jobs by kind and state, dead jobs with retry. */
 export function Jobs() {
-  const [view, setView] = useState<JobsView | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { data: view, error, setError, load } = useLoad(() => api.getRoot<JobsView>(PATH));
   const [message, setMessage] = useState<string | null>(null);
-  const load = useCallback(async () => {
-    try {
-      setView(await api.getRoot<JobsView>(PATH));
-      setError(null);
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  }, []);
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   return (
     <section aria-labelledby="jobs-title">
@@ -70,49 +59,36 @@ export function Jobs() {
           {view.dead.length === 0 ? (
             <p class="empty">No dead jobs.</p>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Kind</th>
-                    <th scope="col">Attempts</th>
-                    <th scope="col">Last error</th>
-                    <th scope="col">Died</th>
-                    <th scope="col">Action</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {view.dead.map((j) => (
-                    <tr key={j.id}>
-                      <td>{j.kind}</td>
-                      <td>
-                        {j.attempts}/{j.maxAttempts}
-                      </td>
-                      <td class="reference">{j.lastError ?? ''}</td>
-                      <td>{when(j.updatedAt)}</td>
-                      <td>
-                        <button
-                          type="button"
-                          aria-label={`Retry job ${j.id}`}
-                          onClick={async () => {
-                            if (!confirm(`Queue the ${j.kind} job again with fresh attempts?`)) return;
-                            try {
-                              await api.postRoot(`${PATH}/${encodeURIComponent(j.id)}/retry`);
-                              setMessage(`Job ${j.id} queued again.`);
-                              await load();
-                            } catch (e) {
-                              setError((e as Error).message);
-                            }
-                          }}
-                        >
-                          Retry
-                        </button>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <ListTable columns={['Kind', 'Attempts', 'Last error', 'Died', 'Action']}>
+              {view.dead.map((j) => (
+                <tr key={j.id}>
+                  <td>{j.kind}</td>
+                  <td>
+                    {j.attempts}/{j.maxAttempts}
+                  </td>
+                  <td class="reference">{j.lastError ?? ''}</td>
+                  <td>{when(j.updatedAt)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      aria-label={`Retry job ${j.id}`}
+                      onClick={async () => {
+                        if (!confirm(`Queue the ${j.kind} job again with fresh attempts?`)) return;
+                        try {
+                          await api.postRoot(`${PATH}/${encodeURIComponent(j.id)}/retry`);
+                          setMessage(`Job ${j.id} queued again.`);
+                          await load();
+                        } catch (e) {
+                          setError((e as Error).message);
+                        }
+                      }}
+                    >
+                      Retry
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </ListTable>
           )}
         </>
       )}

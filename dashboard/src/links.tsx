@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { api, newIdempotencyKey } from './api';
 import { money, parseAmount, when } from './format';
 import type { MultiLink, PageEnvelope, PaymentLink, PointOfSale } from './types';
-import { ConfirmAction, errorText, ListState, type Outcome, OutcomeLine, Pager, useApi } from './ui';
+import { ConfirmAction, errorText, ListState, ListTable, type Outcome, OutcomeLine, Pager, SelectFilter, useApi } from './ui';
 
 /** The QR PNG of a multi-link from this origin: the dashboard is served by the same service (CSP img-src 'self'). */
 const sameOrigin = (url: string): string => {
@@ -17,6 +17,14 @@ const sameOrigin = (url: string): string => {
     return '';
   }
 };
+
+/** A change of a list's state filter: back to the first page. */
+const filterBy =
+  (setState: (state: string) => void, setPage: (page: number) => void) =>
+  (state: string): void => {
+    setPage(1);
+    setState(state);
+  };
 
 type Created = { kind: 'single'; url: string; qrSrc: string } | { kind: 'multi'; url: string; qrSrc: string };
 
@@ -120,79 +128,47 @@ function PaymentLinks({ version }: { version: number }) {
   return (
     <section aria-labelledby="payment-links-title">
       <h2 id="payment-links-title">One-time payment links</h2>
-      <label>
-        Payment link state
-        <select
-          value={state}
-          onChange={(e) => {
-            setPage(1);
-            setState((e.currentTarget as HTMLSelectElement).value);
-          }}
-        >
-          <option value="">any</option>
-          {['ACTIVE', 'PAID', 'CANCELLED', 'EXPIRED'].map((s) => (
-            <option value={s}>{s}</option>
-          ))}
-        </select>
-      </label>
+      <SelectFilter label="Payment link state" options={['ACTIVE', 'PAID', 'CANCELLED', 'EXPIRED']} value={state} onChange={filterBy(setState, setPage)} />
       <OutcomeLine outcome={outcome} />
       <ListState loaded={list} count={items?.length} empty="No payment links." />
       {items && items.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Payment links, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Link</th>
-                <th scope="col">Reference</th>
-                <th scope="col" class="num">
-                  Amount
-                </th>
-                <th scope="col">State</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map(({ paymentLink: l }) => (
-                <tr key={l.id}>
-                  <td>{when(l.createdAt)}</td>
-                  <td>
-                    <a href={l.url} target="_blank" rel="noopener noreferrer">
-                      {l.id}
-                    </a>
-                  </td>
-                  <td class="reference">{l.reference ?? ''}</td>
-                  <td class="num">{money(l.amount, l.currency)}</td>
-                  <td>
-                    <span class={`state state-${l.state}`}>{l.state}</span>
-                    {l.transactionId && (
-                      <>
-                        {' '}
-                        <a href={`#/payments/${encodeURIComponent(l.transactionId)}`}>{l.transactionId}</a>
-                      </>
-                    )}
-                  </td>
-                  <td>{when(l.expiresAt)}</td>
-                  <td>
-                    {l.state === 'ACTIVE' && (
-                      <ConfirmAction
-                        label="Deactivate"
-                        name={`Deactivate payment link ${l.id}`}
-                        question={`Deactivate payment link ${l.id}? The customer can no longer pay with it.`}
-                        run={(key) => api.del(`/payment-links/${encodeURIComponent(l.id)}`, key)}
-                        done="Deactivated."
-                        onDone={list.reload}
-                        report={setOutcome}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable caption="Payment links, newest first" columns={['Created', 'Link', 'Reference', ['Amount', 'num'], 'State', 'Expires', 'Action']}>
+          {items.map(({ paymentLink: l }) => (
+            <tr key={l.id}>
+              <td>{when(l.createdAt)}</td>
+              <td>
+                <a href={l.url} target="_blank" rel="noopener noreferrer">
+                  {l.id}
+                </a>
+              </td>
+              <td class="reference">{l.reference ?? ''}</td>
+              <td class="num">{money(l.amount, l.currency)}</td>
+              <td>
+                <span class={`state state-${l.state}`}>{l.state}</span>
+                {l.transactionId && (
+                  <>
+                    {' '}
+                    <a href={`#/payments/${encodeURIComponent(l.transactionId)}`}>{l.transactionId}</a>
+                  </>
+                )}
+              </td>
+              <td>{when(l.expiresAt)}</td>
+              <td>
+                {l.state === 'ACTIVE' && (
+                  <ConfirmAction
+                    label="Deactivate"
+                    name={`Deactivate payment link ${l.id}`}
+                    question={`Deactivate payment link ${l.id}? The customer can no longer pay with it.`}
+                    run={(key) => api.del(`/payment-links/${encodeURIComponent(l.id)}`, key)}
+                    done="Deactivated."
+                    onDone={list.reload}
+                    report={setOutcome}
+                  />
+                )}
+              </td>
+            </tr>
+          ))}
+        </ListTable>
       )}
       <Pager page={list.data} onPage={setPage} />
     </section>
@@ -208,75 +184,45 @@ function MultiLinks({ version }: { version: number }) {
   return (
     <section aria-labelledby="multi-links-title">
       <h2 id="multi-links-title">Multi-links</h2>
-      <label>
-        Multi-link state
-        <select
-          value={state}
-          onChange={(e) => {
-            setPage(1);
-            setState((e.currentTarget as HTMLSelectElement).value);
-          }}
-        >
-          <option value="">any</option>
-          <option value="ACTIVE">ACTIVE</option>
-          <option value="DEACTIVATED">DEACTIVATED</option>
-        </select>
-      </label>
+      <SelectFilter label="Multi-link state" options={['ACTIVE', 'DEACTIVATED']} value={state} onChange={filterBy(setState, setPage)} />
       <OutcomeLine outcome={outcome} />
       <ListState loaded={list} count={items?.length} empty="No multi-links." />
       {items && items.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Multi-links, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Link</th>
-                <th scope="col" class="num">
-                  Amount
-                </th>
-                <th scope="col">State</th>
-                <th scope="col">QR code</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map(({ multiLink: l, url, qrUrl }) => (
-                <tr key={l.id}>
-                  <td>{when(l.createdAt)}</td>
-                  <td>
-                    <a href={url} target="_blank" rel="noopener noreferrer">
-                      {l.id}
-                    </a>
-                  </td>
-                  <td class="num">{money(l.amount, l.currency)}</td>
-                  <td>
-                    <span class={`state state-${l.state}`}>{l.state}</span>
-                  </td>
-                  <td>
-                    <details>
-                      <summary>Show QR code</summary>
-                      <img src={sameOrigin(qrUrl)} width={160} height={160} alt={`QR code of multi-link ${l.id}`} loading="lazy" />
-                    </details>
-                  </td>
-                  <td>
-                    {l.state === 'ACTIVE' && (
-                      <ConfirmAction
-                        label="Deactivate"
-                        name={`Deactivate multi-link ${l.id}`}
-                        question={`Deactivate multi-link ${l.id}? New visits get a "no longer active" page; sessions already started go on.`}
-                        run={(key) => api.del(`/multi-links/${encodeURIComponent(l.id)}`, key)}
-                        done="Deactivated."
-                        onDone={list.reload}
-                        report={setOutcome}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable caption="Multi-links, newest first" columns={['Created', 'Link', ['Amount', 'num'], 'State', 'QR code', 'Action']}>
+          {items.map(({ multiLink: l, url, qrUrl }) => (
+            <tr key={l.id}>
+              <td>{when(l.createdAt)}</td>
+              <td>
+                <a href={url} target="_blank" rel="noopener noreferrer">
+                  {l.id}
+                </a>
+              </td>
+              <td class="num">{money(l.amount, l.currency)}</td>
+              <td>
+                <span class={`state state-${l.state}`}>{l.state}</span>
+              </td>
+              <td>
+                <details>
+                  <summary>Show QR code</summary>
+                  <img src={sameOrigin(qrUrl)} width={160} height={160} alt={`QR code of multi-link ${l.id}`} loading="lazy" />
+                </details>
+              </td>
+              <td>
+                {l.state === 'ACTIVE' && (
+                  <ConfirmAction
+                    label="Deactivate"
+                    name={`Deactivate multi-link ${l.id}`}
+                    question={`Deactivate multi-link ${l.id}? New visits get a "no longer active" page; sessions already started go on.`}
+                    run={(key) => api.del(`/multi-links/${encodeURIComponent(l.id)}`, key)}
+                    done="Deactivated."
+                    onDone={list.reload}
+                    report={setOutcome}
+                  />
+                )}
+              </td>
+            </tr>
+          ))}
+        </ListTable>
       )}
       <Pager page={list.data} onPage={setPage} />
     </section>

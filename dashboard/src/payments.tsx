@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
 import { money, when } from './format';
 import type { CursorPage, Transaction } from './types';
+import { ListTable, SelectFilter } from './ui';
 
 const TRANSACTION_ID = /^[0-9A-Za-z]{11}$/;
 /** Text filters of GET /transactions, passed through as typed (seed §4.1). */
@@ -103,24 +104,8 @@ export function Payments() {
           Search by reference or id
           <input name="search" type="search" placeholder="order-1234 or LDG7M4WW44G" />
         </label>
-        <label>
-          State
-          <select name="state">
-            <option value="">any</option>
-            {['PENDING', 'PROCESSING', 'SUCCESS', 'FAILED'].map((s) => (
-              <option value={s}>{s}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Type
-          <select name="type">
-            <option value="">any</option>
-            {['PAYMENT', 'PAYOUT', 'MOTO'].map((s) => (
-              <option value={s}>{s}</option>
-            ))}
-          </select>
-        </label>
+        <SelectFilter label="State" name="state" options={['PENDING', 'PROCESSING', 'SUCCESS', 'FAILED']} />
+        <SelectFilter label="Type" name="type" options={['PAYMENT', 'PAYOUT', 'MOTO']} />
         <label>
           Created from
           <input name="createdAfter" type="date" />
@@ -163,40 +148,23 @@ export function Payments() {
       {loading && !page && <p aria-busy="true">Loading…</p>}
       {page && page.items.length === 0 && <p class="empty">No payments match.</p>}
       {page && page.items.length > 0 && (
-        <div class="table-wrap">
-          <table aria-busy={loading ? 'true' : 'false'}>
-            <caption class="sr-only">Payments, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Id</th>
-                <th scope="col">Reference</th>
-                <th scope="col" class="num">
-                  Amount
-                </th>
-                <th scope="col">State</th>
-                <th scope="col">Method</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.items.map(({ transaction: tx }) => (
-                <tr key={tx.id}>
-                  <td>{when(tx.createdAt)}</td>
-                  <td>
-                    <a href={`#/payments/${encodeURIComponent(tx.id)}`}>{tx.id}</a>
-                  </td>
-                  <td class="reference">{tx.reference ?? ''}</td>
-                  <td class="num">{money(tx.amount, tx.currency)}</td>
-                  <td>
-                    <span class={`state state-${tx.state}`}>{tx.state}</span>
-                    {tx.errorCode ? ` ${tx.errorCode}` : ''}
-                  </td>
-                  <td>{[tx.paymentMethodType, tx.paymentMethodSubType].filter(Boolean).join(' ')}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable caption="Payments, newest first" columns={['Created', 'Id', 'Reference', ['Amount', 'num'], 'State', 'Method']} busy={loading}>
+          {page.items.map(({ transaction: tx }) => (
+            <tr key={tx.id}>
+              <td>{when(tx.createdAt)}</td>
+              <td>
+                <a href={`#/payments/${encodeURIComponent(tx.id)}`}>{tx.id}</a>
+              </td>
+              <td class="reference">{tx.reference ?? ''}</td>
+              <td class="num">{money(tx.amount, tx.currency)}</td>
+              <td>
+                <span class={`state state-${tx.state}`}>{tx.state}</span>
+                {tx.errorCode ? ` ${tx.errorCode}` : ''}
+              </td>
+              <td>{[tx.paymentMethodType, tx.paymentMethodSubType].filter(Boolean).join(' ')}</td>
+            </tr>
+          ))}
+        </ListTable>
       )}
       <nav class="pager" aria-label="Pages">
         <button type="button" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>

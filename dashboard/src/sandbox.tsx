@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from './api';
 import { when } from './format';
+import { ListTable } from './ui';
 
 const SANDBOX = '/sandbox/v1';
 
@@ -164,32 +165,18 @@ function SettlementRun() {
           <p role="status">
             Settlement run done: {transfers.length} transfer{transfers.length === 1 ? '' : 's'}.
           </p>
-          <div class="table-wrap">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Transfer</th>
-                  <th scope="col">Settlement</th>
-                  <th scope="col">Posting date</th>
-                  <th scope="col" class="num">
-                    Net amount
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {transfers.map((t) => (
-                  <tr key={t.id}>
-                    <td class="reference">{t.id}</td>
-                    <td>{t.settlementName}</td>
-                    <td>{t.postingDate}</td>
-                    <td class="num">
-                      {t.netAmount} {t.currency}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <ListTable columns={['Transfer', 'Settlement', 'Posting date', ['Net amount', 'num']]}>
+            {transfers.map((t) => (
+              <tr key={t.id}>
+                <td class="reference">{t.id}</td>
+                <td>{t.settlementName}</td>
+                <td>{t.postingDate}</td>
+                <td class="num">
+                  {t.netAmount} {t.currency}
+                </td>
+              </tr>
+            ))}
+          </ListTable>
         </>
       )}
     </div>

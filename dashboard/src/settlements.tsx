@@ -8,7 +8,7 @@ import { api, ApiError } from './api';
 import { csvLine } from './csv';
 import { money, when } from './format';
 import type { CursorPage, SettlementTransaction, SettlementTransfer, Transaction } from './types';
-import { errorText, Facts, ListState, NotFound, type Outcome, OutcomeLine, useApi } from './ui';
+import { errorText, Facts, ListState, ListTable, NotFound, type Outcome, OutcomeLine, useApi } from './ui';
 
 const FEE_TYPES = ['ACQUIRER_FEE', 'INTERCHANGE_FEE', 'SCHEME_FEE'] as const;
 type Row = { settlementTransaction: SettlementTransaction; transaction: Transaction };
@@ -49,35 +49,19 @@ export function Settlements() {
       <h1 id="settlements-title">Settlements</h1>
       <ListState loaded={list} count={items?.length} empty="No settlement transfers yet." />
       {items && items.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Settlement transfers, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Posting date</th>
-                <th scope="col">Transfer</th>
-                <th scope="col">Acquirer</th>
-                <th scope="col" class="num">
-                  Net amount
-                </th>
-                <th scope="col">Acquirer reference</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map(({ settlementTransfer: t }) => (
-                <tr key={t.id}>
-                  <td>{t.postingDate}</td>
-                  <td>
-                    <a href={`#/settlements/${encodeURIComponent(t.id)}`}>{t.id}</a>
-                  </td>
-                  <td>{t.acquirer}</td>
-                  <td class="num">{`${t.netAmount} ${t.currency}`}</td>
-                  <td>{t.acquirerReference}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable caption="Settlement transfers, newest first" columns={['Posting date', 'Transfer', 'Acquirer', ['Net amount', 'num'], 'Acquirer reference']}>
+          {items.map(({ settlementTransfer: t }) => (
+            <tr key={t.id}>
+              <td>{t.postingDate}</td>
+              <td>
+                <a href={`#/settlements/${encodeURIComponent(t.id)}`}>{t.id}</a>
+              </td>
+              <td>{t.acquirer}</td>
+              <td class="num">{`${t.netAmount} ${t.currency}`}</td>
+              <td>{t.acquirerReference}</td>
+            </tr>
+          ))}
+        </ListTable>
       )}
       <CursorPager cursor={cursor} page={list.data} />
     </section>
@@ -199,47 +183,24 @@ export function SettlementDetail({ id }: { id: string }) {
       <h2>Transactions and fees</h2>
       <ListState loaded={rows} count={items?.length} empty="No transactions in this transfer." />
       {items && items.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Settled transactions with their fees</caption>
-            <thead>
-              <tr>
-                <th scope="col">Payment</th>
-                <th scope="col">Reference</th>
-                <th scope="col" class="num">
-                  Amount
-                </th>
-                <th scope="col" class="num">
-                  Acquirer fee
-                </th>
-                <th scope="col" class="num">
-                  Interchange fee
-                </th>
-                <th scope="col" class="num">
-                  Scheme fee
-                </th>
-                <th scope="col" class="num">
-                  Net
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map(({ settlementTransaction: st, transaction: tx }) => (
-                <tr key={st.id}>
-                  <td>
-                    <a href={`#/payments/${encodeURIComponent(st.transactionId)}`}>{st.transactionId}</a> {tx.type}
-                  </td>
-                  <td class="reference">{st.merchantReference ?? ''}</td>
-                  <td class="num">{money(tx.amount, tx.currency)}</td>
-                  {FEE_TYPES.map((type) => (
-                    <td class="num">{fee(st, type)}</td>
-                  ))}
-                  <td class="num">{`${st.settlementNetAmount} ${st.settlementCurrency}`}</td>
-                </tr>
+        <ListTable
+          caption="Settled transactions with their fees"
+          columns={['Payment', 'Reference', ['Amount', 'num'], ['Acquirer fee', 'num'], ['Interchange fee', 'num'], ['Scheme fee', 'num'], ['Net', 'num']]}
+        >
+          {items.map(({ settlementTransaction: st, transaction: tx }) => (
+            <tr key={st.id}>
+              <td>
+                <a href={`#/payments/${encodeURIComponent(st.transactionId)}`}>{st.transactionId}</a> {tx.type}
+              </td>
+              <td class="reference">{st.merchantReference ?? ''}</td>
+              <td class="num">{money(tx.amount, tx.currency)}</td>
+              {FEE_TYPES.map((type) => (
+                <td class="num">{fee(st, type)}</td>
               ))}
-            </tbody>
-          </table>
-        </div>
+              <td class="num">{`${st.settlementNetAmount} ${st.settlementCurrency}`}</td>
+            </tr>
+          ))}
+        </ListTable>
       )}
       <CursorPager cursor={cursor} page={rows.data} />
       <p class="hint">Settled {when(t.createdAt)}.</p>

@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { api } from './api';
 import { when } from './format';
 import type { PageEnvelope, PaymentMethod, Subscription } from './types';
-import { ConfirmAction, Facts, formQuery, ListState, NotFound, type Outcome, OutcomeLine, Pager, useApi } from './ui';
+import { ConfirmAction, Facts, formQuery, ListState, ListTable, NotFound, type Outcome, OutcomeLine, Pager, SelectFilter, useApi } from './ui';
 
 type Item = { subscription: Subscription; paymentMethod: PaymentMethod | null };
 const TEXT_FILTERS = [
@@ -39,23 +39,8 @@ export function Subscriptions() {
           setQuery(q.toString());
         }}
       >
-        <label>
-          State
-          <select name="state">
-            <option value="">any</option>
-            {['PENDING', 'ACTIVE', 'INVALID', 'DISABLED'].map((s) => (
-              <option value={s}>{s}</option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Type
-          <select name="type">
-            <option value="">any</option>
-            <option value="SCHEDULED">SCHEDULED</option>
-            <option value="UNSCHEDULED">UNSCHEDULED</option>
-          </select>
-        </label>
+        <SelectFilter label="State" name="state" options={['PENDING', 'ACTIVE', 'INVALID', 'DISABLED']} />
+        <SelectFilter label="Type" name="type" options={['SCHEDULED', 'UNSCHEDULED']} />
         {TEXT_FILTERS.map(([name, label]) => (
           <label>
             {label}
@@ -66,39 +51,27 @@ export function Subscriptions() {
       </form>
       <ListState loaded={list} count={items?.length} empty="No subscriptions match." />
       {items && items.length > 0 && (
-        <div class="table-wrap">
-          <table aria-busy={list.loading ? 'true' : 'false'}>
-            <caption class="sr-only">Subscriptions, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Subscription</th>
-                <th scope="col">Reference</th>
-                <th scope="col">Customer</th>
-                <th scope="col">State</th>
-                <th scope="col">Type</th>
-                <th scope="col">Card</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map(({ subscription: s, paymentMethod: pm }) => (
-                <tr key={s.id}>
-                  <td>{when(s.createdAt)}</td>
-                  <td>
-                    <a href={`#/subscriptions/${encodeURIComponent(s.id)}`}>{s.id}</a>
-                  </td>
-                  <td class="reference">{s.reference ?? ''}</td>
-                  <td class="reference">{s.customerId ?? ''}</td>
-                  <td>
-                    <span class={`state state-${s.state}`}>{s.state}</span>
-                  </td>
-                  <td>{`${s.type} ${every(s)}`.trim()}</td>
-                  <td>{pm?.displayText ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable
+          caption="Subscriptions, newest first"
+          columns={['Created', 'Subscription', 'Reference', 'Customer', 'State', 'Type', 'Card']}
+          busy={list.loading}
+        >
+          {items.map(({ subscription: s, paymentMethod: pm }) => (
+            <tr key={s.id}>
+              <td>{when(s.createdAt)}</td>
+              <td>
+                <a href={`#/subscriptions/${encodeURIComponent(s.id)}`}>{s.id}</a>
+              </td>
+              <td class="reference">{s.reference ?? ''}</td>
+              <td class="reference">{s.customerId ?? ''}</td>
+              <td>
+                <span class={`state state-${s.state}`}>{s.state}</span>
+              </td>
+              <td>{`${s.type} ${every(s)}`.trim()}</td>
+              <td>{pm?.displayText ?? ''}</td>
+            </tr>
+          ))}
+        </ListTable>
       )}
       <Pager page={list.data} onPage={setPage} />
     </section>

@@ -6,40 +6,26 @@
 import { useState } from 'preact/hooks';
 import { when } from './format';
 import type { Device, HostedConfiguration, PageEnvelope, PointOfSale, Terminal } from './types';
-import { Facts, ListState, NotFound, Pager, useApi } from './ui';
+import { Facts, ListState, ListTable, NotFound, Pager, useApi } from './ui';
 
 type PosItem = { pointOfSale: PointOfSale; hostedConfiguration: HostedConfiguration };
 type TerminalItem = { terminal: Terminal; pointOfSale: PointOfSale; device: Device | null };
 
 function TerminalTable({ items }: { items: TerminalItem[] }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="sr-only">Terminals</caption>
-        <thead>
-          <tr>
-            <th scope="col">Terminal</th>
-            <th scope="col">Name</th>
-            <th scope="col">Fallback</th>
-            <th scope="col">Device</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map(({ terminal: t, device }) => (
-            <tr key={t.id}>
-              <td>
-                <a href={`#/terminals/${encodeURIComponent(t.id)}`}>{t.id}</a>
-              </td>
-              <td class="reference">{t.name ?? ''}</td>
-              <td>{t.fallback ? 'yes' : 'no'}</td>
-              <td class="reference">{device?.description ?? ''}</td>
-              <td>{when(t.createdAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <ListTable caption="Terminals" columns={['Terminal', 'Name', 'Fallback', 'Device', 'Created']}>
+      {items.map(({ terminal: t, device }) => (
+        <tr key={t.id}>
+          <td>
+            <a href={`#/terminals/${encodeURIComponent(t.id)}`}>{t.id}</a>
+          </td>
+          <td class="reference">{t.name ?? ''}</td>
+          <td>{t.fallback ? 'yes' : 'no'}</td>
+          <td class="reference">{device?.description ?? ''}</td>
+          <td>{when(t.createdAt)}</td>
+        </tr>
+      ))}
+    </ListTable>
   );
 }
 
@@ -52,31 +38,18 @@ export function PointsOfSale() {
       <h1 id="pos-title">Points of sale and terminals</h1>
       <ListState loaded={list} count={items?.length} empty="No points of sale yet." />
       {items && items.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Points of sale</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Type</th>
-                <th scope="col">Approved domain</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map(({ pointOfSale: p }) => (
-                <tr key={p.id}>
-                  <td class="reference">
-                    <a href={`#/points-of-sale/${encodeURIComponent(p.id)}`}>{p.name}</a>
-                  </td>
-                  <td>{p.type}</td>
-                  <td class="reference">{p.domain}</td>
-                  <td>{when(p.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable caption="Points of sale" columns={['Name', 'Type', 'Approved domain', 'Created']}>
+          {items.map(({ pointOfSale: p }) => (
+            <tr key={p.id}>
+              <td class="reference">
+                <a href={`#/points-of-sale/${encodeURIComponent(p.id)}`}>{p.name}</a>
+              </td>
+              <td>{p.type}</td>
+              <td class="reference">{p.domain}</td>
+              <td>{when(p.createdAt)}</td>
+            </tr>
+          ))}
+        </ListTable>
       )}
       <Pager page={list.data} onPage={setPage} />
     </section>

@@ -1,7 +1,8 @@
 /**
- * Building blocks shared by the merchant views: loading a resource of the public API with its
- * loading / error / not-found states, the page-envelope pager, a labelled fact list and the
- * two-step confirmation (one Idempotency-Key per confirmation, so a retried click never acts twice).
+ * Building blocks shared by the dashboard views: loading a resource of the public API with its
+ * loading / error / not-found states (and any other read, for the operator views), the page-envelope
+ * pager, a list table, an "any / …" select filter, a labelled fact list and the two-step confirmation
+ * (one Idempotency-Key per confirmation, so a retried click never acts twice).
  */
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
@@ -52,6 +53,38 @@ export function useApi<T>(path: string | null, version = 0): Loaded<T> {
   return { data, error, notFound, loading, reload };
 }
 
+export interface LoadedView<T> {
+  data: T | null;
+  error: string | null;
+  /** Shows a change at once (e.g. before the call that makes it); the next `load` has the last word. */
+  setData: (data: T) => void;
+  setError: (error: string | null) => void;
+  /** Reads again; a failure is kept in `error` (the last data stays). */
+  load: () => Promise<void>;
+}
+
+/**
+ * Loads once on mount with `read` (any call, e.g. an operator route outside the public API) and
+ * keeps its last result and its last error message. `read` is taken from the first render: it must
+ * not depend on props or state.
+ */
+export function useLoad<T>(read: () => Promise<T>): LoadedView<T> {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const load = useCallback(async () => {
+    try {
+      setData(await read());
+      setError(null);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  }, []);
+  useEffect(() => {
+    void load();
+  }, [load]);
+  return { data, error, setData, setError, load };
+}
+
 /** Loading, error and empty states of a list, announced to screen readers. */
 export function ListState({ loaded, count, empty }: { loaded: Loaded<unknown>; count: number | undefined; empty: string }) {
   return (
@@ -82,6 +115,67 @@ export function Pager({ page, onPage }: { page: PageEnvelope<unknown> | null; on
         Next page
       </button>
     </nav>
+  );
+}
+
+/** A column heading of a `ListTable`: its text, or [text, class] (e.g. "num" for a right-aligned number). */
+export type Column = string | [label: string, className: string];
+
+/**
+ * A scrollable table of rows: an optional caption for screen readers, one heading row and the
+ * rows given as children. `busy` (when given) marks the table aria-busy while a new page loads.
+ */
+export function ListTable({ caption, columns, busy, children }: { caption?: string; columns: Column[]; busy?: boolean; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap">
+      <table aria-busy={busy === undefined ? undefined : busy ? 'true' : 'false'}>
+        {caption !== undefined && <caption class="sr-only">{caption}</caption>}
+        <thead>
+          <tr>
+            {columns.map((c) =>
+              typeof c === 'string' ? (
+                <th scope="col">{c}</th>
+              ) : (
+                <th scope="col" class={c[1]}>
+                  {c[0]}
+                </th>
+              ),
+            )}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * A labelled select of "any" (the empty value) and `options`: named for a filter form, or
+ * controlled with `value` / `onChange`.
+ */
+export function SelectFilter({
+  label,
+  name,
+  options,
+  value,
+  onChange,
+}: {
+  label: string;
+  name?: string;
+  options: readonly string[];
+  value?: string;
+  onChange?: (value: string) => void;
+}) {
+  return (
+    <label>
+      {label}
+      <select name={name} value={value} onChange={onChange && ((e) => onChange((e.currentTarget as HTMLSelectElement).value))}>
+        <option value="">any</option>
+        {options.map((o) => (
+          <option value={o}>{o}</option>
+        ))}
+      </select>
+    </label>
   );
 }
 

@@ -7,7 +7,7 @@ import { api, newIdempotencyKey } from './api';
 import { when } from './format';
 import type { Delivery, PageEnvelope, Webhook } from './types';
 import { failureRate } from './webhook-stats';
-import { ConfirmAction, errorText, Facts, ListState, NotFound, type Outcome, OutcomeLine, Pager, useApi } from './ui';
+import { ConfirmAction, errorText, Facts, ListState, ListTable, NotFound, type Outcome, OutcomeLine, Pager, useApi } from './ui';
 
 /** INTERFACE §8: the events a webhook may subscribe to. */
 export const WEBHOOK_EVENTS = [
@@ -126,42 +126,29 @@ export function Webhooks() {
       <OutcomeLine outcome={outcome} />
       <ListState loaded={list} count={items?.length} empty="No webhooks yet." />
       {items && items.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Webhooks</caption>
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Events</th>
-                <th scope="col">Status</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map(({ webhook: w }) => (
-                <tr key={w.id} data-webhook={w.id}>
-                  <td class="reference">
-                    <a href={`#/webhooks/${encodeURIComponent(w.id)}`}>{w.url}</a>
-                  </td>
-                  <td>{w.events.join(', ')}</td>
-                  <td data-testid="webhook-status">{status(w)}</td>
-                  <td>
-                    <PauseResume webhook={w} onDone={list.reload} />
-                    <ConfirmAction
-                      label="Delete"
-                      name={`Delete webhook ${w.url}`}
-                      question={`Delete the webhook to ${w.url}? It gets no more events.`}
-                      run={(key) => api.del(`/webhooks/${encodeURIComponent(w.id)}`, key)}
-                      done="Webhook deleted."
-                      onDone={list.reload}
-                      report={setOutcome}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ListTable caption="Webhooks" columns={['URL', 'Events', 'Status', 'Actions']}>
+          {items.map(({ webhook: w }) => (
+            <tr key={w.id} data-webhook={w.id}>
+              <td class="reference">
+                <a href={`#/webhooks/${encodeURIComponent(w.id)}`}>{w.url}</a>
+              </td>
+              <td>{w.events.join(', ')}</td>
+              <td data-testid="webhook-status">{status(w)}</td>
+              <td>
+                <PauseResume webhook={w} onDone={list.reload} />
+                <ConfirmAction
+                  label="Delete"
+                  name={`Delete webhook ${w.url}`}
+                  question={`Delete the webhook to ${w.url}? It gets no more events.`}
+                  run={(key) => api.del(`/webhooks/${encodeURIComponent(w.id)}`, key)}
+                  done="Webhook deleted."
+                  onDone={list.reload}
+                  report={setOutcome}
+                />
+              </td>
+            </tr>
+          ))}
+        </ListTable>
       )}
       <Pager page={list.data} onPage={setPage} />
       <CreateWebhook onCreated={list.reload} />
@@ -202,43 +189,25 @@ export function WebhookDetail({ id }: { id: string }) {
       <h2>Recent deliveries</h2>
       <ListState loaded={deliveries} count={items?.length} empty="No deliveries yet." />
       {items && items.length > 0 && (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Deliveries, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Event</th>
-                <th scope="col">State</th>
-                <th scope="col" class="num">
-                  Attempts
-                </th>
-                <th scope="col">Last attempt</th>
+        <ListTable caption="Deliveries, newest first" columns={['Created', 'Event', 'State', ['Attempts', 'num'], 'Last attempt']}>
+          {items.map((d) => {
+            const last = d.attemptLog[d.attemptLog.length - 1];
+            return (
+              <tr key={d.id}>
+                <td>{when(d.createdAt)}</td>
+                <td>{d.event}</td>
+                <td>
+                  <span class={`state state-${d.state}`}>{d.state}</span>
+                  {d.nextAttemptAt ? ` next ${when(d.nextAttemptAt)}` : ''}
+                </td>
+                <td class="num">{d.attempts}</td>
+                <td class="reference">
+                  {last ? `${when(last.attemptedAt)}: ${last.httpStatus ?? 'no answer'} in ${last.durationMs} ms${last.error ? ` — ${last.error}` : ''}` : ''}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {items.map((d) => {
-                const last = d.attemptLog[d.attemptLog.length - 1];
-                return (
-                  <tr key={d.id}>
-                    <td>{when(d.createdAt)}</td>
-                    <td>{d.event}</td>
-                    <td>
-                      <span class={`state state-${d.state}`}>{d.state}</span>
-                      {d.nextAttemptAt ? ` next ${when(d.nextAttemptAt)}` : ''}
-                    </td>
-                    <td class="num">{d.attempts}</td>
-                    <td class="reference">
-                      {last
-                        ? `${when(last.attemptedAt)}: ${last.httpStatus ?? 'no answer'} in ${last.durationMs} ms${last.error ? ` — ${last.error}` : ''}`
-                        : ''}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </ListTable>
       )}
       <Pager page={deliveries.data} onPage={setPage} />
     </section>
