@@ -345,7 +345,6 @@ export function buildServices(deps: ServiceDeps): Services {
   });
   payments.declareEffects('BILLING_CHARGE', (repos, transaction) => billing.attemptFinal(repos, transaction));
   // The charge's log lines, once the commit of its attempt's final answer is done.
-  payments.observeFinal((transaction) => billing.attemptCommitted(transaction));
   // Sessions commit through store.transaction, so their repositories are the store's full set.
   const storeRepos = (repos: SessionRepos) => repos as Repositories;
   // Payment links: the link is written, cancelled and expired in its session's commits.

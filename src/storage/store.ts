@@ -55,6 +55,8 @@ import type { StatementCounter } from './statement-counter.js';
 import { groupCommitDialect, WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
 
 export interface Repositories {
+  /** Runs `fn` once this commit is done (nothing runs when it rolls back): log lines, wake-ups. */
+  afterCommit(fn: () => void): void;
   billingPlans: BillingPlansRepository;
   billingAgreements: BillingAgreementsRepository;
   billingCharges: BillingChargesRepository;
@@ -103,8 +105,19 @@ export interface StoreOptions {
   batcher?: WriteBatcherOptions;
 }
 
-function repositories(db: Kysely<Database>, dialect: Dialect, options: StoreOptions, onEnqueue: () => void): Repositories {
+/**
+ * `afterCommit`: runs `fn` once the commit these repositories write in is done (a transaction's
+ * repositories), or at once (the store's own, whose every write is its own commit).
+ */
+function repositories(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  options: StoreOptions,
+  onEnqueue: () => void,
+  afterCommit: (fn: () => void) => void = (fn) => fn(),
+): Repositories {
   return {
+    afterCommit,
     billingPlans: new KyselyBillingPlansRepository(db),
     billingAgreements: new KyselyBillingAgreementsRepository(db),
     billingCharges: new KyselyBillingChargesRepository(db),
@@ -143,16 +156,20 @@ export function createStore(connection: Connection, options: StoreOptions): Stor
     batcher: null,
     counters: connection.counters,
     async transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {
-      let enqueued = false;
+      const committed: Array<() => void> = [];
       const result = await connection.db.transaction().execute((trx) =>
         fn(
-          repositories(trx, connection.dialect, options, () => {
-            enqueued = true;
-          }),
+          repositories(
+            trx,
+            connection.dialect,
+            options,
+            () => committed.push(notify),
+            (after) => committed.push(after),
+          ),
         ),
       );
-      // Wake the runner only after the commit, so that it can see the new jobs.
-      if (enqueued) notify();
+      // Only after the commit: the runner can see the new jobs, a log line reports what stays.
+      runAll(committed);
       return result;
     },
     ping: () => connection.ping(),
@@ -177,16 +194,20 @@ function createSqliteStore(connection: Connection, statements: NonNullable<Conne
     batcher,
     counters: connection.counters,
     async transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {
-      let enqueued = false;
+      const committed: Array<() => void> = [];
       const result = await batcher.run((conn) =>
         fn(
-          repositories(conn, connection.dialect, options, () => {
-            enqueued = true;
-          }),
+          repositories(
+            conn,
+            connection.dialect,
+            options,
+            () => committed.push(notify),
+            (after) => committed.push(after),
+          ),
         ),
       );
-      // Resolved after the group commit: the runner can see the new jobs.
-      if (enqueued) notify();
+      // Resolved after the group commit: the runner can see the new jobs, a log line reports what stays.
+      runAll(committed);
       return result;
     },
     ping: () => connection.ping(),
@@ -195,4 +216,9 @@ function createSqliteStore(connection: Connection, statements: NonNullable<Conne
       await connection.close();
     },
   };
+}
+
+/** The after-commit functions of one commit, each once (a runner wake-up asked for by several enqueues included). */
+function runAll(fns: Array<() => void>): void {
+  for (const fn of new Set(fns)) fn();
 }

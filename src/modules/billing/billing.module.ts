@@ -51,8 +51,6 @@ export interface BillingModule<R extends PipelineRepos & BillingRepos> {
   jobs: JobDefinition<never>[];
   /** The BILLING_CHARGE effects (declared with the payment engine): a charge attempt's final state moves its charge. */
   attemptFinal(repos: R, transaction: Transaction): Promise<void>;
-  /** After the commit of attemptFinal: the charge's log lines (the payment engine's observeFinal). */
-  attemptCommitted(transaction: Transaction): void;
   /** The CIT session hook (sessions.useBillingAgreements), on the session's commits. */
   sessionHook: {
     sessionCreated(repos: R, session: SessionWithAgreement): Promise<void>;
@@ -90,9 +88,6 @@ export function createBillingModule<R extends PipelineRepos & BillingRepos>(deps
     jobs: scheduler.jobs(),
     async attemptFinal(commit, tx) {
       if (tx.billingAgreementChargeId) await scheduler.attemptFinished(commit, tx);
-    },
-    attemptCommitted(tx) {
-      if (tx.billingAgreementChargeId) scheduler.committed(tx.id);
     },
     sessionHook: {
       sessionCreated: async (commit, session) => void (await agreements.sessionCreated(commit, session)),

@@ -17,6 +17,8 @@ export interface BillingRepos {
   billingCharges: BillingChargesRepository;
   jobs: JobQueue;
   events: Pick<EventOutbox, 'append'>;
+  /** Runs `fn` once the commit is done (the store's transaction). */
+  afterCommit(fn: () => void): void;
 }
 
 export type RunInTransaction<R extends BillingRepos> = <T>(fn: (repos: R) => Promise<T>) => Promise<T>;

@@ -59,18 +59,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const unchargeable = (err: unknown): boolean => err instanceof AppError && err.code === 'VALIDATION_ERROR';
 
 export class ChargeScheduler<R extends BillingRepos> {
-  /** Lines decided inside the payment engine's commit (attemptFinished), by transaction id: written by committed(). */
-  private readonly awaitingCommit = new Map<string, () => void>();
-
   constructor(private readonly deps: ChargeSchedulerDeps<R>) {}
-
-  /** The payment engine committed the final answer of `transactionId`: the charge lines it decided are written now. */
-  committed(transactionId: string): void {
-    const write = this.awaitingCommit.get(transactionId);
-    if (!write) return;
-    this.awaitingCommit.delete(transactionId);
-    write();
-  }
 
   /**
    * Makes the charge of the period starting at `periodStart`, unless it exists or the agreement
@@ -201,7 +190,7 @@ export class ChargeScheduler<R extends BillingRepos> {
     if (!charge || charge.state !== 'PROCESSING' || charge.transactionId !== tx.id || charge.nextAttemptAt !== null) return;
     if (tx.state === 'SUCCESS') {
       const done = await this.finish(repos, charge, 'succeed');
-      if (done) this.afterCommit(tx.id, 'billing.charge.final', finalFields(done, tx.id));
+      if (done) this.afterCommit(repos, 'billing.charge.final', finalFields(done, tx.id));
       const agreement = done ? await repos.billingAgreements.findById(charge.accountId, charge.billingAgreementId) : null;
       if (done && agreement) {
         await repos.billingAgreements.updateIf(
@@ -223,13 +212,13 @@ export class ChargeScheduler<R extends BillingRepos> {
     });
     if (retryAt === null) {
       const failed = await this.finish(repos, charge, 'fail');
-      if (failed) this.afterCommit(tx.id, 'billing.charge.final', finalFields(failed, tx.id));
+      if (failed) this.afterCommit(repos, 'billing.charge.final', finalFields(failed, tx.id));
       return;
     }
     const waiting = await this.change(repos, charge, 'retry', { nextAttemptAt: iso(retryAt), updatedAt: iso(now) });
     if (!waiting) return;
     await enqueueChargeAttempt(repos.jobs, waiting);
-    this.afterCommit(tx.id, 'billing.charge.retrying', {
+    this.afterCommit(repos, 'billing.charge.retrying', {
       chargeId: waiting.id,
       accountId: waiting.accountId,
       transactionId: tx.id,
@@ -262,10 +251,10 @@ export class ChargeScheduler<R extends BillingRepos> {
     return failed;
   }
 
-  /** Keeps a line decided in the payment engine's commit until that commit is done (committed()). */
-  private afterCommit<N extends BusinessEventName>(transactionId: string, event: N, fields: BusinessEvents[N]): void {
+  /** A line decided in the payment engine's commit, written once that commit is done. */
+  private afterCommit<N extends BusinessEventName>(repos: R, event: N, fields: BusinessEvents[N]): void {
     const { events } = this.deps;
-    if (events) this.awaitingCommit.set(transactionId, () => events.logEvent(event, fields));
+    if (events) repos.afterCommit(() => events.logEvent(event, fields));
   }
 
   /** SUCCESS or FAILED through the transition table, with its event. */
