@@ -14,23 +14,24 @@ import { createRedisClient, RedisRateLimiter } from './http/rate-limit-redis.js'
 import { PostgresRateLimiter } from './storage/rate-limit-buckets.js';
 import type { Store } from './storage/store.js';
 
+/** What the outage log lines call the buckets (rate-limit-fallback.ts). */
+const POSTGRES_BUCKETS = 'the PostgreSQL buckets';
+const MEMORY_BUCKETS = "this process's own buckets";
+
 /** The limiter of this process; null when rate limits are off. */
 export async function createRateLimiter(config: Config, store: Store, logger: Logger): Promise<RateLimiter | null> {
   if (config.rateLimits === 'off') return null;
   const memory = new MemoryRateLimiter();
-  const database =
-    store.dialect === 'postgres'
-      ? new FallbackRateLimiter(new PostgresRateLimiter(store.db), memory, logger, {
-          primary: 'the PostgreSQL buckets',
-          fallback: "this process's own buckets",
-        })
-      : memory;
+  const postgres = store.dialect === 'postgres';
+  const database = postgres
+    ? new FallbackRateLimiter(new PostgresRateLimiter(store.db), memory, logger, { primary: POSTGRES_BUCKETS, fallback: MEMORY_BUCKETS })
+    : memory;
   if (!config.redisUrl) return database;
 
   const redis = createRedisClient(config.redisUrl);
   const limiter = new FallbackRateLimiter(new RedisRateLimiter(redis, { keyPrefix: config.redisKeyPrefix ?? DEFAULT_REDIS_KEY_PREFIX }), database, logger, {
     primary: 'Redis',
-    fallback: store.dialect === 'postgres' ? 'the PostgreSQL buckets' : "this process's own buckets",
+    fallback: postgres ? POSTGRES_BUCKETS : MEMORY_BUCKETS,
   });
   // Start all the same when Redis is away: the client keeps reconnecting, and until then the database buckets count.
   await redis.connect().catch((err: unknown) => limiter.primaryFailed(err));

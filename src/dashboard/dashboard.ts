@@ -73,6 +73,11 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
   const distDir = options.distDir ?? DASHBOARD_DIST;
   const secure = (request: FastifyRequest) => request.protocol === 'https' || options.publicUrl.startsWith('https:');
   const sessionOf = (request: FastifyRequest) => sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE));
+  const signedIn = async (request: FastifyRequest): Promise<DashboardSession> => {
+    const session = await sessionOf(request);
+    if (!session) throw new AppError('UNAUTHORIZED', 'Not signed in.');
+    return session;
+  };
 
   // The bridge: a request with the session cookie and no Authorization header acts with the session's credential.
   app.addHook('onRequest', async (request) => {
@@ -109,9 +114,8 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       return { session: sessionView(session) };
     });
 
-    scope.get('/dashboard/api/session', { schema: { hide: true } }, async (_request, reply) => {
-      const session = await sessionOf(_request);
-      if (!session) throw new AppError('UNAUTHORIZED', 'Not signed in.');
+    scope.get('/dashboard/api/session', { schema: { hide: true } }, async (request, reply) => {
+      const session = await signedIn(request);
       reply.header('cache-control', 'no-store');
       return { session: sessionView(session) };
     });
@@ -128,8 +132,7 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
 
     // The filtered payment list as CSV, streamed page by page through GET /transactions (csv-export.ts).
     scope.get('/dashboard/api/transactions.csv', { schema: { hide: true } }, async (request, reply) => {
-      const session = await sessionOf(request);
-      if (!session) throw new AppError('UNAUTHORIZED', 'Not signed in.');
+      const session = await signedIn(request);
       const filters = new URLSearchParams(request.url.split('?')[1] ?? '');
       const fetchPage = async (query: URLSearchParams): Promise<ListPage> => {
         const res = await app.inject({ method: 'GET', url: `/public/api/v1/transactions?${query}`, headers: { authorization: `Bearer ${session.secret}` } });

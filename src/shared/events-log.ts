@@ -78,24 +78,6 @@ export interface EventsLog {
   logEvent<N extends BusinessEventName>(event: N, fields: BusinessEvents[N]): void;
 }
 
-/** Logs nothing (unit tests of a module that do not look at its events). */
-export const NO_EVENTS_LOG: EventsLog = { logEvent: () => undefined };
-
-export type RecordedEvent = { [N in BusinessEventName]: { event: N } & BusinessEvents[N] }[BusinessEventName];
-
-/** Keeps the events in memory, in order (unit tests). */
-export class RecordingEventsLog implements EventsLog {
-  readonly events: RecordedEvent[] = [];
-
-  logEvent<N extends BusinessEventName>(event: N, fields: BusinessEvents[N]): void {
-    this.events.push({ event, ...fields } as RecordedEvent);
-  }
-
-  named<N extends BusinessEventName>(event: N): Array<{ event: N } & BusinessEvents[N]> {
-    return this.events.filter((e) => e.event === event) as unknown as Array<{ event: N } & BusinessEvents[N]>;
-  }
-}
-
 /** The host (and port) of a URL, for logs: never its path, query or user info. */
 export function hostOf(url: string): string {
   try {

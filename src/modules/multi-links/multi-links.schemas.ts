@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PageQuery } from '../../shared/pagination.js';
 import { Amount, Attributes, Currency, DateOnly, DateTime, Nullable, StringEnum, TransactionId, Url, Uuid } from '../../shared/wire.js';
+import { OrderLineRecord } from '../sessions/sessions.schemas.js';
 import { SUBSCRIPTION_TYPES } from '../subscriptions/subscription.js';
 import { IntervalSchema } from '../subscriptions/subscriptions.schemas.js';
 import { INSTANT_CAPTURE_MODES, SCA_MODES } from '../transactions/transaction.js';
@@ -65,15 +66,6 @@ export const CreateMultiLinkBody = Type.Object({
   ageVerification: Opt(AgeVerificationInput),
   orderLines: Opt(Type.Array(OrderLineInput, { maxItems: MAX_ORDER_LINES })),
   subscription: Opt(MultiLinkSubscriptionInput),
-});
-
-const OrderLineRecord = Type.Object({
-  description: Type.String(),
-  imageUrl: NullableString,
-  quantity: Type.Integer(),
-  unitPrice: Type.Integer(),
-  totalAmount: Type.Integer(),
-  type: Type.String(),
 });
 
 const SubscriptionRecord = Type.Object({

@@ -110,6 +110,11 @@ function pageHeaders(pointOfSale: PointOfSale | null, session: Session | null): 
   };
 }
 
+/** The answer of a payment-window page whose key matches no session. */
+function notFound(): HtmlResult {
+  return { status: 404, html: notFoundPage(), headers: pageHeaders(null, null) };
+}
+
 function toCard(form: Record<string, string | undefined>): CardInput {
   const int = (v: string | undefined) => (v !== undefined && /^\s*\d{1,4}\s*$/.test(v) ? Number.parseInt(v, 10) : Number.NaN);
   let expiryYear = int(form.expiryYear);
@@ -248,7 +253,7 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
       schema: { params: KeyParams },
       handler: async ({ params, baseUrl }) => {
         const session = await service.byClientKey(params.key);
-        if (!session) return { status: 404, html: notFoundPage(), headers: pageHeaders(null, null) };
+        if (!session) return notFound();
         return render(session, baseUrl);
       },
     }),
@@ -264,7 +269,7 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
       schema: { params: KeyParams, body: PaymentForm },
       handler: async ({ params, body, baseUrl, clientIp }) => {
         const session = await service.byClientKey(params.key);
-        if (!session) return { status: 404, html: notFoundPage(), headers: pageHeaders(null, null) };
+        if (!session) return notFound();
         if (session.state !== 'PENDING') return render(session, baseUrl);
         const form = body as Record<string, string | undefined>;
         const type = form.paymentMethodType ?? 'CARD';
@@ -315,7 +320,7 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
       schema: { params: KeyParams, body: AgeForm },
       handler: async ({ params, body, baseUrl, clientIp }) => {
         const session = await service.byClientKey(params.key);
-        if (!session) return { status: 404, html: notFoundPage(), headers: pageHeaders(null, null) };
+        if (!session) return notFound();
         if (session.state !== 'PENDING') return render(session, baseUrl);
         const verified = body.verify !== '0';
         const dateOfBirth = body.dateOfBirth?.trim() ?? '';

@@ -8,6 +8,17 @@ import { EXEMPTIONS, INSTANT_CAPTURE_MODES, SCA_MODES } from '../transactions/tr
 import { type Session, SESSION_STATES } from './session.js';
 
 const NullableString = Nullable(Type.String());
+
+/** An order line as returned (OrderLine of session.ts): a session's, and the multi-link's it was copied from. */
+export const OrderLineRecord = Type.Object({
+  description: Type.String(),
+  imageUrl: NullableString,
+  quantity: Type.Integer(),
+  unitPrice: Type.Integer(),
+  totalAmount: Type.Integer(),
+  type: Type.String(),
+});
+
 const Opt = <T extends Parameters<typeof Nullable>[0]>(schema: T) => Type.Optional(Nullable(schema));
 
 export const BillingAgreementInput = Type.Object({
@@ -130,19 +141,7 @@ export const SessionRecord = Type.Object({
   failureUrl: NullableString,
   reportFailure: Type.Boolean(),
   subscription: Nullable(SubscriptionRequestRecord),
-  orderLines: Nullable(
-    Type.Array(
-      Type.Object({
-        description: Type.String(),
-        imageUrl: NullableString,
-        quantity: Type.Integer(),
-        unitPrice: Type.Integer(),
-        totalAmount: Type.Integer(),
-        type: Type.String(),
-      }),
-      { description: 'Shown in the payment window (a session started by a multi-link); null otherwise.' },
-    ),
-  ),
+  orderLines: Nullable(Type.Array(OrderLineRecord, { description: 'Shown in the payment window (a session started by a multi-link); null otherwise.' })),
   allowedPaymentMethods: Nullable(Type.Array(Type.String())),
   dynamicAmount: Type.Boolean(),
   minimumAge: Nullable(Type.Integer()),
