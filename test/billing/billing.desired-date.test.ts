@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { API, type TestMerchant, type TestRuntime, startTestRuntime } from '../support/harness.js';
+import { API, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
 import {
-  billingMerchant,
+  startBillingSuite,
   chargesOf,
   createAgreement,
   createPlan,
@@ -41,10 +41,7 @@ for (const kind of await availableStores()) {
   describe(`billing agreement desiredDate (${kind})`, () => {
     let t: TestRuntime;
     let m: TestMerchant;
-    before(async () => {
-      t = await startTestRuntime(kind);
-      m = await billingMerchant(t);
-    });
+    before(async () => ({ t, m } = await startBillingSuite(kind)));
     after(() => t.close());
 
     test('set from the first nextChargeAt on a MONTH plan; null on DAY, WEEK and YEAR plans', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { API, type TestMerchant, type TestRuntime, startTestRuntime } from '../support/harness.js';
+import { API, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
 import { citBody, complete } from '../online/cit-flows.js';
 import { card } from '../online/helpers.js';
@@ -14,7 +14,7 @@ import {
   eventsOf,
   getAgreement,
   LATER_MIT_DECLINED,
-  billingMerchant,
+  startBillingSuite,
   moveClockTo,
   now,
   ok,
@@ -29,10 +29,7 @@ for (const kind of await availableStores()) {
   describe(`billing happy paths (${kind})`, () => {
     let t: TestRuntime;
     let m: TestMerchant;
-    before(async () => {
-      t = await startTestRuntime(kind);
-      m = await billingMerchant(t);
-    });
+    before(async () => ({ t, m } = await startBillingSuite(kind)));
     after(() => t.close());
 
     test('a plan is created, read and listed as {billingPlan} with null optional fields and instantCapture OFF', async () => {

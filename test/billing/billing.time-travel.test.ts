@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type TestMerchant, type TestRuntime, startTestRuntime } from '../support/harness.js';
+import { type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
-import { billingMerchant, chargesOf, createAgreement, createPlan, getAgreement, MONTHLY, moveClockTo, now, subscribe, waitForCharge } from './support.js';
+import { startBillingSuite, chargesOf, createAgreement, createPlan, getAgreement, MONTHLY, moveClockTo, now, subscribe, waitForCharge } from './support.js';
 
 // Its own runtime: every ACTIVE agreement catches up on a year, so other suites' daily agreements
 // would add 365 charges each.
@@ -10,10 +10,7 @@ for (const kind of await availableStores()) {
   describe(`billing time travel (${kind})`, () => {
     let t: TestRuntime;
     let m: TestMerchant;
-    before(async () => {
-      t = await startTestRuntime(kind);
-      m = await billingMerchant(t);
-    });
+    before(async () => ({ t, m } = await startBillingSuite(kind)));
     after(() => t.close());
 
     test('a year of sandbox time on a monthly agreement makes exactly 12 charges, one per month in order, month ends kept', async () => {

@@ -1,6 +1,7 @@
 /** Helpers of the billing suites: a merchant on a non-expiring API key, stored cards, plans, agreements, clock moves. */
 import assert from 'node:assert/strict';
-import { API, type TestClient, type TestMerchant, type TestRuntime } from '../support/harness.js';
+import { API, startTestRuntime, type TestClient, type TestMerchant, type TestRuntime } from '../support/harness.js';
+import type { StoreKind } from '../support/stores.js';
 import { storedCard } from '../online/cit-flows.js';
 import { CARDS, waitFor } from '../online/helpers.js';
 
@@ -23,6 +24,12 @@ export async function billingMerchant(t: TestRuntime): Promise<TestMerchant> {
   const m = await t.createMerchant({ physical: false });
   const { key } = ok(await m.api.post(`${API}/management/api-keys`, { name: 'billing-tests' }), 'api key');
   return { ...m, api: t.client(key) };
+}
+
+/** A billing suite's own runtime (on `kind`) and its billing merchant; the caller closes `t`. */
+export async function startBillingSuite(kind: StoreKind): Promise<{ t: TestRuntime; m: TestMerchant }> {
+  const t = await startTestRuntime(kind);
+  return { t, m: await billingMerchant(t) };
 }
 
 /** An ACTIVE SCHEDULED subscription on a stored card (CIT session paid in the sandbox). */

@@ -12,25 +12,14 @@
  * Skipped, saying so, when /usr/bin/chromium is missing.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { chromium } from 'playwright-core';
-import { DASHBOARD_DIST } from '../../src/dashboard/dashboard.js';
 import { API, startTestRuntime, type TestMerchant } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
+import { chromiumSkip, ensureDashboardBuilt, launchChromium, listenOnRealPort, recordProblems } from '../support/browser.js';
 import { motoBody } from '../online/helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SKIP = fs.existsSync(CHROMIUM) ? false : `dashboard browser test skipped: chromium is missing (${CHROMIUM}); install it with apt-get install chromium`;
-if (SKIP) console.log(`# ${SKIP}`);
-
-// npm ci builds the dashboard (prepare → build → build:dashboard); a checkout without it is built here once.
-if (!SKIP && !fs.existsSync(`${DASHBOARD_DIST}index.html`)) {
-  const built = spawnSync('npm', ['run', 'build:dashboard'], { stdio: 'inherit' });
-  assert.equal(built.status, 0, 'npm run build:dashboard');
-}
+const SKIP = chromiumSkip('dashboard browser test');
+if (!SKIP) ensureDashboardBuilt();
 
 async function payment(m: TestMerchant, reference: string, capture: number) {
   const body = motoBody(m, { amount: 1000 });
@@ -59,30 +48,13 @@ for (const kind of await availableStores()) {
         const hostileId = await payment(m, hostile, 0);
         const foreignId = await payment(other, `theirs-${tag}`, 0);
 
-        await rt.runtime.app.listen({ port: 0, host: '127.0.0.1' });
-        const base = `http://127.0.0.1:${(rt.runtime.app.server.address() as AddressInfo).port}`;
+        const base = await listenOnRealPort(rt);
 
-        const browser = await chromium.launch({
-          executablePath: CHROMIUM,
-          headless: true,
-          args: [
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-quic',
-            '--no-first-run',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
-          ],
-        });
+        const browser = await launchChromium();
         t.after(() => browser.close());
         const context = await browser.newContext();
         const page = await context.newPage();
-        const problems: string[] = [];
-        page.on('console', (msg) => {
-          if (msg.type() === 'error' && !/404|Failed to load resource/.test(msg.text())) problems.push(msg.text());
-        });
-        page.on('pageerror', (e) => problems.push(e.message));
+        const problems = recordProblems(page);
 
         // Sign in: one labelled password field.
         await page.goto(`${base}/dashboard`);

@@ -13,29 +13,20 @@
  * the page's pure helpers always run.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { csvField, csvLine } from '../../dashboard/src/csv.js';
 import { failureRate } from '../../dashboard/src/webhook-stats.js';
 import type { Delivery } from '../../dashboard/src/types.js';
-import { DASHBOARD_DIST } from '../../src/dashboard/dashboard.js';
 import { API, startTestRuntime, type TestMerchant } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
+import { chromiumSkip, ensureDashboardBuilt, launchChromium, listenOnRealPort, recordProblems, signIn } from '../support/browser.js';
 import { motoBody } from '../online/helpers.js';
 import { createAgreement, createPlan, getAgreement, subscribe } from '../billing/support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SKIP = fs.existsSync(CHROMIUM) ? false : `dashboard browser test skipped: chromium is missing (${CHROMIUM}); install it with apt-get install chromium`;
-if (SKIP) console.log(`# ${SKIP}`);
-
-// npm ci builds the dashboard (prepare → build → build:dashboard); a checkout without it is built here once.
-if (!SKIP && !fs.existsSync(`${DASHBOARD_DIST}index.html`)) {
-  const built = spawnSync('npm', ['run', 'build:dashboard'], { stdio: 'inherit' });
-  assert.equal(built.status, 0, 'npm run build:dashboard');
-}
+const SKIP = chromiumSkip('dashboard browser test');
+if (!SKIP) ensureDashboardBuilt();
 
 async function payment(m: TestMerchant, reference: string, capture: number) {
   const body = motoBody(m, { amount: 1000 });
@@ -108,31 +99,14 @@ for (const kind of await availableStores()) {
         )?.settlementTransfer.id;
         assert.ok(transferId, 'a DKK transfer');
 
-        await rt.runtime.app.listen({ port: 0, host: '127.0.0.1' });
-        const base = `http://127.0.0.1:${(rt.runtime.app.server.address() as AddressInfo).port}`;
+        const base = await listenOnRealPort(rt);
 
-        const browser = await chromium.launch({
-          executablePath: CHROMIUM,
-          headless: true,
-          args: [
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-quic',
-            '--no-first-run',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
-          ],
-        });
+        const browser = await launchChromium();
         t.after(() => browser.close());
         const context = await browser.newContext({ acceptDownloads: true });
         const page = await context.newPage();
-        const problems: string[] = [];
+        const problems = recordProblems(page);
         const dialogs: string[] = [];
-        page.on('console', (msg) => {
-          if (msg.type() === 'error' && !/404|Failed to load resource/.test(msg.text())) problems.push(msg.text());
-        });
-        page.on('pageerror', (e) => problems.push(e.message));
         page.on('dialog', (dialog) => {
           dialogs.push(dialog.message());
           void dialog.dismiss();
@@ -145,10 +119,7 @@ for (const kind of await availableStores()) {
           }
         });
 
-        await page.goto(`${base}/dashboard`);
-        await page.getByLabel('API key, access token or operator key').fill(m.token);
-        await page.getByRole('button', { name: 'Sign in' }).click();
-        await page.getByRole('heading', { name: 'Payments' }).waitFor();
+        await signIn(page, base, m.token, 'Payments');
 
         // Billing agreement: stop behind a confirmation, then resume.
         await page.getByRole('link', { name: 'Billing agreements' }).click();

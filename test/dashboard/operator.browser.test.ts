@@ -11,26 +11,14 @@
  * Skipped, saying so, when /usr/bin/chromium is missing.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import { chromium } from 'playwright-core';
-import { DASHBOARD_DIST } from '../../src/dashboard/dashboard.js';
 import { API, startTestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
+import { chromiumSkip, ensureDashboardBuilt, launchChromium, listenOnRealPort, recordProblems, signIn } from '../support/browser.js';
 import { motoBody } from '../online/helpers.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SKIP = fs.existsSync(CHROMIUM)
-  ? false
-  : `operator dashboard browser test skipped: chromium is missing (${CHROMIUM}); install it with apt-get install chromium`;
-if (SKIP) console.log(`# ${SKIP}`);
-
-if (!SKIP && !fs.existsSync(`${DASHBOARD_DIST}index.html`)) {
-  const built = spawnSync('npm', ['run', 'build:dashboard'], { stdio: 'inherit' });
-  assert.equal(built.status, 0, 'npm run build:dashboard');
-}
+const SKIP = chromiumSkip('operator dashboard browser test');
+if (!SKIP) ensureDashboardBuilt();
 
 for (const kind of await availableStores()) {
   describe(`operator dashboard in Chromium (${kind})`, () => {
@@ -49,38 +37,18 @@ for (const kind of await availableStores()) {
       const [job] = await jobs.claim('w', { now: rt.runtime.clock.now(), wallNow: rt.runtime.clock.now() }, 60_000, 1, ['dash.operator']);
       await jobs.fail(job!.id, 'w', rt.runtime.clock.now(), 'receiver said 500', null);
 
-      await rt.runtime.app.listen({ port: 0, host: '127.0.0.1' });
-      const base = `http://127.0.0.1:${(rt.runtime.app.server.address() as AddressInfo).port}`;
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        headless: true,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      const base = await listenOnRealPort(rt);
+      const browser = await launchChromium();
       t.after(() => browser.close());
       const page = await (await browser.newContext()).newPage();
-      const problems: string[] = [];
-      page.on('console', (msg) => {
-        if (msg.type() === 'error' && !/404|Failed to load resource/.test(msg.text())) problems.push(msg.text());
-      });
-      page.on('pageerror', (e) => problems.push(e.message));
+      const problems = recordProblems(page);
       const dialogs: string[] = [];
       page.on('dialog', (dialog) => {
         dialogs.push(dialog.message());
         void dialog.accept();
       });
 
-      await page.goto(`${base}/dashboard`);
-      await page.getByLabel('API key, access token or operator key').fill(rt.operatorKey);
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.getByRole('heading', { name: 'Accounts' }).waitFor();
+      await signIn(page, base, rt.operatorKey, 'Accounts');
       await page.locator(`tr[data-account="${m.accountId}"]`).waitFor();
 
       // Create an account through the form.

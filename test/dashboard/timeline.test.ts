@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
+import { API, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
-import { motoBody, startReceiver, waitFor } from '../online/helpers.js';
+import { type CallbackReceiver, motoBody, startOnlineSuite, stopOnlineSuite, waitFor } from '../online/helpers.js';
 import { orderTimeline, type TimelineEntry } from '../../src/modules/transactions/timeline.js';
 
 describe('timeline order (unit)', () => {
@@ -43,16 +43,9 @@ for (const kind of await availableStores()) {
   describe(`transaction timeline API (${kind})`, () => {
     let t: TestRuntime;
     let m: TestMerchant;
-    let rx: Awaited<ReturnType<typeof startReceiver>>;
-    before(async () => {
-      t = await startTestRuntime(kind);
-      m = await t.createMerchant();
-      rx = await startReceiver();
-    });
-    after(async () => {
-      await rx.close();
-      await t.close();
-    });
+    let rx: CallbackReceiver;
+    before(async () => ({ t, m, rx } = await startOnlineSuite(kind)));
+    after(() => stopOnlineSuite({ t, rx }));
 
     const timeline = (id: string, query = '') => m.api.get(`${API}/transactions/${id}/events${query}`);
 

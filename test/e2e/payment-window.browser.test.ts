@@ -15,12 +15,11 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { chromium, type Page, type Response } from 'playwright-core';
+import type { Page, Response } from 'playwright-core';
+import { chromiumSkip, launchChromium } from '../support/browser.js';
 import { API, bootstrapMerchant, freshDatabase, newKeys, type ServiceProcess, sleep, startService } from './service.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const SKIP = fs.existsSync(CHROMIUM) ? false : `browser test skipped: chromium is missing (${CHROMIUM}); install it with apt-get install chromium`;
-if (SKIP) console.log(`# ${SKIP}`);
+const SKIP = chromiumSkip('browser test');
 
 const DECLINED = '4000000000000002';
 const VISA = '4111111111111111';
@@ -115,19 +114,7 @@ test(
     assert.ok(paymentWindowUrl.startsWith(`${service.baseUrl}/pay/`), `paymentWindowUrl ${paymentWindowUrl} is on the service (${service.baseUrl})`);
     const sessionId: string = cit.session.id;
 
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     cleanups.push(() => browser.close());
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -265,11 +252,7 @@ test(
     const successUrl = shop.url('/checkout/success');
     const retryUrl = shop.url('/checkout/retry');
 
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-    });
+    const browser = await launchChromium(['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking']);
     cleanups.push(() => browser.close());
     const page = await (await browser.newContext()).newPage();
     page.setDefaultTimeout(15_000);

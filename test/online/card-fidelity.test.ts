@@ -8,9 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
-import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
+import { API, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
-import { card, CARDS, motoBody, startReceiver, waitFor } from './helpers.js';
+import { type CallbackReceiver, card, CARDS, motoBody, startOnlineSuite, stopOnlineSuite, waitFor } from './helpers.js';
 import { citBody, complete, finalTransaction, mitBody, ok, storedCard } from './cit-flows.js';
 
 const NO_SCA = { rejected: false, type: 'UNKNOWN', verification: 'NONE' };
@@ -31,16 +31,9 @@ for (const kind of await availableStores()) {
   describe(`card formats, sca and the sandbox cards of INTERFACE §11.1 (${kind})`, () => {
     let t: TestRuntime;
     let m: TestMerchant;
-    let rx: Awaited<ReturnType<typeof startReceiver>>;
-    before(async () => {
-      t = await startTestRuntime(kind);
-      m = await t.createMerchant();
-      rx = await startReceiver();
-    });
-    after(async () => {
-      await t.close();
-      await rx.close();
-    });
+    let rx: CallbackReceiver;
+    before(async () => ({ t, m, rx } = await startOnlineSuite(kind)));
+    after(() => stopOnlineSuite({ t, rx }));
 
     test('MOTO 07/2035: masked number, two-digit expiry strings and the last day of the month everywhere', async () => {
       const path = rx.newPath('moto');

@@ -1,24 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
+import { API, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
-import { advanceClock, card, CARDS, startReceiver, waitFor } from './helpers.js';
+import { advanceClock, type CallbackReceiver, card, CARDS, startOnlineSuite, stopOnlineSuite, waitFor } from './helpers.js';
 import { citBody, complete, formCard, ok, postForm } from './cit-flows.js';
 
 for (const kind of await availableStores()) {
   describe(`CIT sessions: happy paths (${kind})`, () => {
     let t: TestRuntime;
     let m: TestMerchant;
-    let rx: Awaited<ReturnType<typeof startReceiver>>;
-    before(async () => {
-      t = await startTestRuntime(kind);
-      m = await t.createMerchant();
-      rx = await startReceiver();
-    });
-    after(async () => {
-      await rx.close();
-      await t.close();
-    });
+    let rx: CallbackReceiver;
+    before(async () => ({ t, m, rx } = await startOnlineSuite(kind)));
+    after(() => stopOnlineSuite({ t, rx }));
 
     test('POST /cit → PENDING session with the point of sale defaults, a payment window URL, the script and key', async () => {
       const body = ok(await m.api.post(`${API}/cit`, citBody(m)), 'POST /cit');

@@ -11,9 +11,9 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
+import { API, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
-import { advanceClock, card, CARDS, startReceiver, waitFor } from './helpers.js';
+import { advanceClock, type CallbackReceiver, card, CARDS, startOnlineSuite, stopOnlineSuite, waitFor } from './helpers.js';
 import { citBody, complete, formCard, ok, postForm } from './cit-flows.js';
 
 /** A receiver that never answers in time (holds every request until closed). */
@@ -42,16 +42,9 @@ for (const kind of await availableStores()) {
   describe(`CIT sessions: preAuthUrl and reportExpired (${kind})`, () => {
     let t: TestRuntime;
     let m: TestMerchant;
-    let rx: Awaited<ReturnType<typeof startReceiver>>;
-    before(async () => {
-      t = await startTestRuntime(kind);
-      m = await t.createMerchant();
-      rx = await startReceiver();
-    });
-    after(async () => {
-      await rx.close();
-      await t.close();
-    });
+    let rx: CallbackReceiver;
+    before(async () => ({ t, m, rx } = await startOnlineSuite(kind)));
+    after(() => stopOnlineSuite({ t, rx }));
 
     test('preAuthUrl 2xx: the merchant sees {session, transaction PROCESSING} with its Authorization value; the payment proceeds', async () => {
       const pre = rx.newPath('pre-auth');

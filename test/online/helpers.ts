@@ -1,7 +1,8 @@
 /** Shared bits of the online tests: card bodies, a local callback receiver, clock moves. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { API, type TestMerchant, type TestRuntime } from '../support/harness.js';
+import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
+import type { StoreKind } from '../support/stores.js';
 
 export const CARDS = {
   VISA: '4111111111111111',
@@ -79,6 +80,28 @@ export async function startReceiver() {
     at: (path: string) => hits.filter((h) => h.path === path),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+export type CallbackReceiver = Awaited<ReturnType<typeof startReceiver>>;
+
+/** What most online suites run against: a test runtime, a merchant on it and a callback receiver. */
+export interface OnlineSuite {
+  t: TestRuntime;
+  m: TestMerchant;
+  rx: CallbackReceiver;
+}
+
+/** Starts an online suite's runtime (on `kind`), merchant and receiver; `stopOnlineSuite` undoes it. */
+export async function startOnlineSuite(kind: StoreKind): Promise<OnlineSuite> {
+  const t = await startTestRuntime(kind);
+  const m = await t.createMerchant();
+  const rx = await startReceiver();
+  return { t, m, rx };
+}
+
+export async function stopOnlineSuite({ t, rx }: Pick<OnlineSuite, 't' | 'rx'>): Promise<void> {
+  await rx.close();
+  await t.close();
 }
 
 export async function waitFor<T>(probe: () => Promise<T | null | undefined> | T | null | undefined, what: string, timeoutMs = 10_000): Promise<T> {

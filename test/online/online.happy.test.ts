@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
+import { API, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
-import { advanceClock, CARDS, motoBody, sleep, startReceiver, storedCardId, waitFor } from './helpers.js';
+import { advanceClock, type CallbackReceiver, CARDS, motoBody, sleep, startOnlineSuite, stopOnlineSuite, storedCardId, waitFor } from './helpers.js';
 
 const NOTIFICATION_KEYS = ['acquirerAgreement', 'aggregates', 'card', 'operations', 'sca', 'session', 'subscription', 'transaction'];
 const CARD_KEYS = ['Country', 'Funding', 'Issuer', 'Scheme', 'Segment', 'expireMonth', 'expireYear', 'pan', 'par'];
@@ -11,16 +11,9 @@ for (const kind of await availableStores()) {
   describe(`online payments, happy paths (${kind})`, () => {
     let t: TestRuntime;
     let m: TestMerchant;
-    let rx: Awaited<ReturnType<typeof startReceiver>>;
-    before(async () => {
-      t = await startTestRuntime(kind);
-      m = await t.createMerchant();
-      rx = await startReceiver();
-    });
-    after(async () => {
-      await t.close();
-      await rx.close();
-    });
+    let rx: CallbackReceiver;
+    before(async () => ({ t, m, rx } = await startOnlineSuite(kind)));
+    after(() => stopOnlineSuite({ t, rx }));
 
     test('MOTO with 4111… → NotificationWebhook: SUCCESS, type MOTO, masked card, authorized aggregate', async () => {
       const res = await m.api.post(`${API}/moto`, motoBody(m, { amount: 1999 }));

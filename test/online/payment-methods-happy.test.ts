@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
+import { API, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
-import { card, CARDS, startReceiver, waitFor } from './helpers.js';
+import { type CallbackReceiver, card, CARDS, startOnlineSuite, stopOnlineSuite, waitFor } from './helpers.js';
 import { citBody, complete, finalTransaction, LATER_MIT_DECLINED, mitBody, ok, storedCard } from './cit-flows.js';
 
 const PM_KEYS = ['accountUpdatesEnabled', 'createdAt', 'customerId', 'displayText', 'expiry', 'holderName', 'id', 'subType', 'type'];
@@ -17,16 +17,9 @@ for (const kind of await availableStores()) {
   describe(`payment methods and the account updater: happy paths (${kind})`, () => {
     let t: TestRuntime;
     let m: TestMerchant;
-    let rx: Awaited<ReturnType<typeof startReceiver>>;
-    before(async () => {
-      t = await startTestRuntime(kind);
-      m = await t.createMerchant();
-      rx = await startReceiver();
-    });
-    after(async () => {
-      await t.close();
-      await rx.close();
-    });
+    let rx: CallbackReceiver;
+    before(async () => ({ t, m, rx } = await startOnlineSuite(kind)));
+    after(() => stopOnlineSuite({ t, rx }));
 
     const enrol = (id: string, enabled: boolean, idempotencyKey?: string) =>
       m.api.post(`${API}/payment-methods/${id}/account-updates`, { enabled }, idempotencyKey ? { idempotencyKey } : {});
