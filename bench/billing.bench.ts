@@ -3,7 +3,7 @@
  * subscription with its own approved stored card) fall due at one sandbox clock advance
  * (POST /sandbox/v1/clock); the real charge scheduler and job runner create every charge and
  * its MIT attempt, the sandbox acquirer (latency 0) approves it, and the charge becomes SUCCESS.
- * Durable settings: SQLite synchronous=FULL, PostgreSQL synchronous_commit=on.
+ * Durable settings: SQLite WAL synced before any answer, PostgreSQL synchronous_commit=on.
  *
  * Printed: charges created per second, charges settled (final SUCCESS) per second, and the time
  * from the clock advance until the last charge is final — taken from the charges' own timestamps
@@ -249,7 +249,7 @@ async function runStore(ctx: BenchContext, kind: StoreKind, agreements: number):
       report.note(`synchronous_commit=${rows[0]?.synchronousCommit}; ${hostLoad()}`);
     } else {
       const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(runtime.store.db);
-      report.note(`synchronous=${rows[0]?.synchronous === 2 ? 'FULL' : String(rows[0]?.synchronous)}; ${hostLoad()}`);
+      report.note(`synchronous=${rows[0]?.synchronous === 1 ? 'NORMAL + WAL fdatasync per group commit' : String(rows[0]?.synchronous)}; ${hostLoad()}`);
     }
     // Due a few minutes ahead: nothing is due while seeding; the advance makes all of it due at once.
     const dueAt = Math.ceil((runtime.clock.now() + 10 * 60_000) / 1000) * 1000;

@@ -1,5 +1,5 @@
 /**
- * Merchant-initiated payments on SQLite and PostgreSQL, durable settings (synchronous=FULL,
+ * Merchant-initiated payments on SQLite and PostgreSQL, durable settings (WAL synced before any answer,
  * synchronous_commit=on), rate limits off, sandbox acquirer without latency:
  *
  *   a) POST /mit at 50 connections — a valid body on one of a few ACTIVE subscriptions (each made

@@ -1,6 +1,6 @@
 /**
  * Micro-bench of the embedded store's drivers (src/storage/sqlite-driver.ts): the group commit
- * (WAL, synchronous=FULL) and the statement path, on every driver that loads on this Node.
+ * (WAL synced before any answer) and the statement path, on every driver that loads on this Node.
  *
  *   node --import tsx bench/sqlite-driver.ts [seconds per figure, default 2]
  *   npx -y node@24 --import tsx bench/sqlite-driver.ts

@@ -3,7 +3,7 @@
  * every event, each on its own local HTTP receiver (a worker thread, on its own port); 10 000
  * events are written to the event outbox — the way the payment flows write them, in commits of
  * 100 events — and the real relay and delivery jobs (job runner, outbound HTTP sender) turn them
- * into 100 000 deliveries. Durable settings: SQLite synchronous=FULL, PostgreSQL
+ * into 100 000 deliveries. Durable settings: SQLite WAL synced before any answer, PostgreSQL
  * synchronous_commit=on.
  *
  * Printed: deliveries per second (from the first event's commit to the last delivery's arrival)
@@ -197,7 +197,7 @@ async function runStore(ctx: BenchContext, kind: StoreKind, receivers: WebhookRe
       report.note(`synchronous_commit=${rows[0]?.synchronousCommit}; ${hostLoad()}`);
     } else {
       const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(runtime.store.db);
-      report.note(`synchronous=${rows[0]?.synchronous === 2 ? 'FULL' : String(rows[0]?.synchronous)}; ${hostLoad()}`);
+      report.note(`synchronous=${rows[0]?.synchronous === 1 ? 'NORMAL + WAL fdatasync per group commit' : String(rows[0]?.synchronous)}; ${hostLoad()}`);
     }
     const { accounts, pointsOfSale, webhooks } = runtime.services;
     const account = await accounts.create({

@@ -40,8 +40,13 @@ export const safeUrl = (url: string): string => url.replace(/\/\/([^:@/]+):[^@/]
 
 /** The stores a suite measures, in order: SQLite, then PostgreSQL when it answers (else one line saying why not). */
 export async function* measuredStores(report: Report, figures: string): AsyncGenerator<StoreKind> {
-  report.note(`SQLite driver: ${sqliteDriver()} on Node ${process.versions.node} (src/storage/sqlite-driver.ts)`);
-  yield 'sqlite';
+  const only = process.env.BENCH_STORES?.split(',').map((s) => s.trim());
+  const wanted = (kind: StoreKind) => !only || only.includes(kind);
+  if (wanted('sqlite')) {
+    report.note(`SQLite driver: ${sqliteDriver()} on Node ${process.versions.node} (src/storage/sqlite-driver.ts)`);
+    yield 'sqlite';
+  }
+  if (!wanted('postgres')) return;
   const why = await postgresUnreachable();
   if (why) {
     report.section('postgres');

@@ -68,7 +68,7 @@ export async function migrate(connection: Connection, options: MigrateOptions = 
   const foreignKeys = connection.dialect === 'sqlite' ? Number(Object.values((await sql<object>`pragma foreign_keys`.execute(db)).rows[0] ?? {})[0] ?? 0) : 0;
   if (foreignKeys) await sql`pragma foreign_keys = off`.execute(db);
   try {
-    return await db.transaction().execute(async (trx) => {
+    const report = await db.transaction().execute(async (trx) => {
       if (connection.dialect === 'postgres') {
         // Per schema: deployments (or test schemas) sharing a server do not wait for each other.
         await sql`select pg_advisory_xact_lock(${ADVISORY_LOCK_KEY}::int4, hashtext(current_schema()))`.execute(trx);
@@ -93,6 +93,9 @@ export async function migrate(connection: Connection, options: MigrateOptions = 
       if (foreignKeys && applied.length > 0) await assertForeignKeys(trx);
       return { applied };
     });
+    // Outside the group commit: the migration's commit is made durable here (wal-sync.ts).
+    await connection.sync?.();
+    return report;
   } catch (err) {
     throw new Error(`migration ${current ?? '(setup)'} failed: ${err instanceof Error ? err.message : String(err)}`);
   } finally {

@@ -183,7 +183,7 @@ export function createStore(connection: Connection, options: StoreOptions): Stor
  * of work of the next group commit (idempotency claims, job claims and completions, ...).
  */
 function createSqliteStore(connection: Connection, statements: NonNullable<Connection['statements']>, options: StoreOptions, notify: () => void): Store {
-  const batcher = new WriteBatcher(connection.db, statements, options.batcher);
+  const batcher = new WriteBatcher(connection.db, statements, { ...(connection.sync ? { durable: connection.sync } : {}), ...options.batcher });
   const batched = new Kysely<Database>({ dialect: groupCommitDialect(batcher), plugins: [new CamelCasePlugin()] });
   const base = repositories(batched, connection.dialect, options, notify);
   return {

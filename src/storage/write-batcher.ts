@@ -1,5 +1,5 @@
 /**
- * Group commit on SQLite. A durable commit (WAL, synchronous=FULL) costs an fsync, ~0.2 ms, so
+ * Group commit on SQLite. A durable commit costs an fsync of the WAL (~0.2–1.2 ms here), so
  * one commit per write caps the whole process at a few thousand writes per second. The batcher
  * queues units of work (closures) and runs everything queued inside ONE `BEGIN IMMEDIATE …
  * COMMIT` on the single SQLite connection (node:sqlite or better-sqlite3, see sqlite-driver.ts):
@@ -7,8 +7,10 @@
  *   - each closure runs in its own SAVEPOINT: one that throws is rolled back to its savepoint
  *     alone and its caller gets the error; the others commit (a batch of one needs no savepoint:
  *     its transaction is rolled back instead);
- *   - no closure's promise settles before the COMMIT that holds it has returned, so nothing is
- *     answered (HTTP response, job marked done, callback sent) before its write is durable;
+ *   - no closure's promise settles before the COMMIT that holds it has returned and been made
+ *     durable (`durable`: an fdatasync of the WAL in the thread pool, see wal-sync.ts — the event
+ *     loop keeps serving meanwhile), so nothing is answered (HTTP response, job marked done,
+ *     callback sent) before its write is durable;
  *   - a crash before the COMMIT loses the whole batch, and none of it was answered; a failed
  *     COMMIT rejects every closure of the batch;
  *   - while one batch commits, new closures queue for the next one: the commit rate stays at what
@@ -40,6 +42,8 @@ export interface WriteBatcherOptions {
   maxBatch?: number;
   /** Test hook: runs after the closures of a batch, before its COMMIT. */
   beforeCommit?: (size: number) => void | Promise<void>;
+  /** Makes the COMMIT durable (wal-sync.ts), awaited before anyone is answered; none: COMMIT is. */
+  durable?: () => Promise<void>;
 }
 
 interface Item {
@@ -185,6 +189,9 @@ export class WriteBatcher {
             await this.options.beforeCommit?.(batch.length);
             exec('COMMIT');
             committed = true;
+            // Still under the connection lock: nothing reads the batch's rows before they are durable.
+            // A failed sync fails the batch, like a failed COMMIT: nobody is told it is stored.
+            await this.options.durable?.();
           }
         } catch (error) {
           // The batch's own error is the one its callers get (SQLITE_BUSY, SQLITE_IOERR, SQLITE_FULL → 503),

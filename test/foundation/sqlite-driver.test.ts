@@ -66,12 +66,13 @@ for (const driver of availableSqliteDrivers()) {
       fs.rmSync(dir, { recursive: true, force: true });
     });
 
-    test('durable settings: WAL, synchronous=FULL, foreign keys, the busy timeout', () => {
+    test('durable settings: WAL, synchronous=NORMAL with the WAL synced after each group commit, foreign keys, the busy timeout', () => {
       const handle = connection.statements!.handle;
       assert.equal(connection.sqliteDriver, driver);
       assert.equal(handle.driver, driver);
       assert.equal(handle.pragma('journal_mode', { simple: true }), 'wal');
-      assert.equal(handle.pragma('synchronous', { simple: true }), 2, 'FULL');
+      assert.equal(handle.pragma('synchronous', { simple: true }), 1, 'NORMAL: the COMMIT itself does not fsync');
+      assert.equal(typeof connection.sync, 'function', 'the connection syncs its WAL on demand (wal-sync.ts)');
       assert.equal(handle.pragma('foreign_keys', { simple: true }), 1);
       assert.equal(handle.pragma('busy_timeout', { simple: true }), 10000);
       assert.equal(handle.pragma('case_sensitive_like', { simple: true }), undefined, 'a write-only pragma answers nothing');
@@ -145,6 +146,41 @@ for (const driver of availableSqliteDrivers()) {
         [1, 4],
       );
       assert.equal(connection.statements!.handle.inTransaction, false);
+    });
+
+    test('group commit: nobody is answered before the batch is durable; a failed sync fails the batch like a failed COMMIT', async () => {
+      let syncs = 0;
+      let release!: () => void;
+      let failNext = false;
+      const durable = async () => {
+        syncs++;
+        if (failNext) throw Object.assign(new Error('fsync failed'), { code: 'EIO' });
+        await new Promise<void>((resolve) => (release = resolve));
+      };
+      const batcher = new WriteBatcher(connection.db, connection.statements!, { durable });
+      let settled = false;
+      const units = Promise.all([60, 61].map((id) => batcher.run(async (db) => sql`insert into t (id, v, n) values (${id}, ${`d${id}`}, ${0})`.execute(db))));
+      void units.then(() => (settled = true));
+      while (syncs === 0) await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(settled, false, 'committed, not yet synced: not answered');
+      release();
+      await units;
+      assert.equal(syncs, 1, 'one sync for the batch of two');
+      failNext = true;
+      await assert.rejects(
+        batcher.run(async (db) => sql`insert into t (id, v, n) values (${62}, ${'d62'}, ${0})`.execute(db)),
+        /fsync failed/,
+      );
+      assert.equal(connection.statements!.handle.inTransaction, false);
+      assert.equal(syncs, 2);
+    });
+
+    test('the WAL sync: an fdatasync of the connection’s WAL file, again and again, without error', async () => {
+      await sql`insert into t (id, v, n) values (${70}, ${'wal'}, ${0})`.execute(connection.db);
+      assert.ok(fs.existsSync(path.join(dir, 'store.db-wal')), 'the WAL exists once something was written');
+      await connection.sync!();
+      await connection.sync!();
     });
 
     test('group commit of one unit: no savepoint; when it fails its transaction is rolled back and nothing stays', async () => {
