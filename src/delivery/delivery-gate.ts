@@ -3,9 +3,13 @@
  * per destination (host and port), so that one merchant's slow or dead receiver holds a bounded
  * share of the job runner's slots and cannot delay other merchants' deliveries (issue 9, point 5).
  *
- * - A delivery that finds its merchant or its destination at the bound does not wait for a turn
- *   (that would hold a runner slot): the gate throws `Deferred`, and the runner puts the job back
- *   in the queue a little later without counting an attempt. The delay is jittered and grows with
+ * - A delivery that finds its merchant or its destination at the bound waits in this process for
+ *   a slot, briefly (at most `maxWaitMs`, and at most `waitingPerKey` deliveries per key; never for
+ *   a destination marked slow): a fast receiver's burst then costs no database round trip — a
+ *   deferral costs a claim, a read and an update (issue 10: 2.7 deferrals per callback under load
+ *   before this). A waiting delivery holds its runner slot, hence the bounds.
+ * - Past those bounds the delivery does not wait: the gate throws `Deferred`, and the runner puts
+ *   the job back in the queue a little later without counting an attempt. The delay is jittered and grows with
  *   each round of deferrals while the same key stays full (250 ms doubling up to 10 s, ×0.5–1.5;
  *   jobs deferred in one burst share a round), and starts short again as soon
  *   as a delivery on that key ends quickly — so a busy but fast receiver loses little, and the
@@ -38,6 +42,10 @@ export const DELIVERY_GATE_DEFAULTS = {
   /** First deferral delay on a full key; doubles per deferral on the same key, up to maxDeferMs. */
   deferMs: 250,
   maxDeferMs: 10_000,
+  /** Deliveries that may wait in this process for a slot of one full key (merchant or destination); 0: none wait. */
+  waitingPerKey: 16,
+  /** Longest such wait; then the delivery is deferred. */
+  maxWaitMs: 1_000,
 } as const;
 
 export type DeliveryGateOptions = Partial<Record<keyof typeof DELIVERY_GATE_DEFAULTS, number>> & {
@@ -62,6 +70,14 @@ interface Counter {
   slowUntil: number;
   /** When the deferral level last went up. */
   lastDeferAt: number;
+  /** Deliveries waiting in `run` for a slot of this key. */
+  waiting: number;
+}
+
+interface Waiter {
+  merchant: string;
+  destination: string;
+  wake: () => void;
 }
 
 /** host:port of a URL (the scheme's default port when none is given); the URL itself when it does not parse. */
@@ -81,6 +97,7 @@ export class DeliveryGate {
   private readonly random: () => number;
   private readonly merchants = new Map<string, Counter>();
   private readonly destinations = new Map<string, Counter>();
+  private readonly waiters = new Set<Waiter>();
   private deferrals = 0;
 
   constructor(options: DeliveryGateOptions = {}) {
@@ -98,23 +115,49 @@ export class DeliveryGate {
   check(target: { merchant: string; url?: string | null }): void {
     const now = this.now();
     const merchant = this.merchants.get(target.merchant);
-    if (merchant && merchant.inFlight >= this.limits.perMerchant) throw this.deferral(merchant, `merchant ${target.merchant}`);
+    if (merchant && merchant.inFlight >= this.limits.perMerchant && merchant.waiting >= this.limits.waitingPerKey) {
+      throw this.deferral(merchant, `merchant ${target.merchant}`);
+    }
     if (!target.url) return;
     const destination = destinationOf(target.url);
     const dest = this.destinations.get(destination);
-    if (dest && this.destinationFull(dest, now)) throw this.deferral(dest, `${dest.slowUntil > now ? 'slow ' : ''}destination ${destination}`);
+    if (dest && this.destinationFull(dest, now) && (dest.slowUntil > now || dest.waiting >= this.limits.waitingPerKey)) {
+      throw this.deferral(dest, `${dest.slowUntil > now ? 'slow ' : ''}destination ${destination}`);
+    }
   }
 
   /** Runs `send` holding a slot of the merchant and of the destination; throws Deferred (nothing sent) when either is full. */
   async run<T>(target: DeliveryTarget, send: () => Promise<T>): Promise<T> {
     const destination = destinationOf(target.url);
-    const started = this.now();
-    const merchant = this.counter(this.merchants, target.merchant, started);
-    if (merchant.inFlight >= this.limits.perMerchant) throw this.deferral(merchant, `merchant ${target.merchant}`);
-    const dest = this.counter(this.destinations, destination, started);
-    if (this.destinationFull(dest, started)) {
-      this.forget(this.merchants, target.merchant, merchant, started);
-      throw this.deferral(dest, `${dest.slowUntil > started ? 'slow ' : ''}destination ${destination}`);
+    let started = this.now();
+    let merchant = this.counter(this.merchants, target.merchant, started);
+    let dest = this.counter(this.destinations, destination, started);
+    const wait = this.limits.waitingPerKey > 0 ? new SlotWait(this.waiters, target.merchant, destination, this.limits.maxWaitMs) : null;
+    try {
+      for (;;) {
+        const merchantFull = merchant.inFlight >= this.limits.perMerchant;
+        const destFull = this.destinationFull(dest, started);
+        if (!merchantFull && !destFull) break;
+        const slow = dest.slowUntil > started;
+        if (!wait || slow || wait.timedOut || merchant.waiting >= this.limits.waitingPerKey || dest.waiting >= this.limits.waitingPerKey) {
+          this.forget(this.merchants, target.merchant, merchant, started);
+          this.forget(this.destinations, destination, dest, started);
+          throw merchantFull ? this.deferral(merchant, `merchant ${target.merchant}`) : this.deferral(dest, `${slow ? 'slow ' : ''}destination ${destination}`);
+        }
+        merchant.waiting++;
+        dest.waiting++;
+        try {
+          await wait.next();
+        } finally {
+          merchant.waiting--;
+          dest.waiting--;
+        }
+        started = this.now();
+        merchant = this.counter(this.merchants, target.merchant, started);
+        dest = this.counter(this.destinations, destination, started);
+      }
+    } finally {
+      wait?.end();
     }
     merchant.inFlight++;
     dest.inFlight++;
@@ -134,15 +177,22 @@ export class DeliveryGate {
       }
       this.forget(this.merchants, target.merchant, merchant, ended);
       this.forget(this.destinations, destination, dest, ended);
+      // A slot of both keys is free: whoever waits on either looks again (one of them gets it).
+      for (const waiter of this.waiters) if (waiter.merchant === target.merchant || waiter.destination === destination) waiter.wake();
     }
   }
 
   /** For operators and tests: deferrals so far, deliveries under way, destinations marked slow now. */
-  stats(): { deferrals: number; inFlight: number; slowDestinations: string[] } {
+  stats(): { deferrals: number; inFlight: number; waiting: number; slowDestinations: string[] } {
     const now = this.now();
     let inFlight = 0;
     for (const counter of this.merchants.values()) inFlight += counter.inFlight;
-    return { deferrals: this.deferrals, inFlight, slowDestinations: [...this.destinations].filter(([, c]) => c.slowUntil > now).map(([key]) => key) };
+    return {
+      deferrals: this.deferrals,
+      inFlight,
+      waiting: this.waiters.size,
+      slowDestinations: [...this.destinations].filter(([, c]) => c.slowUntil > now).map(([key]) => key),
+    };
   }
 
   private destinationFull(dest: Counter, now: number): boolean {
@@ -154,18 +204,18 @@ export class DeliveryGate {
     if (!counter) {
       // Keys are forgotten when idle (see forget); a large map means many keys still marked slow.
       if (map.size >= 10_000) this.sweep(map, now);
-      map.set(key, (counter = { inFlight: 0, level: 0, slowUntil: 0, lastDeferAt: -Infinity }));
+      map.set(key, (counter = { inFlight: 0, level: 0, slowUntil: 0, lastDeferAt: -Infinity, waiting: 0 }));
     }
     return counter;
   }
 
   /** Drops an idle key that is not marked slow: its next delivery starts from a fresh counter. */
   private forget(map: Map<string, Counter>, key: string, counter: Counter, now: number): void {
-    if (counter.inFlight === 0 && counter.slowUntil <= now && map.get(key) === counter) map.delete(key);
+    if (counter.inFlight === 0 && counter.waiting === 0 && counter.slowUntil <= now && map.get(key) === counter) map.delete(key);
   }
 
   private sweep(map: Map<string, Counter>, now: number): void {
-    for (const [key, counter] of map) if (counter.inFlight === 0 && counter.slowUntil <= now) map.delete(key);
+    for (const [key, counter] of map) if (counter.inFlight === 0 && counter.waiting === 0 && counter.slowUntil <= now) map.delete(key);
   }
 
   private deferral(counter: Counter, what: string): Deferred {
@@ -180,5 +230,43 @@ export class DeliveryGate {
     }
     const delayMs = Math.round(roundDelay(counter.level) * (0.5 + this.random()));
     return new Deferred(`delivery gate: ${what} at its bound; again in ${delayMs} ms`, delayMs);
+  }
+}
+
+/**
+ * One delivery's wait for a slot: `next()` resolves when a slot of its merchant or destination is
+ * given back, or when `maxWaitMs` (real time, from the first wait) has passed (`timedOut`).
+ */
+class SlotWait {
+  timedOut = false;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly waiter: Waiter;
+
+  constructor(
+    private readonly waiters: Set<Waiter>,
+    merchant: string,
+    destination: string,
+    private readonly maxWaitMs: number,
+  ) {
+    this.waiter = { merchant, destination, wake: () => undefined };
+  }
+
+  next(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.waiter.wake = () => {
+        this.waiters.delete(this.waiter);
+        resolve();
+      };
+      this.waiters.add(this.waiter);
+      this.timer ??= setTimeout(() => {
+        this.timedOut = true;
+        this.waiter.wake();
+      }, this.maxWaitMs);
+    });
+  }
+
+  end(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.waiters.delete(this.waiter);
   }
 }

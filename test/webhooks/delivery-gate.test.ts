@@ -14,12 +14,15 @@ import { newId } from '../../src/shared/ids.js';
 import { openTestStore, type TestStore } from '../foundation/fixtures.js';
 import { availableStores } from '../support/stores.js';
 
-const { perMerchant, perDestination, perSlowDestination, slowAfterMs, slowForMs, deferMs, maxDeferMs } = DELIVERY_GATE_DEFAULTS;
+const { perMerchant, perDestination, perSlowDestination, slowAfterMs, slowForMs, deferMs, maxDeferMs, waitingPerKey, maxWaitMs } = DELIVERY_GATE_DEFAULTS;
 
-/** A gate on a fake clock with a fixed jitter (0.5: the middle, i.e. no spread). */
-function fakeGate(random = () => 0.5) {
+/**
+ * A gate on a fake clock with a fixed jitter (0.5: the middle, i.e. no spread); by default nobody
+ * waits for a slot (the bounds and deferrals on their own), `waiting` sets how many may.
+ */
+function fakeGate(random = () => 0.5, waiting: { waitingPerKey?: number; maxWaitMs?: number } = { waitingPerKey: 0 }) {
   const clock = { ms: 1_000_000 };
-  return { clock, gate: new DeliveryGate({ now: () => clock.ms, random }) };
+  return { clock, gate: new DeliveryGate({ now: () => clock.ms, random, ...waiting }) };
 }
 
 /** A send that stays under way until `finish` is called. */
@@ -54,11 +57,72 @@ async function rejectsDeferred(promise: Promise<unknown>): Promise<Deferred> {
 }
 
 describe('delivery gate', () => {
-  test('the defaults: 8 per merchant and 8 per destination (a quarter of the runner’s default 32 slots, an eighth of the runtime’s 64), 2 per slow destination', () => {
+  test('the defaults: 8 per merchant and 8 per destination (a quarter of the runner’s default 32 slots, an eighth of the runtime’s 64), 2 per slow destination; 16 may wait up to 1 s per key', () => {
     assert.deepEqual(
-      { perMerchant, perDestination, perSlowDestination, slowAfterMs, slowForMs },
-      { perMerchant: 8, perDestination: 8, perSlowDestination: 2, slowAfterMs: 2500, slowForMs: 5000 },
+      { perMerchant, perDestination, perSlowDestination, slowAfterMs, slowForMs, waitingPerKey, maxWaitMs },
+      { perMerchant: 8, perDestination: 8, perSlowDestination: 2, slowAfterMs: 2500, slowForMs: 5000, waitingPerKey: 16, maxWaitMs: 1000 },
     );
+  });
+
+  test('a full key: up to waitingPerKey deliveries wait for a slot (sent as slots come back, nothing deferred), the next one is deferred', async () => {
+    const { gate } = fakeGate(undefined, { waitingPerKey: 3, maxWaitMs: 60_000 });
+    const url = 'http://localhost:7000/cb';
+    const sends = Array.from({ length: perMerchant }, () => pending());
+    const running = sends.map((s) => gate.run({ merchant: 'A', url }, s.send));
+    assert.equal(
+      deferredBy(() => gate.check({ merchant: 'A', url })),
+      null,
+      'room to wait: the early check lets it read',
+    );
+    const order: number[] = [];
+    const waiting = [0, 1, 2].map((i) => gate.run({ merchant: 'A', url }, async () => order.push(i)));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(gate.stats().waiting, 3);
+    assert.ok(
+      deferredBy(() => gate.check({ merchant: 'A', url })),
+      'the waiting room is full: the early check defers',
+    );
+    const deferred = await rejectsDeferred(gate.run({ merchant: 'A', url }, async () => 'x'));
+    assert.match(deferred.message, /merchant A/);
+    assert.equal(gate.stats().deferrals, 2);
+    assert.equal(order.length, 0, 'nothing sent past the bound');
+    for (const [i, s] of sends.entries()) {
+      s.finish('ok');
+      await running[i];
+    }
+    await Promise.all(waiting);
+    assert.deepEqual([...order].sort(), [0, 1, 2], 'every waiting delivery was sent once a slot came back');
+    assert.deepEqual(
+      { waiting: gate.stats().waiting, inFlight: gate.stats().inFlight, deferrals: gate.stats().deferrals },
+      { waiting: 0, inFlight: 0, deferrals: 2 },
+    );
+  });
+
+  test('a wait ends after maxWaitMs with a deferral; a slow destination is never waited for', async () => {
+    const { gate, clock } = fakeGate(undefined, { waitingPerKey: 4, maxWaitMs: 30 });
+    const url = 'http://localhost:7000/cb';
+    const sends = Array.from({ length: perMerchant }, () => pending());
+    const running = sends.map((s) => gate.run({ merchant: 'A', url }, s.send));
+    let sent = false;
+    const started = performance.now();
+    await rejectsDeferred(gate.run({ merchant: 'A', url }, async () => (sent = true)));
+    assert.ok(performance.now() - started >= 25, 'it waited first');
+    assert.equal(sent, false);
+    assert.equal(gate.stats().waiting, 0);
+    for (const s of sends) s.finish('ok');
+    await Promise.all(running);
+    // A timeout marks the destination slow: 2 at once, and the third is deferred at once.
+    await gate.run({ merchant: 'B', url }, async () => {
+      clock.ms += 5000;
+    });
+    const probes = Array.from({ length: perSlowDestination }, () => pending());
+    const slowRunning = probes.map((p, i) => gate.run({ merchant: `S${i}`, url }, p.send));
+    const at = performance.now();
+    await rejectsDeferred(gate.run({ merchant: 'C', url }, async () => 'x'));
+    assert.ok(performance.now() - at < 25, 'no wait for a slow destination');
+    assert.ok(deferredBy(() => gate.check({ merchant: 'C', url })));
+    for (const p of probes) p.finish('ok');
+    await Promise.all(slowRunning);
   });
 
   test('the destination is host:port (the scheme’s default port when none is given)', () => {
