@@ -329,7 +329,7 @@ export function buildServices(deps: ServiceDeps): Services {
   notificationBuilder.useSubscriptions(async (tx, repos) => {
     const subscription = tx.subscriptionId ? await (repos ?? store).subscriptions.findById(tx.accountId, tx.subscriptionId) : null;
     return subscription ? subscriptionWire(subscription) : null;
-  });
+  }, subscriptionWire);
   // Subscription billing: plans, agreements and their charges, scheduled on the service clock;
   // a charge's attempts are MIT payments on the same pipeline.
   const billing = createBillingModule<Repositories>({

@@ -92,10 +92,10 @@ export class SubscriptionsService {
     subscriptionId: string,
     field = 'subscriptionId',
   ): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod }> {
-    const found = await this.deps.subscriptions.findById(accountId, subscriptionId);
-    if (!found) throw fieldError(field, 'in:ACTIVE', 'no ACTIVE subscription with this id exists');
+    const read = await this.deps.subscriptions.findWithPaymentMethod(accountId, subscriptionId);
+    if (!read) throw fieldError(field, 'in:ACTIVE', 'no ACTIVE subscription with this id exists');
     // A deleted or expired payment method makes the subscription INVALID before anything is charged.
-    const paymentMethod = await this.deps.paymentMethods.find(accountId, found.paymentMethodId, true);
+    const { subscription: found, paymentMethod } = read;
     const subscription = nextSubscriptionState(found.state, 'charge') ? await this.invalidateIfUnusable(found, paymentMethod) : found;
     if (!nextSubscriptionState(subscription.state, 'charge')) {
       const why = subscription.statusReason ? ` (${subscription.statusReason})` : '';

@@ -9,6 +9,7 @@ import type { ScaResult } from '../../connectors/acquirer.js';
 import { Nullable, StringEnum } from '../../shared/wire.js';
 import type { CardObject } from '../payment-methods/card.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
+import type { Subscription } from '../subscriptions/subscription.js';
 import { CardRecord } from '../payment-methods/payment-methods.schemas.js';
 import type { Operation, Transaction } from './transaction.js';
 import { AcquirerAgreementRecord, AggregatesRecord, OperationRecord, transactionDetailWire, TransactionRecord } from './transactions.schemas.js';
@@ -88,6 +89,8 @@ export interface KnownSections {
   operations?: Operation[];
   /** The transaction's payment method (null: it has none). */
   paymentMethod?: PaymentMethod | null;
+  /** The transaction's subscription as it stands in the commit the body is built in (null: none). */
+  subscription?: Subscription | null;
 }
 
 export class NotificationBuilder<R extends { transactions: TransactionsRepository } = { transactions: TransactionsRepository }> {
@@ -95,6 +98,7 @@ export class NotificationBuilder<R extends { transactions: TransactionsRepositor
   private subscription: Resolver<unknown, R> = async () => null;
   private card: Resolver<CardObject, R> = async () => null;
   private cardOf: (paymentMethod: PaymentMethod | null) => CardObject | null = () => null;
+  private subscriptionOf: (subscription: Subscription) => unknown = () => null;
 
   constructor(private readonly transactions: TransactionsService) {}
 
@@ -103,9 +107,10 @@ export class NotificationBuilder<R extends { transactions: TransactionsRepositor
     this.session = resolver;
   }
 
-  /** Wire record of the transaction's subscription (subscriptions module). */
-  useSubscriptions(resolver: Resolver<unknown, R>): void {
+  /** Wire record of the transaction's subscription (subscriptions module): read, or of a known one. */
+  useSubscriptions(resolver: Resolver<unknown, R>, of: (subscription: Subscription) => unknown): void {
     this.subscription = resolver;
+    this.subscriptionOf = of;
   }
 
   /** The masked card object of the transaction's payment method (payment-methods module): read, or of a known one. */
@@ -122,7 +127,11 @@ export class NotificationBuilder<R extends { transactions: TransactionsRepositor
     const detail = await this.transactions.detailOf(transaction, repos?.transactions, known.operations);
     const [session, subscription, card] = await Promise.all([
       transaction.sessionId ? this.session(transaction, repos) : null,
-      transaction.subscriptionId ? this.subscription(transaction, repos) : null,
+      !transaction.subscriptionId
+        ? null
+        : known.subscription !== undefined
+          ? known.subscription && this.subscriptionOf(known.subscription)
+          : this.subscription(transaction, repos),
       !transaction.paymentMethodId ? null : known.paymentMethod !== undefined ? this.cardOf(known.paymentMethod) : this.card(transaction, repos),
     ]);
     return notificationWebhook(detail, { session, subscription, card });

@@ -498,7 +498,13 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       return { result: { outcome: 'unknown', pending: result.outcome === 'pending', operation: op }, next: null };
     }
     try {
-      const known = { paymentMethod: found.paymentMethod?.paymentMethod ?? null, webhookAuthenticationSealed: found.webhookAuthenticationSealed };
+      const known: KnownToCallback = {
+        paymentMethod: found.paymentMethod?.paymentMethod ?? null,
+        webhookAuthenticationSealed: found.webhookAuthenticationSealed,
+        // Unless the flow's effects run in the answer's commit (a session may create the
+        // subscription there), nothing in that commit writes the subscription: the one read is it.
+        ...(tx.effects ? {} : { subscription: found.subscription }),
+      };
       const applied = await this.apply(tx, op, result, job ?? null, known);
       const message = result.outcome === 'declined' ? result.message : undefined;
       return {

@@ -2,6 +2,7 @@ import type { NewJob } from '../../jobs/job.js';
 import type { Keyset } from '../../shared/pagination.js';
 import type { ScaResult } from '../../connectors/acquirer.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
+import type { Subscription } from '../subscriptions/subscription.js';
 import type { ExternalStatusCodes, Operation, OperationState, Transaction, TransactionState } from './transaction.js';
 
 export type AmountMode = 'EQUAL' | 'LESS_THAN' | 'GREATER_THAN';
@@ -139,4 +140,6 @@ export interface DriveRecord {
   paymentMethod: { paymentMethod: PaymentMethod; panSealed: string | null } | null;
   /** The point of sale's sealed webhookAuthentication: the Authorization header of its callbacks. */
   webhookAuthenticationSealed: string | null;
+  /** The transaction's subscription (null: it has none), for the callback's body. */
+  subscription: Subscription | null;
 }

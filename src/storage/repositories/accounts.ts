@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Account, AccountStatus, Capabilities } from '../../modules/accounts/account.js';
 import type { AccountsRepository, CredentialOwner, NewAccount } from '../../modules/accounts/accounts.repository.js';
 import type { AccountsTable, Database } from '../schema.js';
+import { queryTemplate, type Params } from '../query-template.js';
 
 function toAccount(row: Selectable<AccountsTable>): Account {
   return {
@@ -27,6 +28,18 @@ function toAccount(row: Selectable<AccountsTable>): Account {
     updatedAt: row.updatedAt,
   };
 }
+
+/** The credential lookup of every API request, compiled once (query-template.ts). */
+const selectCredentialOwner = queryTemplate((db: Kysely<Database>, p: Params<{ secretHash: string; now: string }>) =>
+  db
+    .selectFrom('credentials')
+    .innerJoin('accounts', 'accounts.id', 'credentials.accountId')
+    .select(['credentials.id as credentialId', 'accounts.id as accountId', 'accounts.capMoto', 'accounts.capSyncPayout'])
+    .where('credentials.secretHash', '=', p.secretHash)
+    .where('credentials.revokedAt', 'is', null)
+    .where((eb) => eb.or([eb('credentials.expiresAt', 'is', null), eb('credentials.expiresAt', '>', p.now)]))
+    .where('accounts.status', '!=', 'CLOSED'),
+);
 
 export class KyselyAccountsRepository implements AccountsRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -84,15 +97,7 @@ export class KyselyAccountsRepository implements AccountsRepository {
   }
 
   async findCredentialOwner(secretHash: string, now: string): Promise<CredentialOwner | null> {
-    const row = await this.db
-      .selectFrom('credentials')
-      .innerJoin('accounts', 'accounts.id', 'credentials.accountId')
-      .select(['credentials.id as credentialId', 'accounts.id as accountId', 'accounts.capMoto', 'accounts.capSyncPayout'])
-      .where('credentials.secretHash', '=', secretHash)
-      .where('credentials.revokedAt', 'is', null)
-      .where((eb) => eb.or([eb('credentials.expiresAt', 'is', null), eb('credentials.expiresAt', '>', now)]))
-      .where('accounts.status', '!=', 'CLOSED')
-      .executeTakeFirst();
+    const row = await selectCredentialOwner.executeTakeFirst(this.db, { secretHash, now });
     if (!row) return null;
     return { credentialId: row.credentialId, accountId: row.accountId, capabilities: { moto: row.capMoto === 1, syncPayout: row.capSyncPayout === 1 } };
   }

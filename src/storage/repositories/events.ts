@@ -1,7 +1,14 @@
 import type { Kysely } from 'kysely';
 import type { EventOutbox, OutboxEvent } from '../../modules/events/event-outbox.js';
+import { deferrable } from '../pg-write-combining.js';
 import { newId } from '../../shared/ids.js';
 import type { Database } from '../schema.js';
+import { queryTemplate, type Params } from '../query-template.js';
+
+/** Compiled once (query-template.ts). */
+const insertEvent = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string; event: string; data: string; createdAt: string }>) =>
+  deferrable(db.insertInto('events').values({ id: p.id, accountId: p.accountId, event: p.event, data: p.data, createdAt: p.createdAt })),
+);
 
 export class KyselyEventOutbox implements EventOutbox {
   constructor(
@@ -11,10 +18,7 @@ export class KyselyEventOutbox implements EventOutbox {
 
   async append(accountId: string, event: string, data: unknown): Promise<string> {
     const id = newId();
-    await this.db
-      .insertInto('events')
-      .values({ id, accountId, event, data: JSON.stringify(data), createdAt: new Date(this.now()).toISOString() })
-      .execute();
+    await insertEvent.execute(this.db, { id, accountId, event, data: JSON.stringify(data), createdAt: new Date(this.now()).toISOString() });
     return id;
   }
 

@@ -1,8 +1,10 @@
+import { deferrable } from '../pg-write-combining.js';
 import { sql, type Kysely } from 'kysely';
 import { newId } from '../../shared/ids.js';
 import type { ClaimTimes, Job, JobState, JobStore, NewJob } from '../../jobs/job.js';
 import type { Dialect } from '../connect.js';
 import type { Database, JobsTable } from '../schema.js';
+import { queryTemplate, type Params } from '../query-template.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const DEFAULT_MAX_ATTEMPTS = 25;
@@ -39,6 +41,46 @@ export function jobRow(job: NewJob, now: number) {
   };
 }
 
+/** One new job (jobRow), ignored when its dedupe key is taken: compiled once (query-template.ts). */
+export const insertJobRow = queryTemplate((db: Kysely<Database>, row: Params<ReturnType<typeof jobRow>>) =>
+  // Deferrable: a new row, its result unused (on PostgreSQL sent with the commit's other writes, pg-write-combining.ts).
+  deferrable(
+    db
+      .insertInto('jobs')
+      .values({
+        id: row.id,
+        kind: row.kind,
+        payload: row.payload,
+        state: row.state,
+        dedupeKey: row.dedupeKey,
+        runAt: row.runAt,
+        maxAttempts: row.maxAttempts,
+        createdAt: row.createdAt,
+        updatedAt: row.updatedAt,
+      })
+      .onConflict((oc) => oc.column('dedupeKey').doNothing()),
+  ),
+);
+
+const completeJob = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; workerId: string; at: string }>) =>
+  deferrable(
+    db
+      .updateTable('jobs')
+      .set({ state: 'done', leaseUntil: null, leasedBy: null, finishedAt: p.at, updatedAt: p.at })
+      .where('id', '=', p.id)
+      .where('leasedBy', '=', p.workerId),
+  ),
+);
+
+const deferJob = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; workerId: string; runAt: string; at: string }>) =>
+  db
+    .updateTable('jobs')
+    .set((eb) => ({ state: 'queued', runAt: p.runAt, attempts: eb('attempts', '-', 1), leaseUntil: null, leasedBy: null, updatedAt: p.at }))
+    .where('id', '=', p.id)
+    .where('leasedBy', '=', p.workerId)
+    .where('state', '=', 'running'),
+);
+
 export class KyselyJobStore implements JobStore {
   constructor(
     private readonly db: Kysely<Database>,
@@ -55,6 +97,11 @@ export class KyselyJobStore implements JobStore {
   async enqueueMany(jobs: NewJob[]): Promise<void> {
     if (jobs.length === 0) return;
     const now = this.now();
+    if (jobs.length === 1) {
+      await insertJobRow.execute(this.db, jobRow(jobs[0]!, now));
+      this.onEnqueue();
+      return;
+    }
     const rows = jobs.map((job) => jobRow(job, now));
     // Chunks keep each statement under the SQLite parameter limit.
     for (let i = 0; i < rows.length; i += 500) {
@@ -120,12 +167,8 @@ export class KyselyJobStore implements JobStore {
   }
 
   async complete(id: string, workerId: string, nowMs: number): Promise<void> {
-    await this.db
-      .updateTable('jobs')
-      .set({ state: 'done', leaseUntil: null, leasedBy: null, finishedAt: iso(nowMs), updatedAt: iso(nowMs) })
-      .where('id', '=', id)
-      .where('leasedBy', '=', workerId)
-      .execute();
+    const at = iso(nowMs);
+    await completeJob.execute(this.db, { id, workerId, at });
   }
 
   async cancelQueued(dedupeKey: string, nowMs: number): Promise<void> {
@@ -139,30 +182,25 @@ export class KyselyJobStore implements JobStore {
 
   async defer(id: string, workerId: string, runAt: number): Promise<void> {
     // attempts - 1: the claim counted an attempt that did not happen (the 25-attempt limit counts real ones).
-    await this.db
-      .updateTable('jobs')
-      .set((eb) => ({ state: 'queued', runAt: iso(runAt), attempts: eb('attempts', '-', 1), leaseUntil: null, leasedBy: null, updatedAt: iso(this.now()) }))
-      .where('id', '=', id)
-      .where('leasedBy', '=', workerId)
-      .where('state', '=', 'running')
-      .execute();
+    await deferJob.execute(this.db, { id, workerId, runAt: iso(runAt), at: iso(this.now()) });
   }
 
   async fail(id: string, workerId: string, nowMs: number, error: string, retryAt: number | null): Promise<void> {
-    await this.db
-      .updateTable('jobs')
-      .set({
-        state: retryAt === null ? 'dead' : 'queued',
-        runAt: retryAt === null ? iso(nowMs) : iso(retryAt),
-        lastError: error,
-        leaseUntil: null,
-        leasedBy: null,
-        updatedAt: iso(nowMs),
-        finishedAt: retryAt === null ? iso(nowMs) : null,
-      })
-      .where('id', '=', id)
-      .where('leasedBy', '=', workerId)
-      .execute();
+    await deferrable(
+      this.db
+        .updateTable('jobs')
+        .set({
+          state: retryAt === null ? 'dead' : 'queued',
+          runAt: retryAt === null ? iso(nowMs) : iso(retryAt),
+          lastError: error,
+          leaseUntil: null,
+          leasedBy: null,
+          updatedAt: iso(nowMs),
+          finishedAt: retryAt === null ? iso(nowMs) : null,
+        })
+        .where('id', '=', id)
+        .where('leasedBy', '=', workerId),
+    ).execute();
   }
 
   async releaseLeases(workerId: string, nowMs: number): Promise<number> {

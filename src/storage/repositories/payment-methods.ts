@@ -2,6 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { type CardDetails, displayTextOf, type PaymentMethod, type PaymentMethodType } from '../../modules/payment-methods/payment-method.js';
 import type { CardUpdate, LegacyCardRow, PaymentMethodsRepository } from '../../modules/payment-methods/payment-methods.repository.js';
 import type { Database, PaymentMethodsTable } from '../schema.js';
+import { queryTemplate, type Params } from '../query-template.js';
 
 export function toPaymentMethod(row: Omit<Selectable<PaymentMethodsTable>, 'panSealed'>): PaymentMethod {
   const card = row.card === null ? null : (JSON.parse(row.card) as CardDetails);
@@ -39,6 +40,14 @@ export const PAYMENT_METHOD_COLUMNS = [
 ] as const;
 
 /** The rows the start-up upgrade rewrites; the same expressions as the partial indexes of migration 015. */
+/** findById's reads, live ones only and with deleted ones: compiled once (query-template.ts). */
+const selectLiveMethod = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string }>) =>
+  db.selectFrom('paymentMethods').select(PAYMENT_METHOD_COLUMNS).where('id', '=', p.id).where('accountId', '=', p.accountId).where('deletedAt', 'is', null),
+);
+const selectAnyMethod = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string }>) =>
+  db.selectFrom('paymentMethods').select(PAYMENT_METHOD_COLUMNS).where('id', '=', p.id).where('accountId', '=', p.accountId),
+);
+
 const LEGACY_METHOD = sql<boolean>`substr(display_text, 1, 1) = '•'`;
 const LEGACY_TRANSACTION = sql<boolean>`substr(payment_method_display_text, 1, 1) = '•'`;
 
@@ -67,9 +76,7 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
   }
 
   async findById(accountId: string, id: string, withDeleted = false): Promise<PaymentMethod | null> {
-    let q = this.db.selectFrom('paymentMethods').select(PAYMENT_METHOD_COLUMNS).where('id', '=', id).where('accountId', '=', accountId);
-    if (!withDeleted) q = q.where('deletedAt', 'is', null);
-    const row = await q.executeTakeFirst();
+    const row = await (withDeleted ? selectAnyMethod : selectLiveMethod).executeTakeFirst(this.db, { id, accountId });
     return row ? toPaymentMethod(row) : null;
   }
 
@@ -169,4 +176,9 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
     const result = await this.db.updateTable('transactions').set({ paymentMethodDisplayText: current }).where('id', 'in', batch).executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
+}
+
+/** A payment method column read beside another table's (a join): pm + the column, camel case, which the CamelCasePlugin maps both ways. */
+export function pmAlias(column: string): string {
+  return `pm${column[0]!.toUpperCase()}${column.slice(1)}`;
 }

@@ -5,16 +5,46 @@
  * there). Run inside the caller's transaction, with the flow's own writes.
  */
 import type { Kysely } from 'kysely';
+import { keyedTemplates, type Params } from '../query-template.js';
 import type { NewJob } from '../../jobs/job.js';
 import type { Operation } from '../../modules/transactions/transaction.js';
 import type { NewTransaction, PaymentRecords } from '../../modules/transactions/transactions.repository.js';
 import type { Dialect } from '../connect.js';
 import type { Database } from '../schema.js';
-import { jobRow } from './jobs.js';
-import { operationRow, transactionRow } from './transactions.js';
+import { insertJobRow, jobRow } from './jobs.js';
+import { insertOperationRow, insertTransactionRow, operationRow, transactionRow } from './transactions.js';
 
 /** Rows per statement: within SQLite's parameter limit for the widest table (transactions). */
 const CHUNK = 200;
+
+/** The columns of `p` named `<prefix><column>`, as a row. */
+function rowOf(p: Readonly<Record<string, unknown>>, prefix: string): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const key of Object.keys(p)) if (key.startsWith(prefix)) row[key.slice(prefix.length)] = p[key];
+  return row;
+}
+
+/**
+ * PostgreSQL, one payment: its operation (`o:` columns), its transaction if new (`t:`) and its job
+ * (`j:`) in one statement, compiled once per set of columns (query-template.ts).
+ */
+const recordOne = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => {
+  const withOperations = db.with('recorded_operations', (d) => d.insertInto('operations').values(rowOf(p, 'o:') as never));
+  const withRows = (
+    't:id' in p ? withOperations.with('recorded_transactions', (d) => d.insertInto('transactions').values(rowOf(p, 't:') as never)) : withOperations
+  ) as typeof withOperations;
+  return withRows
+    .insertInto('jobs')
+    .values(rowOf(p, 'j:') as never)
+    .onConflict((oc) => oc.column('dedupeKey').doNothing());
+});
+
+/** recordOne's parameters. */
+function prefixed(rows: Array<[string, object | undefined]>): Record<string, unknown> {
+  const p: Record<string, unknown> = {};
+  for (const [prefix, row] of rows) if (row) for (const [key, value] of Object.entries(row)) p[prefix + key] = value;
+  return p;
+}
 
 export class KyselyPaymentRecords implements PaymentRecords {
   constructor(
@@ -26,7 +56,17 @@ export class KyselyPaymentRecords implements PaymentRecords {
 
   async record(transactions: NewTransaction[], operations: Operation[], jobs: NewJob[]): Promise<void> {
     const now = this.now();
-    if (this.dialect === 'postgres' && transactions.length <= CHUNK && operations.length <= CHUNK && jobs.length <= CHUNK && operations.length > 0) {
+    if (this.dialect === 'postgres' && transactions.length <= 1 && operations.length === 1 && jobs.length === 1) {
+      const tx = transactions[0];
+      await recordOne.execute(
+        this.db,
+        prefixed([
+          ['o:', operationRow(operations[0]!)],
+          ['t:', tx && transactionRow(tx)],
+          ['j:', jobRow(jobs[0]!, now)],
+        ]),
+      );
+    } else if (this.dialect === 'postgres' && transactions.length <= CHUNK && operations.length <= CHUNK && jobs.length <= CHUNK && operations.length > 0) {
       // Foreign keys are checked at the end of the statement: the operations may name the transactions inserted with them.
       const jobsRows = jobs.map((job) => jobRow(job, now));
       const withOperations = this.db.with('recorded_operations', (db) => db.insertInto('operations').values(operations.map(operationRow)));
@@ -44,6 +84,11 @@ export class KyselyPaymentRecords implements PaymentRecords {
           .onConflict((oc) => oc.column('dedupeKey').doNothing())
           .execute();
       }
+    } else if (transactions.length <= 1 && operations.length <= 1 && jobs.length <= 1) {
+      // One payment (an MIT, a capture): statements compiled once (query-template.ts).
+      if (transactions[0]) await insertTransactionRow.execute(this.db, transactionRow(transactions[0]));
+      if (operations[0]) await insertOperationRow.execute(this.db, operationRow(operations[0]));
+      if (jobs[0]) await insertJobRow.execute(this.db, jobRow(jobs[0], now));
     } else {
       for (let i = 0; i < transactions.length; i += CHUNK)
         await this.db

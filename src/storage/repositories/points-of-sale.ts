@@ -2,6 +2,12 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { PointOfSale, PointOfSaleType } from '../../modules/points-of-sale/point-of-sale.js';
 import type { PointsOfSaleRepository } from '../../modules/points-of-sale/points-of-sale.repository.js';
 import type { Database, PointsOfSaleTable } from '../schema.js';
+import { queryTemplate, type Params } from '../query-template.js';
+
+/** Compiled once (query-template.ts). */
+const selectPointOfSale = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string }>) =>
+  db.selectFrom('pointsOfSale').selectAll().where('id', '=', p.id).where('accountId', '=', p.accountId),
+);
 
 function toPointOfSale(row: Selectable<PointsOfSaleTable>): PointOfSale {
   return {
@@ -28,7 +34,7 @@ export class KyselyPointsOfSaleRepository implements PointsOfSaleRepository {
   }
 
   async findById(accountId: string, id: string) {
-    const row = await this.db.selectFrom('pointsOfSale').selectAll().where('id', '=', id).where('accountId', '=', accountId).executeTakeFirst();
+    const row = await selectPointOfSale.executeTakeFirst(this.db, { id, accountId });
     return row ? { ...toPointOfSale(row), webhookAuthenticationSealed: row.webhookAuthenticationSealed } : null;
   }
 

@@ -1,6 +1,10 @@
 import { type Kysely, sql } from 'kysely';
 import type { ClockStore } from '../../clock.js';
 import type { Database } from '../schema.js';
+import { queryTemplate, type Params } from '../query-template.js';
+
+/** Compiled once (query-template.ts). */
+const selectSetting = queryTemplate((db: Kysely<Database>, p: Params<{ key: string }>) => db.selectFrom('settings').select('value').where('key', '=', p.key));
 
 const CLOCK_OFFSET = 'clock.offset_ms';
 
@@ -9,7 +13,7 @@ export class KyselySettings implements ClockStore {
   constructor(private readonly db: Kysely<Database>) {}
 
   async get(key: string): Promise<string | null> {
-    const row = await this.db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+    const row = await selectSetting.executeTakeFirst(this.db, { key });
     return row?.value ?? null;
   }
 

@@ -2,8 +2,38 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { IntervalPeriod, Subscription, SubscriptionState, SubscriptionType } from '../../modules/subscriptions/subscription.js';
 import type { SubscriptionChanges, SubscriptionFilter, SubscriptionsRepository } from '../../modules/subscriptions/subscriptions.repository.js';
 import type { Database, SubscriptionsTable } from '../schema.js';
+import type { PaymentMethod } from '../../modules/payment-methods/payment-method.js';
+import { PAYMENT_METHOD_COLUMNS, pmAlias, toPaymentMethod } from './payment-methods.js';
+import { queryTemplate, type Params } from '../query-template.js';
 
-function toSubscription(row: Selectable<SubscriptionsTable>): Subscription {
+/** Compiled once (query-template.ts). */
+const selectSubscription = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string }>) =>
+  db.selectFrom('subscriptions').selectAll().where('id', '=', p.id).where('accountId', '=', p.accountId),
+);
+
+/** Every column of a subscription row (a join that reads one aliases them, see transactions' findForDrive). */
+export const SUBSCRIPTION_COLUMNS = [
+  'id',
+  'accountId',
+  'pointOfSaleId',
+  'paymentMethodId',
+  'sessionId',
+  'customerId',
+  'currency',
+  'reference',
+  'description',
+  'state',
+  'statusReason',
+  'type',
+  'expiryDate',
+  'intervalPeriod',
+  'intervalFrequency',
+  'amount',
+  'createdAt',
+  'updatedAt',
+] as const satisfies ReadonlyArray<keyof SubscriptionsTable>;
+
+export function toSubscription(row: Selectable<SubscriptionsTable>): Subscription {
   const { intervalPeriod, intervalFrequency, ...rest } = row;
   return {
     ...rest,
@@ -29,8 +59,30 @@ export class KyselySubscriptionsRepository implements SubscriptionsRepository {
       .execute();
   }
 
+  async findWithPaymentMethod(accountId: string, id: string): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod | null } | null> {
+    const row = await this.db
+      .selectFrom('subscriptions as s')
+      .leftJoin('paymentMethods as pm', (join) => join.onRef('pm.id', '=', 's.paymentMethodId').onRef('pm.accountId', '=', 's.accountId'))
+      .selectAll('s')
+      .select(PAYMENT_METHOD_COLUMNS.map((column) => sql.ref<unknown>(`pm.${column}`).as(pmAlias(column))))
+      .where('s.id', '=', id)
+      .where('s.accountId', '=', accountId)
+      .executeTakeFirst();
+    if (!row) return null;
+    const subscription: Record<string, unknown> = { ...row };
+    const pm: Record<string, unknown> = {};
+    for (const column of PAYMENT_METHOD_COLUMNS) {
+      pm[column] = subscription[pmAlias(column)];
+      delete subscription[pmAlias(column)];
+    }
+    return {
+      subscription: toSubscription(subscription as Selectable<SubscriptionsTable>),
+      paymentMethod: pm.id == null ? null : toPaymentMethod(pm as Parameters<typeof toPaymentMethod>[0]),
+    };
+  }
+
   async findById(accountId: string, id: string): Promise<Subscription | null> {
-    const row = await this.db.selectFrom('subscriptions').selectAll().where('id', '=', id).where('accountId', '=', accountId).executeTakeFirst();
+    const row = await selectSubscription.executeTakeFirst(this.db, { id, accountId });
     return row ? toSubscription(row) : null;
   }
 

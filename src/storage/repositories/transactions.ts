@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Keyset } from '../../shared/pagination.js';
-import { PAYMENT_METHOD_COLUMNS, toPaymentMethod } from './payment-methods.js';
+import { PAYMENT_METHOD_COLUMNS, pmAlias, toPaymentMethod } from './payment-methods.js';
+import { SUBSCRIPTION_COLUMNS, toSubscription } from './subscriptions.js';
 import type {
   Operation,
   OperationState,
@@ -23,6 +24,7 @@ import type {
   TransactionsRepository,
 } from '../../modules/transactions/transactions.repository.js';
 import type { Database, OperationsTable, TransactionsTable } from '../schema.js';
+import { keyedTemplates, type Params } from '../query-template.js';
 
 const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
@@ -63,6 +65,90 @@ export function toOperation(row: Selectable<OperationsTable>): Operation {
 
 export const operationRow = (op: Operation) => ({ ...op, externalStatusCodes: text(op.externalStatusCodes) });
 
+/** One transaction row (compiled once per set of columns given: query-template.ts). */
+export const insertTransactionRow = keyedTemplates((db: Kysely<Database>, row: Params<ReturnType<typeof transactionRow>>) =>
+  db.insertInto('transactions').values(row),
+);
+
+/** One operation row (compiled once per set of columns given). */
+export const insertOperationRow = keyedTemplates((db: Kysely<Database>, row: Params<ReturnType<typeof operationRow>>) =>
+  db.insertInto('operations').values(row),
+);
+
+/** finishOperation's update: the patch's columns (`set:` keys) of the operation `id` while PROCESSING. */
+const finishOperationUpdate = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => {
+  const set: Record<string, unknown> = {};
+  for (const key of Object.keys(p)) if (key.startsWith('set:')) set[key.slice(4)] = p[key];
+  return db
+    .updateTable('operations')
+    .set(set as never)
+    .where('id', '=', p.id as string)
+    .where('state', '=', 'PROCESSING');
+});
+
+/**
+ * applyResult's update, by the keys of `resultParams`: `id`, `from:<i>` (the states it applies
+ * in), `set:<column>` (values), `add:<column>` (amounts added), `uncaptured` + `authorized` (the
+ * capture/void check), `refunds` + `captured` (the refund check).
+ */
+function buildResultUpdate(db: Kysely<Database>, p: Params<Record<string, unknown>>) {
+  const set: Record<string, unknown> = {};
+  const from: unknown[] = [];
+  const adds: Array<[string, unknown]> = [];
+  for (const key of Object.keys(p)) {
+    if (key.startsWith('set:')) set[key.slice(4)] = p[key];
+    else if (key.startsWith('add:')) adds.push([key.slice(4), p[key]]);
+    else if (key.startsWith('from:')) from.push(p[key]);
+  }
+  let q = db
+    .updateTable('transactions')
+    .set((eb) => {
+      for (const [column, amount] of adds) set[column] = eb(column as 'amount', '+', amount as number);
+      return set as never;
+    })
+    .where('id', '=', p.id as string)
+    .where('state', 'in', from as string[]);
+  if ('uncaptured' in p) {
+    q = q.where(
+      sql<boolean>`${sql.ref('captured_amount')} + ${sql.ref('voided_amount')} + ${sql.ref('pending_amount')} + ${p.uncaptured} <= ${sql.ref('authorized_amount')} + ${p.authorized}`,
+    );
+  }
+  if ('refunds' in p) {
+    q = q.where(
+      sql<boolean>`${sql.ref('refunded_amount')} + ${sql.ref('pending_refund_amount')} + ${p.refunds} <= ${sql.ref('captured_amount')} + ${p.captured}`,
+    );
+  }
+  return q;
+}
+const resultUpdate = keyedTemplates(buildResultUpdate);
+const resultUpdateReturning = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => buildResultUpdate(db, p).returningAll());
+
+/** The parameters of applyResult's update (see buildResultUpdate): its shape follows the patch's columns and the delta's amounts. */
+function resultParams(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta): Record<string, unknown> {
+  const { externalStatusCodes, sca, ...plain } = patch;
+  const p: Record<string, unknown> = { id };
+  from.forEach((state, i) => (p[`from:${i}`] = state));
+  for (const [key, value] of Object.entries(plain)) p[`set:${key}`] = value;
+  if (externalStatusCodes !== undefined) p['set:externalStatusCodes'] = text(externalStatusCodes);
+  if (sca !== undefined) p['set:sca'] = text(sca);
+  for (const [key, column] of Object.entries(AGGREGATE_COLUMNS)) {
+    const amount = delta[key as keyof AggregateDelta];
+    if (amount) p[`add:${column}`] = amount;
+  }
+  // The reservation model's invariants, checked by the update itself (one conditional statement):
+  // captures and voids, settled and in flight, never exceed the authorization; refunds, settled and
+  // in flight, never exceed what was captured.
+  if (delta.captured || delta.voided || delta.pending) {
+    p.uncaptured = (delta.captured ?? 0) + (delta.voided ?? 0) + (delta.pending ?? 0);
+    p.authorized = delta.authorized ?? 0;
+  }
+  if (delta.refunded || delta.pendingRefund) {
+    p.refunds = (delta.refunded ?? 0) + (delta.pendingRefund ?? 0);
+    p.captured = delta.captured ?? 0;
+  }
+  return p;
+}
+
 /** AggregateDelta key → column it adds to. */
 const AGGREGATE_COLUMNS = {
   authorized: 'authorizedAmount',
@@ -83,6 +169,10 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insert(transactions: NewTransaction[]): Promise<void> {
+    if (transactions.length === 1) {
+      await insertTransactionRow.execute(this.db, transactionRow(transactions[0]!));
+      return;
+    }
     for (let i = 0; i < transactions.length; i += 200) {
       await this.db
         .insertInto('transactions')
@@ -92,6 +182,10 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
   }
 
   async insertOperations(operations: Operation[]): Promise<void> {
+    if (operations.length === 1) {
+      await insertOperationRow.execute(this.db, operationRow(operations[0]!));
+      return;
+    }
     for (let i = 0; i < operations.length; i += 500) {
       await this.db
         .insertInto('operations')
@@ -193,14 +287,17 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
   async findForDrive(operationId: string): Promise<DriveRecord | null> {
     // One statement for what driving an operation needs: the operation, its transaction, the
     // payment method with its sealed number (for the acquirer call and the callback's card) and
-    // the point of sale's callback authorization (for the callback row).
+    // the point of sale's callback authorization (for the callback row), the subscription (for the
+    // callback's body).
     const row = await this.db
       .selectFrom('operations as o')
       .innerJoin('transactions as t', 't.id', 'o.transactionId')
       .leftJoin('paymentMethods as pm', 'pm.id', 't.paymentMethodId')
       .leftJoin('pointsOfSale as pos', 'pos.id', 't.pointOfSaleId')
+      .leftJoin('subscriptions as s', 's.id', 't.subscriptionId')
       .selectAll('t')
       .select(PAYMENT_METHOD_COLUMNS.map((column) => sql.ref<unknown>(`pm.${column}`).as(pmAlias(column))))
+      .select(SUBSCRIPTION_COLUMNS.map((column) => sql.ref<unknown>(`s.${column}`).as(subscriptionAlias(column))))
       .select(['pm.panSealed as pmPanSealed', 'pos.webhookAuthenticationSealed as posWebhookAuthenticationSealed'])
       .select([
         'o.id as opId',
@@ -245,6 +342,12 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
       pm[column] = tx[pmAlias(column)];
       delete tx[pmAlias(column)];
     }
+    // The subscription's too (the callback body's `subscription` section).
+    const subscription: Record<string, unknown> = {};
+    for (const column of SUBSCRIPTION_COLUMNS) {
+      subscription[column] = tx[subscriptionAlias(column)];
+      delete tx[subscriptionAlias(column)];
+    }
     const transaction = toTransaction(tx as Selectable<TransactionsTable>);
     const operation = toOperation({
       id: opId,
@@ -265,51 +368,23 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     });
     const paymentMethod =
       pm.id == null ? null : { paymentMethod: toPaymentMethod(pm as Parameters<typeof toPaymentMethod>[0]), panSealed: pmPanSealed ?? null };
-    return { transaction, operation, paymentMethod, webhookAuthenticationSealed: posWebhookAuthenticationSealed ?? null };
+    return {
+      transaction,
+      operation,
+      paymentMethod,
+      webhookAuthenticationSealed: posWebhookAuthenticationSealed ?? null,
+      subscription: subscription.id == null ? null : toSubscription(subscription as Parameters<typeof toSubscription>[0]),
+    };
   }
 
   async applyResult(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta = {}): Promise<boolean> {
-    const result = await this.resultUpdate(id, from, patch, delta).executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    const result = await resultUpdate.executeTakeFirst(this.db, resultParams(id, from, patch, delta));
+    return Number(result?.numUpdatedRows) === 1;
   }
 
   async applyResultReturning(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta = {}): Promise<Transaction | null> {
-    const row = await this.resultUpdate(id, from, patch, delta).returningAll().executeTakeFirst();
+    const row = await resultUpdateReturning.executeTakeFirst(this.db, resultParams(id, from, patch, delta));
     return row ? toTransaction(row) : null;
-  }
-
-  private resultUpdate(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta) {
-    const { externalStatusCodes, sca, ...plain } = patch;
-    let q = this.db
-      .updateTable('transactions')
-      .set((eb) => {
-        const set: Record<string, unknown> = { ...plain };
-        if (externalStatusCodes !== undefined) set.externalStatusCodes = text(externalStatusCodes);
-        if (sca !== undefined) set.sca = text(sca);
-        for (const [key, column] of Object.entries(AGGREGATE_COLUMNS)) {
-          const amount = delta[key as keyof AggregateDelta];
-          if (amount) set[column] = eb(column, '+', amount);
-        }
-        return set as never;
-      })
-      .where('id', '=', id)
-      .where('state', 'in', from);
-    // The reservation model's invariants, checked by the update itself (one conditional statement):
-    // captures and voids, settled and in flight, never exceed the authorization; refunds, settled and
-    // in flight, never exceed what was captured.
-    const uncapturedMoves = (delta.captured ?? 0) + (delta.voided ?? 0) + (delta.pending ?? 0);
-    if (delta.captured || delta.voided || delta.pending) {
-      q = q.where(
-        sql<boolean>`${sql.ref('captured_amount')} + ${sql.ref('voided_amount')} + ${sql.ref('pending_amount')} + ${uncapturedMoves} <= ${sql.ref('authorized_amount')} + ${delta.authorized ?? 0}`,
-      );
-    }
-    if (delta.refunded || delta.pendingRefund) {
-      const refundMoves = (delta.refunded ?? 0) + (delta.pendingRefund ?? 0);
-      q = q.where(
-        sql<boolean>`${sql.ref('refunded_amount')} + ${sql.ref('pending_refund_amount')} + ${refundMoves} <= ${sql.ref('captured_amount')} + ${delta.captured ?? 0}`,
-      );
-    }
-    return q;
   }
 
   async reservationAmounts(id: string): Promise<ReservationAmounts | null> {
@@ -330,13 +405,10 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
   }
 
   async finishOperation(id: string, patch: OperationResultPatch): Promise<boolean> {
-    const result = await this.db
-      .updateTable('operations')
-      .set({ ...patch, externalStatusCodes: text(patch.externalStatusCodes) })
-      .where('id', '=', id)
-      .where('state', '=', 'PROCESSING')
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
+    const p: Record<string, unknown> = { id };
+    for (const [key, value] of Object.entries({ ...patch, externalStatusCodes: text(patch.externalStatusCodes) })) p[`set:${key}`] = value;
+    const result = await finishOperationUpdate.executeTakeFirst(this.db, p);
+    return Number(result?.numUpdatedRows) === 1;
   }
 
   async listFinalOperations(accountId: string, f: OperationFilter, offset: number, limit: number) {
@@ -352,7 +424,7 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
   }
 }
 
-/** The alias of a payment method column in the drive read (pm + the column, camel case). */
-function pmAlias(column: string): string {
-  return `pm${column[0]!.toUpperCase()}${column.slice(1)}`;
+/** The alias of a subscription column in the drive read. */
+function subscriptionAlias(column: string): string {
+  return `sub${column[0]!.toUpperCase()}${column.slice(1)}`;
 }

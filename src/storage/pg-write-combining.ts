@@ -1,0 +1,212 @@
+/**
+ * Fewer round trips per commit on PostgreSQL (issue 10): node-postgres sends one statement per
+ * round trip, and at a few hundred payments a second the socket writes and the backends' wake-ups
+ * are most of the work. Two changes, both inside a transaction only, both invisible to callers:
+ *
+ * - **Deferred writes.** A write whose caller needs nothing back (no RETURNING, its row count
+ *   unused) is marked with `deferrable()`; it is held and sent together with the next ones, as one
+ *   statement of data-modifying CTEs (`WITH w1 AS (…), w2 AS (…) SELECT 1`), when the transaction
+ *   commits or when a statement that could observe it comes: one that names a table with a held
+ *   write, or any statement while a held INSERT may be a row another row refers to (a table with
+ *   foreign keys pointing at it), savepoints and streamed reads. Held writes are in the order they
+ *   were made; in one statement they see the same snapshot, which is why only independent writes
+ *   are marked (new rows, updates by key). A held write that fails, fails the statement it goes
+ *   with, and so the transaction, which is rolled back — as it would have been at once.
+ * - **A lazy BEGIN.** BEGIN is sent with the first statement that is not held. A transaction whose
+ *   writes were all held sends them as ONE statement without BEGIN/COMMIT (a single statement is
+ *   atomic by itself); one that sent nothing sends nothing.
+ *
+ * SQLite ignores the mark (a comment): statements run in-process there, the group commit batches
+ * the commits (write-batcher.ts).
+ */
+import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, type TransactionSettings, sql, type Expression } from 'kysely';
+
+/** Ends a write that may be held (a SQL comment, so the text stays valid on its own). */
+const MARK = '/* deferrable */';
+
+/** Tables other tables refer to by foreign key: a held INSERT into one may be a row a later statement needs. */
+const REFERENCED_TABLES = new Set([
+  'accounts',
+  'billing_agreements',
+  'billing_plans',
+  'multi_links',
+  'notifications',
+  'operations',
+  'points_of_sale',
+  'sessions',
+  'settlement_transfers',
+  'terminals',
+  'transactions',
+  'webhook_deliveries',
+  'webhooks',
+]);
+
+/** Marks a write (INSERT/UPDATE/DELETE without RETURNING, result unused) that may be sent later in its transaction. */
+export function deferrable<Q extends { modifyEnd(modifier: Expression<unknown>): Q }>(query: Q): Q {
+  return query.modifyEnd(sql.raw(MARK));
+}
+
+const WRITE_TARGET = /^\s*(insert\s+into|update|delete\s+from)\s+"([^"]+)"/i;
+const QUOTED = /"([^"]+)"/g;
+
+interface Held {
+  query: CompiledQuery;
+  table: string;
+  insert: boolean;
+}
+
+/** The connection Kysely gets: the pool's own, with the held writes of its open transaction. */
+class CombiningConnection implements DatabaseConnection {
+  inTransaction = false;
+  begun = false;
+  private held: Held[] = [];
+
+  constructor(readonly inner: DatabaseConnection) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (!this.inTransaction) return this.inner.executeQuery<R>(query);
+    const target = query.sql.endsWith(MARK) ? WRITE_TARGET.exec(query.sql) : null;
+    if (target) {
+      this.held.push({ query, table: target[2]!, insert: /^\s*insert/i.test(target[1]!) });
+      return { rows: [] };
+    }
+    if (this.mustFlushBefore(query.sql)) await this.flush();
+    await this.begin();
+    return this.inner.executeQuery<R>(query);
+  }
+
+  async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    if (this.inTransaction) {
+      await this.flush();
+      await this.begin();
+    }
+    yield* this.inner.streamQuery<R>(query, chunkSize);
+  }
+
+  /** Sends BEGIN if the transaction has sent nothing yet. */
+  async begin(): Promise<void> {
+    if (this.inTransaction && !this.begun) {
+      this.begun = true;
+      await this.inner.executeQuery(CompiledQuery.raw('begin'));
+    }
+  }
+
+  /** Sends the held writes as one statement (after BEGIN, unless `alone`: then they are the whole transaction). */
+  async flush(alone = false): Promise<void> {
+    if (this.held.length === 0) return;
+    const held = this.held;
+    this.held = [];
+    if (!alone) await this.begin();
+    await this.inner.executeQuery(combine(held.map((h) => h.query)));
+  }
+
+  discard(): void {
+    this.held = [];
+  }
+
+  private mustFlushBefore(text: string): boolean {
+    if (this.held.length === 0) return false;
+    if (this.held.some((h) => h.insert && REFERENCED_TABLES.has(h.table))) return true;
+    const named = new Set([...text.matchAll(QUOTED)].map((m) => m[1]!));
+    return this.held.some((h) => named.has(h.table));
+  }
+}
+
+/** Statements → one: `WITH w1 AS (s1), w2 AS (s2) SELECT 1`, parameters numbered on. */
+export function combine(queries: readonly CompiledQuery[]): CompiledQuery {
+  if (queries.length === 1) return queries[0]!;
+  const parameters: unknown[] = [];
+  const parts = queries.map((query, i) => {
+    const offset = parameters.length;
+    parameters.push(...query.parameters);
+    const text = offset === 0 ? query.sql : query.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    return `"w${i + 1}" as (${text})`;
+  });
+  return CompiledQuery.raw(`with ${parts.join(', ')} select 1`, parameters);
+}
+
+class CombiningDriver implements Driver {
+  constructor(private readonly inner: Driver) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new CombiningConnection(await this.inner.acquireConnection());
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const conn = connection as CombiningConnection;
+    conn.inTransaction = true;
+    conn.begun = false;
+    // An isolation level or access mode is part of the BEGIN itself: sent at once.
+    if (settings.isolationLevel || settings.accessMode) {
+      conn.begun = true;
+      await this.inner.beginTransaction(conn.inner, settings);
+    }
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    const conn = connection as CombiningConnection;
+    try {
+      if (!conn.begun) await conn.flush(true);
+      else {
+        await conn.flush();
+        await this.inner.commitTransaction(conn.inner);
+      }
+    } finally {
+      // Whatever happens next (Kysely rolls back after a failed commit) is outside the held writes.
+      conn.discard();
+    }
+    conn.inTransaction = false;
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    const conn = connection as CombiningConnection;
+    conn.discard();
+    conn.inTransaction = false;
+    if (conn.begun) await this.inner.rollbackTransaction(conn.inner);
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
+    const conn = connection as CombiningConnection;
+    await conn.flush();
+    await conn.begin();
+    await this.inner.savepoint!(conn.inner, name, compile);
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['rollbackToSavepoint']>>[2]): Promise<void> {
+    const conn = connection as CombiningConnection;
+    await conn.flush();
+    await this.inner.rollbackToSavepoint!(conn.inner, name, compile);
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['releaseSavepoint']>>[2]): Promise<void> {
+    const conn = connection as CombiningConnection;
+    await conn.flush();
+    await this.inner.releaseSavepoint!(conn.inner, name, compile);
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const conn = connection as CombiningConnection;
+    // A connection goes back to the pool with nothing held (a transaction always ends first).
+    conn.discard();
+    conn.inTransaction = false;
+    await this.inner.releaseConnection(conn.inner);
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+}
+
+/** `dialect` (PostgreSQL's) with deferred writes and a lazy BEGIN in transactions. */
+export function writeCombining(dialect: Dialect): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createDriver: () => new CombiningDriver(dialect.createDriver()),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+  };
+}
