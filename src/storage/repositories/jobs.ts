@@ -4,7 +4,7 @@ import { newId } from '../../shared/ids.js';
 import type { ClaimTimes, Job, JobState, JobStore, NewJob } from '../../jobs/job.js';
 import type { Dialect } from '../connect.js';
 import type { Database, JobsTable } from '../schema.js';
-import { queryTemplate, type Params } from '../query-template.js';
+import { keyedTemplates, queryTemplate, type Params } from '../query-template.js';
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 const DEFAULT_MAX_ATTEMPTS = 25;
@@ -81,6 +81,65 @@ const deferJob = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; wo
     .where('state', '=', 'running'),
 );
 
+/**
+ * The claim (see claim), compiled once per dialect and set of kinds (query-template.ts): `kind:<i>`
+ * the kinds, `lease:<i>` each kind's lease end and `otherLease` (or one `lease` for all).
+ */
+function claimStatement(postgres: boolean) {
+  return keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => {
+    const kinds: unknown[] = [];
+    const leases: unknown[] = [];
+    for (const key of Object.keys(p)) {
+      if (key.startsWith('kind:')) kinds.push(p[key]);
+      else if (key.startsWith('lease:')) leases.push(p[key]);
+    }
+    // Parameters inside CASE have no type of their own on PostgreSQL.
+    const typed = (value: unknown) => (postgres ? sql`cast(${value} as timestamptz)` : sql`${value}`);
+    // Two index range scans in one statement, instead of one scan under an OR (which sorted every
+    // queued job per claim): leases that ran out (jobs_leased, rare: up to `limit` more), then due
+    // jobs in run order (jobs_due), stopping after `limit`.
+    const candidates = (expired: boolean) => {
+      const q = db
+        .selectFrom('jobs')
+        .select('id')
+        .where('kind', 'in', kinds as string[]);
+      // The states are literals: SQLite uses a partial index only when the query names its condition.
+      const picked = expired
+        ? q
+            .where('state', '=', sql.lit('running'))
+            .where('leaseUntil', '<', p.wallNow as string)
+            .orderBy('leaseUntil')
+            .limit(p.limit as number)
+        : q
+            .where('state', '=', sql.lit('queued'))
+            .where('runAt', '<=', p.now as string)
+            .orderBy('runAt')
+            .orderBy('id')
+            .limit(p.limit as number);
+      return postgres ? picked.forUpdate().skipLocked() : picked;
+    };
+    return db
+      .updateTable('jobs')
+      .set((eb) => ({
+        state: 'running',
+        leasedBy: p.workerId as string,
+        // Each kind's own lease: a crashed worker's short jobs (callbacks) come back soon, long ones (settlement) stay safe.
+        leaseUntil:
+          'lease' in p
+            ? (p.lease as string)
+            : sql<string>`case ${sql.join(
+                kinds.map((kind, i) => sql`when ${sql.ref('kind')} = ${kind} then ${typed(leases[i])}`),
+                sql` `,
+              )} else ${typed(p.otherLease)} end`,
+        attempts: eb('attempts', '+', 1),
+        updatedAt: p.now as string,
+      }))
+      .where((eb) => eb.or([eb('id', 'in', candidates(true)), eb('id', 'in', candidates(false))]))
+      .returningAll();
+  });
+}
+const claimJobs = { sqlite: claimStatement(false), postgres: claimStatement(true) };
+
 export class KyselyJobStore implements JobStore {
   constructor(
     private readonly db: Kysely<Database>,
@@ -116,41 +175,15 @@ export class KyselyJobStore implements JobStore {
 
   async claim(workerId: string, at: ClaimTimes, leaseMs: number | Readonly<Record<string, number>>, limit: number, kinds: string[]): Promise<Job[]> {
     if (kinds.length === 0 || limit <= 0) return [];
-    const now = iso(at.now);
-    const wallNow = iso(at.wallNow);
     const leaseOf = (kind: string) => iso(at.wallNow + (typeof leaseMs === 'number' ? leaseMs : (leaseMs[kind] ?? 30_000)));
-    // Parameters inside CASE have no type of their own on PostgreSQL.
-    const typed = (kind: string) => (this.dialect === 'postgres' ? sql`cast(${leaseOf(kind)} as timestamptz)` : sql`${leaseOf(kind)}`);
-    // Two index range scans in one statement, instead of one scan under an OR (which sorted every
-    // queued job per claim): leases that ran out (jobs_leased, rare: up to `limit` more), then due
-    // jobs in run order (jobs_due), stopping after `limit`.
-    const candidates = (expired: boolean) => {
-      const q = this.db.selectFrom('jobs').select('id').where('kind', 'in', kinds);
-      // The states are literals: SQLite uses a partial index only when the query names its condition.
-      const picked = expired
-        ? q.where('state', '=', sql.lit('running')).where('leaseUntil', '<', wallNow).orderBy('leaseUntil').limit(limit)
-        : q.where('state', '=', sql.lit('queued')).where('runAt', '<=', now).orderBy('runAt').orderBy('id').limit(limit);
-      return this.dialect === 'postgres' ? picked.forUpdate().skipLocked() : picked;
-    };
-    const rows = await this.db
-      .updateTable('jobs')
-      .set((eb) => ({
-        state: 'running',
-        leasedBy: workerId,
-        // Each kind's own lease: a crashed worker's short jobs (callbacks) come back soon, long ones (settlement) stay safe.
-        leaseUntil:
-          typeof leaseMs === 'number'
-            ? leaseOf('')
-            : sql<string>`case ${sql.join(
-                kinds.map((kind) => sql`when ${sql.ref('kind')} = ${kind} then ${typed(kind)}`),
-                sql` `,
-              )} else ${typed('')} end`,
-        attempts: eb('attempts', '+', 1),
-        updatedAt: now,
-      }))
-      .where((eb) => eb.or([eb('id', 'in', candidates(true)), eb('id', 'in', candidates(false))]))
-      .returningAll()
-      .execute();
+    const params: Record<string, unknown> = { workerId, now: iso(at.now), wallNow: iso(at.wallNow), limit };
+    kinds.forEach((kind, i) => (params[`kind:${i}`] = kind));
+    if (typeof leaseMs === 'number') params.lease = leaseOf('');
+    else {
+      kinds.forEach((kind, i) => (params[`lease:${i}`] = leaseOf(kind)));
+      params.otherLease = leaseOf('');
+    }
+    const rows = await claimJobs[this.dialect].execute(this.db, params);
     return rows.map(toJob);
   }
 

@@ -48,6 +48,17 @@ function changesRow(changes: SubscriptionChanges) {
   return interval === undefined ? rest : { ...rest, intervalPeriod: interval?.period ?? null, intervalFrequency: interval?.frequency ?? null };
 }
 
+/** A subscription with its payment method, one read (findWithPaymentMethod): compiled once. */
+const selectWithPaymentMethod = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string }>) =>
+  db
+    .selectFrom('subscriptions as s')
+    .leftJoin('paymentMethods as pm', (join) => join.onRef('pm.id', '=', 's.paymentMethodId').onRef('pm.accountId', '=', 's.accountId'))
+    .selectAll('s')
+    .select(PAYMENT_METHOD_COLUMNS.map((column) => sql.ref<unknown>(`pm.${column}`).as(pmAlias(column))))
+    .where('s.id', '=', p.id)
+    .where('s.accountId', '=', p.accountId),
+);
+
 export class KyselySubscriptionsRepository implements SubscriptionsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -60,14 +71,7 @@ export class KyselySubscriptionsRepository implements SubscriptionsRepository {
   }
 
   async findWithPaymentMethod(accountId: string, id: string): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod | null } | null> {
-    const row = await this.db
-      .selectFrom('subscriptions as s')
-      .leftJoin('paymentMethods as pm', (join) => join.onRef('pm.id', '=', 's.paymentMethodId').onRef('pm.accountId', '=', 's.accountId'))
-      .selectAll('s')
-      .select(PAYMENT_METHOD_COLUMNS.map((column) => sql.ref<unknown>(`pm.${column}`).as(pmAlias(column))))
-      .where('s.id', '=', id)
-      .where('s.accountId', '=', accountId)
-      .executeTakeFirst();
+    const row = await selectWithPaymentMethod.executeTakeFirst(this.db, { id, accountId });
     if (!row) return null;
     const subscription: Record<string, unknown> = { ...row };
     const pm: Record<string, unknown> = {};

@@ -24,7 +24,7 @@ import type {
   TransactionsRepository,
 } from '../../modules/transactions/transactions.repository.js';
 import type { Database, OperationsTable, TransactionsTable } from '../schema.js';
-import { keyedTemplates, type Params } from '../query-template.js';
+import { keyedTemplates, queryTemplate, type Params } from '../query-template.js';
 
 const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
@@ -165,6 +165,36 @@ const COMPARATORS: Record<AmountMode, '=' | '<' | '>'> = { EQUAL: '=', LESS_THAN
 /** LIKE pattern for a prefix, with the wildcard characters of the prefix escaped. */
 const likePrefix = (prefix: string): string => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
+/** The drive's one read (findForDrive): compiled once (query-template.ts). */
+const selectForDrive = queryTemplate((db: Kysely<Database>, p: Params<{ operationId: string }>) =>
+  db
+    .selectFrom('operations as o')
+    .innerJoin('transactions as t', 't.id', 'o.transactionId')
+    .leftJoin('paymentMethods as pm', 'pm.id', 't.paymentMethodId')
+    .leftJoin('pointsOfSale as pos', 'pos.id', 't.pointOfSaleId')
+    .leftJoin('subscriptions as s', 's.id', 't.subscriptionId')
+    .selectAll('t')
+    .select(PAYMENT_METHOD_COLUMNS.map((column) => sql.ref<unknown>(`pm.${column}`).as(pmAlias(column))))
+    .select(SUBSCRIPTION_COLUMNS.map((column) => sql.ref<unknown>(`s.${column}`).as(subscriptionAlias(column))))
+    .select(['pm.panSealed as pmPanSealed', 'pos.webhookAuthenticationSealed as posWebhookAuthenticationSealed'])
+    .select([
+      'o.id as opId',
+      'o.pointOfSaleId as opPointOfSaleId',
+      'o.type as opType',
+      'o.state as opState',
+      'o.amount as opAmount',
+      'o.referenceOperationId as opReferenceOperationId',
+      'o.errorCode as opErrorCode',
+      'o.externalStatusCodes as opExternalStatusCodes',
+      'o.acquirerReference as opAcquirerReference',
+      'o.idempotencyKey as opIdempotencyKey',
+      'o.chain as opChain',
+      'o.createdAt as opCreatedAt',
+      'o.finalizedAt as opFinalizedAt',
+    ])
+    .where('o.id', '=', p.operationId),
+);
+
 export class KyselyTransactionsRepository implements TransactionsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -289,33 +319,7 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     // payment method with its sealed number (for the acquirer call and the callback's card) and
     // the point of sale's callback authorization (for the callback row), the subscription (for the
     // callback's body).
-    const row = await this.db
-      .selectFrom('operations as o')
-      .innerJoin('transactions as t', 't.id', 'o.transactionId')
-      .leftJoin('paymentMethods as pm', 'pm.id', 't.paymentMethodId')
-      .leftJoin('pointsOfSale as pos', 'pos.id', 't.pointOfSaleId')
-      .leftJoin('subscriptions as s', 's.id', 't.subscriptionId')
-      .selectAll('t')
-      .select(PAYMENT_METHOD_COLUMNS.map((column) => sql.ref<unknown>(`pm.${column}`).as(pmAlias(column))))
-      .select(SUBSCRIPTION_COLUMNS.map((column) => sql.ref<unknown>(`s.${column}`).as(subscriptionAlias(column))))
-      .select(['pm.panSealed as pmPanSealed', 'pos.webhookAuthenticationSealed as posWebhookAuthenticationSealed'])
-      .select([
-        'o.id as opId',
-        'o.pointOfSaleId as opPointOfSaleId',
-        'o.type as opType',
-        'o.state as opState',
-        'o.amount as opAmount',
-        'o.referenceOperationId as opReferenceOperationId',
-        'o.errorCode as opErrorCode',
-        'o.externalStatusCodes as opExternalStatusCodes',
-        'o.acquirerReference as opAcquirerReference',
-        'o.idempotencyKey as opIdempotencyKey',
-        'o.chain as opChain',
-        'o.createdAt as opCreatedAt',
-        'o.finalizedAt as opFinalizedAt',
-      ])
-      .where('o.id', '=', operationId)
-      .executeTakeFirst();
+    const row = await selectForDrive.executeTakeFirst(this.db, { operationId });
     if (!row) return null;
     const {
       opId,
