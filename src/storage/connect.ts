@@ -11,6 +11,7 @@ import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
 import { openSqlite, sqliteDriver, type SqliteDriverName } from './sqlite-driver.js';
 import { StatementCounter } from './statement-counter.js';
+import { PreparedNames } from './pg-prepared.js';
 import { writeCombining } from './pg-write-combining.js';
 import { WalSync } from './wal-sync.js';
 import { StatementCache } from './write-batcher.js';
@@ -122,8 +123,10 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
   // (→ 503, see unavailable.ts), the pool drops it on release, and new connections replace it.
   pool.on('error', () => undefined);
   const counters = new StatementCounter();
+  const prepared = new PreparedNames();
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
+    prepared.prepareOn(client);
     counters.watch(client);
   });
   // Held writes and a lazy BEGIN in transactions: fewer round trips per commit (pg-write-combining.ts).
