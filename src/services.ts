@@ -389,7 +389,6 @@ export function buildServices(deps: ServiceDeps): Services {
   });
   const mit = new MitService<Repositories>({
     subscriptions,
-    pointsOfSale,
     urlPolicy: callbackUrlPolicy,
     authorization: payments,
     overload: backlog,

@@ -6,7 +6,7 @@
  */
 import type { Static } from '@sinclair/typebox';
 import { type Effect, effectPart } from '../../shared/effect.js';
-import { AppError, type FieldErrors } from '../../shared/errors.js';
+import { AppError, type FieldErrors, notFound } from '../../shared/errors.js';
 import { type OverloadSignal, refuseWhenOverloaded } from '../../shared/overload.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
@@ -23,8 +23,13 @@ export type MitRequest = Static<typeof MitBody>;
 export type MitRepos = PipelineRepos & IngestionRepos;
 
 export interface MitDeps<R extends MitRepos> {
-  subscriptions: { requireChargeable(accountId: string, subscriptionId: string): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod }> };
-  pointsOfSale: { get(accountId: string, id: string): Promise<PointOfSale> };
+  /** The subscription with its payment method and point of sale (read together: one statement). */
+  subscriptions: {
+    requireChargeable(
+      accountId: string,
+      subscriptionId: string,
+    ): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod; pointOfSale: PointOfSale | null }>;
+  };
   /** Callback URL rule (approved domain; no private address outside sandbox): 422 on `field`. */
   urlPolicy: { check(field: string, url: string, domain: string): Promise<void> };
   authorization: {
@@ -141,8 +146,8 @@ export class MitService<R extends MitRepos = MitRepos> {
   }
 
   private async load(accountId: string, subscriptionId: string): Promise<Charged> {
-    const { subscription, paymentMethod } = await this.deps.subscriptions.requireChargeable(accountId, subscriptionId);
-    const pointOfSale = await this.deps.pointsOfSale.get(accountId, subscription.pointOfSaleId);
+    const { subscription, paymentMethod, pointOfSale } = await this.deps.subscriptions.requireChargeable(accountId, subscriptionId);
+    if (!pointOfSale) throw notFound('point of sale');
     return { subscription, pointOfSale, paymentMethod };
   }
 }

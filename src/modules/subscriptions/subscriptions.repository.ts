@@ -1,4 +1,5 @@
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
+import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { Subscription, SubscriptionState } from './subscription.js';
 
 export interface SubscriptionFilter {
@@ -18,8 +19,11 @@ export type SubscriptionChanges = Partial<Pick<Subscription, 'state' | 'statusRe
 export interface SubscriptionsRepository {
   insert(subscription: Subscription): Promise<void>;
   findById(accountId: string, id: string): Promise<Subscription | null>;
-  /** The subscription with its payment method (deleted ones too; null when the row is gone), in one read. */
-  findWithPaymentMethod(accountId: string, id: string): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod | null } | null>;
+  /** What charging the subscription needs, in one read: it, its payment method (deleted ones too) and its point of sale; null parts are gone. */
+  findForCharge(
+    accountId: string,
+    id: string,
+  ): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod | null; pointOfSale: PointOfSale | null } | null>;
   /** Newest first (createdAt desc, id desc). */
   list(accountId: string, filter: SubscriptionFilter, offset: number, limit: number): Promise<{ items: Subscription[]; total: number }>;
   /** Applies `changes` only while the subscription is still in `expectedState`; false when it was not. */

@@ -3,6 +3,7 @@
  * modules use before charging (`requireActive`) or after the payment method went away.
  * Creation belongs to the CIT session: `createActive` runs inside the session's completion commit.
  */
+import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { Clock } from '../../clock.js';
 import { AppError, fieldError, notFound } from '../../shared/errors.js';
 import type { EventOutbox } from '../events/event-outbox.js';
@@ -91,11 +92,11 @@ export class SubscriptionsService {
     accountId: string,
     subscriptionId: string,
     field = 'subscriptionId',
-  ): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod }> {
-    const read = await this.deps.subscriptions.findWithPaymentMethod(accountId, subscriptionId);
+  ): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod; pointOfSale: PointOfSale | null }> {
+    const read = await this.deps.subscriptions.findForCharge(accountId, subscriptionId);
     if (!read) throw fieldError(field, 'in:ACTIVE', 'no ACTIVE subscription with this id exists');
     // A deleted or expired payment method makes the subscription INVALID before anything is charged.
-    const { subscription: found, paymentMethod } = read;
+    const { subscription: found, paymentMethod, pointOfSale } = read;
     const subscription = nextSubscriptionState(found.state, 'charge') ? await this.invalidateIfUnusable(found, paymentMethod) : found;
     if (!nextSubscriptionState(subscription.state, 'charge')) {
       const why = subscription.statusReason ? ` (${subscription.statusReason})` : '';
@@ -105,7 +106,7 @@ export class SubscriptionsService {
       throw fieldError(field, 'in:ACTIVE', `the subscription expired on ${subscription.expiryDate}`);
     }
     if (!paymentMethod || paymentMethod.deletedAt) throw fieldError(field, 'in:ACTIVE', 'the payment method of this subscription was deleted');
-    return { subscription, paymentMethod };
+    return { subscription, paymentMethod, pointOfSale };
   }
 
   /** Inserts an ACTIVE subscription on the caller's transaction (CIT session completion). */

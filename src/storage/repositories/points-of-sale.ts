@@ -9,7 +9,20 @@ const selectPointOfSale = queryTemplate((db: Kysely<Database>, p: Params<{ id: s
   db.selectFrom('pointsOfSale').selectAll().where('id', '=', p.id).where('accountId', '=', p.accountId),
 );
 
-function toPointOfSale(row: Selectable<PointsOfSaleTable>): PointOfSale {
+/** The columns of a point of sale without its sealed callback authorization (a join that reads one aliases them). */
+export const POINT_OF_SALE_COLUMNS = [
+  'id',
+  'accountId',
+  'name',
+  'type',
+  'domain',
+  'descriptor',
+  'hostedConfiguration',
+  'createdAt',
+  'updatedAt',
+] as const satisfies ReadonlyArray<keyof PointsOfSaleTable>;
+
+export function toPointOfSale(row: Omit<Selectable<PointsOfSaleTable>, 'webhookAuthenticationSealed'>): PointOfSale {
   return {
     id: row.id,
     accountId: row.accountId,

@@ -4,6 +4,8 @@ import type { SubscriptionChanges, SubscriptionFilter, SubscriptionsRepository }
 import type { Database, SubscriptionsTable } from '../schema.js';
 import type { PaymentMethod } from '../../modules/payment-methods/payment-method.js';
 import { PAYMENT_METHOD_COLUMNS, pmAlias, toPaymentMethod } from './payment-methods.js';
+import { POINT_OF_SALE_COLUMNS, toPointOfSale } from './points-of-sale.js';
+import type { PointOfSale } from '../../modules/points-of-sale/point-of-sale.js';
 import { queryTemplate, type Params } from '../query-template.js';
 
 /** Compiled once (query-template.ts). */
@@ -48,13 +50,15 @@ function changesRow(changes: SubscriptionChanges) {
   return interval === undefined ? rest : { ...rest, intervalPeriod: interval?.period ?? null, intervalFrequency: interval?.frequency ?? null };
 }
 
-/** A subscription with its payment method, one read (findWithPaymentMethod): compiled once. */
-const selectWithPaymentMethod = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string }>) =>
+/** What charging a subscription needs, one read (findForCharge): compiled once. */
+const selectForCharge = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string }>) =>
   db
     .selectFrom('subscriptions as s')
     .leftJoin('paymentMethods as pm', (join) => join.onRef('pm.id', '=', 's.paymentMethodId').onRef('pm.accountId', '=', 's.accountId'))
+    .leftJoin('pointsOfSale as pos', (join) => join.onRef('pos.id', '=', 's.pointOfSaleId').onRef('pos.accountId', '=', 's.accountId'))
     .selectAll('s')
     .select(PAYMENT_METHOD_COLUMNS.map((column) => sql.ref<unknown>(`pm.${column}`).as(pmAlias(column))))
+    .select(POINT_OF_SALE_COLUMNS.map((column) => sql.ref<unknown>(`pos.${column}`).as(posAlias(column))))
     .where('s.id', '=', p.id)
     .where('s.accountId', '=', p.accountId),
 );
@@ -70,18 +74,27 @@ export class KyselySubscriptionsRepository implements SubscriptionsRepository {
       .execute();
   }
 
-  async findWithPaymentMethod(accountId: string, id: string): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod | null } | null> {
-    const row = await selectWithPaymentMethod.executeTakeFirst(this.db, { id, accountId });
+  async findForCharge(
+    accountId: string,
+    id: string,
+  ): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod | null; pointOfSale: PointOfSale | null } | null> {
+    const row = await selectForCharge.executeTakeFirst(this.db, { id, accountId });
     if (!row) return null;
     const subscription: Record<string, unknown> = { ...row };
     const pm: Record<string, unknown> = {};
+    const pos: Record<string, unknown> = {};
     for (const column of PAYMENT_METHOD_COLUMNS) {
       pm[column] = subscription[pmAlias(column)];
       delete subscription[pmAlias(column)];
     }
+    for (const column of POINT_OF_SALE_COLUMNS) {
+      pos[column] = subscription[posAlias(column)];
+      delete subscription[posAlias(column)];
+    }
     return {
       subscription: toSubscription(subscription as Selectable<SubscriptionsTable>),
       paymentMethod: pm.id == null ? null : toPaymentMethod(pm as Parameters<typeof toPaymentMethod>[0]),
+      pointOfSale: pos.id == null ? null : toPointOfSale(pos as Parameters<typeof toPointOfSale>[0]),
     };
   }
 
@@ -138,4 +151,9 @@ export class KyselySubscriptionsRepository implements SubscriptionsRepository {
       .execute();
     return rows.map(toSubscription);
   }
+}
+
+/** A point of sale column in a joined read: pos + the column, camel case. */
+function posAlias(column: string): string {
+  return `pos${column[0]!.toUpperCase()}${column.slice(1)}`;
 }
