@@ -49,8 +49,14 @@ export class JobRunner {
   private wake: (() => void) | null = null;
   /** A notify() that arrived while the loop was busy: the next sleep returns at once instead of losing it. */
   private woken = false;
+  /**
+   * The last claim took every job due then (fewer than it could): a job ending frees a slot but
+   * makes nothing due, so it wakes the loop only when it went back to the queue. Claims that find
+   * nothing cost a write transaction each (issue 10: five per MIT at 100/s before this).
+   */
+  private claimedAll = false;
   private loopDone: Promise<void> = Promise.resolve();
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Set<Promise<boolean>>();
   /** Jobs this runner is executing, by id → kind: the heartbeat renews their leases. */
   private readonly leased = new Map<string, string>();
   private heartbeat: NodeJS.Timeout | null = null;
@@ -128,8 +134,9 @@ export class JobRunner {
         if (free > 0) {
           const jobs = await this.claimBatch(free);
           claimed = jobs.length;
+          this.claimedAll = claimed < free;
           for (const job of jobs) this.track(this.execute(job));
-        }
+        } else this.claimedAll = false;
         if (outage) logger.info({ failedClaims: failures }, 'job runner: the database answers again; claiming jobs');
         failures = 0;
         outage = false;
@@ -142,7 +149,7 @@ export class JobRunner {
       }
       if (this.stopped) break;
       if (failures > 0) await this.sleep(Math.min(CLAIM_BACKOFF_CAP_MS, this.idlePollMs * 2 ** (failures - 1)));
-      else if (claimed === 0 || this.running >= this.concurrency) await this.sleep(await this.idleDelay());
+      else if (claimed === 0 || this.claimedAll || this.running >= this.concurrency) await this.sleep(await this.idleDelay());
     }
   }
 
@@ -175,11 +182,12 @@ export class JobRunner {
     });
   }
 
-  private track(promise: Promise<void>): void {
+  /** `promise`: the job's run, true when the job went back to the queue (a retry, a deferral). */
+  private track(promise: Promise<boolean>): void {
     this.inFlight.add(promise);
-    void promise.finally(() => {
+    void promise.then((requeued) => {
       this.inFlight.delete(promise);
-      this.notify();
+      if (requeued || !this.claimedAll) this.notify();
     });
   }
 
@@ -201,7 +209,8 @@ export class JobRunner {
     }
   }
 
-  private async execute(job: Job): Promise<void> {
+  /** Runs one claimed job; true when it went back to the queue (to run again later). */
+  private async execute(job: Job): Promise<boolean> {
     const definition = this.definitions.get(job.kind);
     const { store, clock, logger } = this.options;
     this.running++;
@@ -216,15 +225,17 @@ export class JobRunner {
         logger.error({ jobId: job.id, kind: job.kind }, error);
         await store.fail(job.id, this.workerId, clock.now(), error, null);
         this.logDead(job, error);
-        return;
+        return false;
       }
       // A handler may settle its job inside its own commit (one commit for the result and the job).
       let settled = false;
+      let requeued = false;
       let deadWith: string | null = null;
       const settleIn = async (jobs: JobQueue, outcome: JobOutcome) => {
         if ('done' in outcome) await jobs.complete(job.id, this.workerId, clock.now());
         else await jobs.fail(job.id, this.workerId, clock.now(), outcome.error.slice(0, 2000), outcome.retryAt);
         settled = true;
+        requeued = 'error' in outcome && outcome.retryAt !== null;
         deadWith = 'error' in outcome && outcome.retryAt === null ? outcome.error : null;
       };
       await definition.handle(job.payload as never, { job, attempt: job.attempts, now: () => clock.now(), settleIn });
@@ -232,6 +243,7 @@ export class JobRunner {
       // Once the handler (and so the commit that settled its job) is done.
       if (deadWith !== null) this.logDead(job, deadWith);
       this.options.meter?.record();
+      return requeued;
     } catch (err) {
       if (err instanceof Deferred || isStoreUnavailable(err)) {
         // Not an attempt (the delivery gate is full, or the database failed under the handler): back
@@ -243,7 +255,7 @@ export class JobRunner {
         } catch (deferErr) {
           logger.error({ err: deferErr, jobId: job.id }, 'could not defer job; the lease will expire and it will run again');
         }
-        return;
+        return true;
       }
       const message = err instanceof Error ? err.message : String(err);
       // The definition's limit caps the one stored with the job (which defaults to the store's 25).
@@ -258,6 +270,7 @@ export class JobRunner {
       } catch (failErr) {
         logger.error({ err: failErr, jobId: job.id }, 'could not record job failure; the lease will expire and it will run again');
       }
+      return retryAt !== null;
     } finally {
       this.running--;
       this.leased.delete(job.id);

@@ -83,6 +83,46 @@ for (const kind of await availableStores()) {
       assert.deepEqual(attempts, [1, 2, 3]);
     });
 
+    test('claims: a job ending wakes the runner only when its claim may have left jobs behind or the job went back to the queue', async () => {
+      const quick = `quick.${newId()}`;
+      const flaky = `flaky.${newId()}`;
+      const done: string[] = [];
+      let claims = 0;
+      const store = Object.create(t.store.jobs) as typeof t.store.jobs;
+      store.claim = (...args: Parameters<typeof t.store.jobs.claim>) => {
+        claims++;
+        return t.store.jobs.claim(...args);
+      };
+      const r = runner(
+        [
+          { kind: quick, maxAttempts: 5, leaseMs: 30_000, backoff: () => 1000, handle: async () => void done.push(quick) } as JobDefinition<never>,
+          {
+            kind: flaky,
+            maxAttempts: 5,
+            leaseMs: 30_000,
+            backoff: () => 0,
+            async handle(_payload, ctx) {
+              if (ctx.attempt === 1) throw new Error('once');
+              done.push(flaky);
+            },
+          } as JobDefinition<never>,
+        ],
+        { store, concurrency: 4, idlePollMs: 60_000 },
+      );
+      r.start();
+      await waitFor('the first idle claim', () => claims >= 1);
+      const idle = claims;
+      await t.store.jobs.enqueue({ kind: quick, payload: {} });
+      r.notify();
+      await waitFor('the quick job', () => done.includes(quick));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(claims - idle, 1, 'one claim took the job; its end claimed nothing more (the claim had room to spare)');
+      // A job that fails with a retry due at once goes back to the queue: its end wakes the runner.
+      await t.store.jobs.enqueue({ kind: flaky, payload: {} });
+      r.notify();
+      await waitFor('the retried job', () => done.includes(flaky));
+    });
+
     test("dead-letters after the definition's maxAttempts (not the store's default of 25)", async () => {
       const kind = `dead.${newId()}`;
       let calls = 0;
