@@ -178,7 +178,10 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
   }
 }
 
-/** A payment method column read beside another table's (a join): pm + the column, camel case, which the CamelCasePlugin maps both ways. */
-export function pmAlias(column: string): string {
-  return `pm${column[0]!.toUpperCase()}${column.slice(1)}`;
+/** A column read beside another table's (a join): prefix + the column, camel case, which the CamelCasePlugin maps both ways. */
+export function joinedAlias(prefix: string, column: string): string {
+  return `${prefix}${column[0]!.toUpperCase()}${column.slice(1)}`;
 }
+
+/** A payment method column in a joined read. */
+export const pmAlias = (column: string): string => joinedAlias('pm', column);

@@ -3,7 +3,7 @@ import type { IntervalPeriod, Subscription, SubscriptionState, SubscriptionType 
 import type { SubscriptionChanges, SubscriptionFilter, SubscriptionsRepository } from '../../modules/subscriptions/subscriptions.repository.js';
 import type { Database, SubscriptionsTable } from '../schema.js';
 import type { PaymentMethod } from '../../modules/payment-methods/payment-method.js';
-import { PAYMENT_METHOD_COLUMNS, pmAlias, toPaymentMethod } from './payment-methods.js';
+import { joinedAlias, PAYMENT_METHOD_COLUMNS, pmAlias, toPaymentMethod } from './payment-methods.js';
 import { POINT_OF_SALE_COLUMNS, toPointOfSale } from './points-of-sale.js';
 import type { PointOfSale } from '../../modules/points-of-sale/point-of-sale.js';
 import { queryTemplate, type Params } from '../query-template.js';
@@ -58,7 +58,7 @@ const selectForCharge = queryTemplate((db: Kysely<Database>, p: Params<{ id: str
     .leftJoin('pointsOfSale as pos', (join) => join.onRef('pos.id', '=', 's.pointOfSaleId').onRef('pos.accountId', '=', 's.accountId'))
     .selectAll('s')
     .select(PAYMENT_METHOD_COLUMNS.map((column) => sql.ref<unknown>(`pm.${column}`).as(pmAlias(column))))
-    .select(POINT_OF_SALE_COLUMNS.map((column) => sql.ref<unknown>(`pos.${column}`).as(posAlias(column))))
+    .select(POINT_OF_SALE_COLUMNS.map((column) => sql.ref<unknown>(`pos.${column}`).as(joinedAlias('pos', column))))
     .where('s.id', '=', p.id)
     .where('s.accountId', '=', p.accountId),
 );
@@ -88,8 +88,8 @@ export class KyselySubscriptionsRepository implements SubscriptionsRepository {
       delete subscription[pmAlias(column)];
     }
     for (const column of POINT_OF_SALE_COLUMNS) {
-      pos[column] = subscription[posAlias(column)];
-      delete subscription[posAlias(column)];
+      pos[column] = subscription[joinedAlias('pos', column)];
+      delete subscription[joinedAlias('pos', column)];
     }
     return {
       subscription: toSubscription(subscription as Selectable<SubscriptionsTable>),
@@ -151,9 +151,4 @@ export class KyselySubscriptionsRepository implements SubscriptionsRepository {
       .execute();
     return rows.map(toSubscription);
   }
-}
-
-/** A point of sale column in a joined read: pos + the column, camel case. */
-function posAlias(column: string): string {
-  return `pos${column[0]!.toUpperCase()}${column.slice(1)}`;
 }

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Keyset } from '../../shared/pagination.js';
-import { PAYMENT_METHOD_COLUMNS, pmAlias, toPaymentMethod } from './payment-methods.js';
+import { joinedAlias, PAYMENT_METHOD_COLUMNS, pmAlias, toPaymentMethod } from './payment-methods.js';
 import { SUBSCRIPTION_COLUMNS, toSubscription } from './subscriptions.js';
 import type {
   Operation,
@@ -175,7 +175,7 @@ const selectForDrive = queryTemplate((db: Kysely<Database>, p: Params<{ operatio
     .leftJoin('subscriptions as s', 's.id', 't.subscriptionId')
     .selectAll('t')
     .select(PAYMENT_METHOD_COLUMNS.map((column) => sql.ref<unknown>(`pm.${column}`).as(pmAlias(column))))
-    .select(SUBSCRIPTION_COLUMNS.map((column) => sql.ref<unknown>(`s.${column}`).as(subscriptionAlias(column))))
+    .select(SUBSCRIPTION_COLUMNS.map((column) => sql.ref<unknown>(`s.${column}`).as(joinedAlias('sub', column))))
     .select(['pm.panSealed as pmPanSealed', 'pos.webhookAuthenticationSealed as posWebhookAuthenticationSealed'])
     .select([
       'o.id as opId',
@@ -349,8 +349,8 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     // The subscription's too (the callback body's `subscription` section).
     const subscription: Record<string, unknown> = {};
     for (const column of SUBSCRIPTION_COLUMNS) {
-      subscription[column] = tx[subscriptionAlias(column)];
-      delete tx[subscriptionAlias(column)];
+      subscription[column] = tx[joinedAlias('sub', column)];
+      delete tx[joinedAlias('sub', column)];
     }
     const transaction = toTransaction(tx as Selectable<TransactionsTable>);
     const operation = toOperation({
@@ -426,9 +426,4 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     ]);
     return { items: rows.map(toOperation), total: Number(count.n) };
   }
-}
-
-/** The alias of a subscription column in the drive read. */
-function subscriptionAlias(column: string): string {
-  return `sub${column[0]!.toUpperCase()}${column.slice(1)}`;
 }
