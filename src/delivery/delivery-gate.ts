@@ -132,18 +132,20 @@ export class DeliveryGate {
     let started = this.now();
     let merchant = this.counter(this.merchants, target.merchant, started);
     let dest = this.counter(this.destinations, destination, started);
-    const wait = this.limits.waitingPerKey > 0 ? new SlotWait(this.waiters, target.merchant, destination, this.limits.maxWaitMs) : null;
+    // Made only when a key is full: most deliveries find a slot at once.
+    let wait: SlotWait | null = null;
     try {
       for (;;) {
         const merchantFull = merchant.inFlight >= this.limits.perMerchant;
         const destFull = this.destinationFull(dest, started);
         if (!merchantFull && !destFull) break;
         const slow = dest.slowUntil > started;
-        if (!wait || slow || wait.timedOut || merchant.waiting >= this.limits.waitingPerKey || dest.waiting >= this.limits.waitingPerKey) {
+        if (slow || wait?.timedOut || merchant.waiting >= this.limits.waitingPerKey || dest.waiting >= this.limits.waitingPerKey) {
           this.forget(this.merchants, target.merchant, merchant, started);
           this.forget(this.destinations, destination, dest, started);
           throw merchantFull ? this.deferral(merchant, `merchant ${target.merchant}`) : this.deferral(dest, `${slow ? 'slow ' : ''}destination ${destination}`);
         }
+        wait ??= new SlotWait(this.waiters, target.merchant, destination, this.limits.maxWaitMs);
         merchant.waiting++;
         dest.waiting++;
         try {

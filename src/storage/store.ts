@@ -155,23 +155,7 @@ export function createStore(connection: Connection, options: StoreOptions): Stor
     idempotency: new KyselyIdempotencyStore(connection.db),
     batcher: null,
     counters: connection.counters,
-    async transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {
-      const committed: Array<() => void> = [];
-      const result = await connection.db.transaction().execute((trx) =>
-        fn(
-          repositories(
-            trx,
-            connection.dialect,
-            options,
-            () => committed.push(notify),
-            (after) => committed.push(after),
-          ),
-        ),
-      );
-      // Only after the commit: the runner can see the new jobs, a log line reports what stays.
-      runAll(committed);
-      return result;
-    },
+    transaction: (fn) => inTransaction((work) => connection.db.transaction().execute(work), fn, connection.dialect, options, notify),
     ping: () => connection.ping(),
     close: () => connection.close(),
   };
@@ -193,29 +177,41 @@ function createSqliteStore(connection: Connection, statements: NonNullable<Conne
     idempotency: new KyselyIdempotencyStore(batched),
     batcher,
     counters: connection.counters,
-    async transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T> {
-      const committed: Array<() => void> = [];
-      const result = await batcher.run((conn) =>
-        fn(
-          repositories(
-            conn,
-            connection.dialect,
-            options,
-            () => committed.push(notify),
-            (after) => committed.push(after),
-          ),
-        ),
-      );
-      // Resolved after the group commit: the runner can see the new jobs, a log line reports what stays.
-      runAll(committed);
-      return result;
-    },
+    transaction: (fn) => inTransaction((work) => batcher.run(work), fn, connection.dialect, options, notify),
     ping: () => connection.ping(),
     async close() {
       await batcher.drain();
       await connection.close();
     },
   };
+}
+
+/**
+ * `fn` on the repositories of one transaction, which `commit` runs (a pool transaction, a unit of
+ * the group commit); the after-commit work it asked for runs once `commit` has returned: the runner
+ * can see the new jobs, a log line reports what stays.
+ */
+async function inTransaction<T>(
+  commit: (work: (db: Kysely<Database>) => Promise<T>) => Promise<T>,
+  fn: (repos: Repositories) => Promise<T>,
+  dialect: Dialect,
+  options: StoreOptions,
+  notify: () => void,
+): Promise<T> {
+  const committed: Array<() => void> = [];
+  const result = await commit((db) =>
+    fn(
+      repositories(
+        db,
+        dialect,
+        options,
+        () => committed.push(notify),
+        (after) => committed.push(after),
+      ),
+    ),
+  );
+  runAll(committed);
+  return result;
 }
 
 /** The after-commit functions of one commit, each once (a runner wake-up asked for by several enqueues included). */

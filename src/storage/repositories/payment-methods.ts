@@ -177,11 +177,3 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
     return Number(result.numUpdatedRows);
   }
 }
-
-/** A column read beside another table's (a join): prefix + the column, camel case, which the CamelCasePlugin maps both ways. */
-export function joinedAlias(prefix: string, column: string): string {
-  return `${prefix}${column[0]!.toUpperCase()}${column.slice(1)}`;
-}
-
-/** A payment method column in a joined read. */
-export const pmAlias = (column: string): string => joinedAlias('pm', column);

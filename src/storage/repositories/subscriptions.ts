@@ -3,7 +3,8 @@ import type { IntervalPeriod, Subscription, SubscriptionState, SubscriptionType 
 import type { SubscriptionChanges, SubscriptionFilter, SubscriptionsRepository } from '../../modules/subscriptions/subscriptions.repository.js';
 import type { Database, SubscriptionsTable } from '../schema.js';
 import type { PaymentMethod } from '../../modules/payment-methods/payment-method.js';
-import { joinedAlias, PAYMENT_METHOD_COLUMNS, pmAlias, toPaymentMethod } from './payment-methods.js';
+import { joinedColumns, takeJoined } from './joined-columns.js';
+import { PAYMENT_METHOD_COLUMNS, toPaymentMethod } from './payment-methods.js';
 import { POINT_OF_SALE_COLUMNS, toPointOfSale } from './points-of-sale.js';
 import type { PointOfSale } from '../../modules/points-of-sale/point-of-sale.js';
 import { queryTemplate, type Params } from '../query-template.js';
@@ -57,8 +58,8 @@ const selectForCharge = queryTemplate((db: Kysely<Database>, p: Params<{ id: str
     .leftJoin('paymentMethods as pm', (join) => join.onRef('pm.id', '=', 's.paymentMethodId').onRef('pm.accountId', '=', 's.accountId'))
     .leftJoin('pointsOfSale as pos', (join) => join.onRef('pos.id', '=', 's.pointOfSaleId').onRef('pos.accountId', '=', 's.accountId'))
     .selectAll('s')
-    .select(PAYMENT_METHOD_COLUMNS.map((column) => sql.ref<unknown>(`pm.${column}`).as(pmAlias(column))))
-    .select(POINT_OF_SALE_COLUMNS.map((column) => sql.ref<unknown>(`pos.${column}`).as(joinedAlias('pos', column))))
+    .select(joinedColumns('pm', 'pm', PAYMENT_METHOD_COLUMNS))
+    .select(joinedColumns('pos', 'pos', POINT_OF_SALE_COLUMNS))
     .where('s.id', '=', p.id)
     .where('s.accountId', '=', p.accountId),
 );
@@ -81,20 +82,12 @@ export class KyselySubscriptionsRepository implements SubscriptionsRepository {
     const row = await selectForCharge.executeTakeFirst(this.db, { id, accountId });
     if (!row) return null;
     const subscription: Record<string, unknown> = { ...row };
-    const pm: Record<string, unknown> = {};
-    const pos: Record<string, unknown> = {};
-    for (const column of PAYMENT_METHOD_COLUMNS) {
-      pm[column] = subscription[pmAlias(column)];
-      delete subscription[pmAlias(column)];
-    }
-    for (const column of POINT_OF_SALE_COLUMNS) {
-      pos[column] = subscription[joinedAlias('pos', column)];
-      delete subscription[joinedAlias('pos', column)];
-    }
+    const pm = takeJoined(subscription, 'pm', PAYMENT_METHOD_COLUMNS);
+    const pos = takeJoined(subscription, 'pos', POINT_OF_SALE_COLUMNS);
     return {
       subscription: toSubscription(subscription as Selectable<SubscriptionsTable>),
-      paymentMethod: pm.id == null ? null : toPaymentMethod(pm as Parameters<typeof toPaymentMethod>[0]),
-      pointOfSale: pos.id == null ? null : toPointOfSale(pos as Parameters<typeof toPointOfSale>[0]),
+      paymentMethod: pm && toPaymentMethod(pm as Parameters<typeof toPaymentMethod>[0]),
+      pointOfSale: pos && toPointOfSale(pos as Parameters<typeof toPointOfSale>[0]),
     };
   }
 

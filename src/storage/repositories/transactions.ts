@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Keyset } from '../../shared/pagination.js';
-import { joinedAlias, PAYMENT_METHOD_COLUMNS, pmAlias, toPaymentMethod } from './payment-methods.js';
+import { joinedColumns, takeJoined } from './joined-columns.js';
+import { PAYMENT_METHOD_COLUMNS, toPaymentMethod } from './payment-methods.js';
 import { SUBSCRIPTION_COLUMNS, toSubscription } from './subscriptions.js';
 import type {
   Operation,
@@ -174,8 +175,8 @@ const selectForDrive = queryTemplate((db: Kysely<Database>, p: Params<{ operatio
     .leftJoin('pointsOfSale as pos', 'pos.id', 't.pointOfSaleId')
     .leftJoin('subscriptions as s', 's.id', 't.subscriptionId')
     .selectAll('t')
-    .select(PAYMENT_METHOD_COLUMNS.map((column) => sql.ref<unknown>(`pm.${column}`).as(pmAlias(column))))
-    .select(SUBSCRIPTION_COLUMNS.map((column) => sql.ref<unknown>(`s.${column}`).as(joinedAlias('sub', column))))
+    .select(joinedColumns('pm', 'pm', PAYMENT_METHOD_COLUMNS))
+    .select(joinedColumns('s', 'sub', SUBSCRIPTION_COLUMNS))
     .select(['pm.panSealed as pmPanSealed', 'pos.webhookAuthenticationSealed as posWebhookAuthenticationSealed'])
     .select([
       'o.id as opId',
@@ -339,19 +340,10 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
       posWebhookAuthenticationSealed,
       ...rest
     } = row;
-    // The payment method's columns, taken out of the transaction's.
-    const pm: Record<string, unknown> = {};
+    // The payment method's and the subscription's columns (the callback body's `subscription`), taken out of the transaction's.
     const tx: Record<string, unknown> = { ...rest };
-    for (const column of PAYMENT_METHOD_COLUMNS) {
-      pm[column] = tx[pmAlias(column)];
-      delete tx[pmAlias(column)];
-    }
-    // The subscription's too (the callback body's `subscription` section).
-    const subscription: Record<string, unknown> = {};
-    for (const column of SUBSCRIPTION_COLUMNS) {
-      subscription[column] = tx[joinedAlias('sub', column)];
-      delete tx[joinedAlias('sub', column)];
-    }
+    const pm = takeJoined(tx, 'pm', PAYMENT_METHOD_COLUMNS);
+    const subscription = takeJoined(tx, 'sub', SUBSCRIPTION_COLUMNS);
     const transaction = toTransaction(tx as Selectable<TransactionsTable>);
     const operation = toOperation({
       id: opId,
@@ -370,14 +362,13 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
       createdAt: opCreatedAt,
       finalizedAt: opFinalizedAt,
     });
-    const paymentMethod =
-      pm.id == null ? null : { paymentMethod: toPaymentMethod(pm as Parameters<typeof toPaymentMethod>[0]), panSealed: pmPanSealed ?? null };
+    const paymentMethod = pm && { paymentMethod: toPaymentMethod(pm as Parameters<typeof toPaymentMethod>[0]), panSealed: pmPanSealed ?? null };
     return {
       transaction,
       operation,
       paymentMethod,
       webhookAuthenticationSealed: posWebhookAuthenticationSealed ?? null,
-      subscription: subscription.id == null ? null : toSubscription(subscription as Parameters<typeof toSubscription>[0]),
+      subscription: subscription && toSubscription(subscription as Parameters<typeof toSubscription>[0]),
     };
   }
 
