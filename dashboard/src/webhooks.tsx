@@ -5,26 +5,11 @@
 import { useState } from 'preact/hooks';
 import { api, newIdempotencyKey } from './api';
 import { when } from './format';
+// The service's own catalogue (a module of constants, no imports): one list for the API and the form.
+import { WEBHOOK_EVENTS } from '../../src/modules/webhooks/webhook';
 import type { Delivery, PageEnvelope, Webhook } from './types';
 import { failureRate } from './webhook-stats';
 import { ConfirmAction, errorText, Facts, ListState, ListTable, NotFound, type Outcome, OutcomeLine, Pager, useApi } from './ui';
-
-/** INTERFACE §8: the events a webhook may subscribe to. */
-export const WEBHOOK_EVENTS = [
-  'transaction.success.v1',
-  'transaction.failed.v1',
-  'transaction.captured.v1',
-  'transaction.refunded.v1',
-  'transaction.voided.v1',
-  'transaction.renewed.v1',
-  'subscription.disabled.v1',
-  'subscription-billing.charge-created.v1',
-  'subscription-billing.charge-success.v1',
-  'subscription-billing.charge-failed.v1',
-  'subscription-billing.agreement-active.v1',
-  'subscription-billing.agreement-stopped.v1',
-  'settlement.transfer-ready.v1',
-] as const;
 
 const status = (w: Webhook) => (w.pausedAt ? `Paused (${w.pauseReason ?? 'paused'}) since ${when(w.pausedAt)}` : 'Active');
 
