@@ -7,6 +7,7 @@
  *   BENCH_SECONDS=n      seconds measured per figure (default 10, quick 3), after a warm-up
  *   BENCH_MAX_LAG_MS=n   the lag bound (PAYMENTS_MAX_LAG_MS) of the measured service; 0 turns it off (default: the service's default)
  *   BENCH_STORES=a,b     the stores measured: sqlite, postgres (default both)
+ *   BENCH_MIT_PARTS=ac   the mit suite's sections (a always runs: the others' baseline; default abcd)
  *   BENCH_DATABASE_URL   PostgreSQL to use (default TEST_DATABASE_URL or postgres://postgres@127.0.0.1:5432/test)
  */
 import fs from 'node:fs';

@@ -77,9 +77,10 @@ export class CallbackDelivery<R extends CallbackRepos> {
   /**
    * In the commit that made `tx` final (the pipeline calls it): the delivery row with its complete
    * NotificationWebhook body and the sealed Authorization value, and its job. Once per final state.
+   * `known`: what the caller already read (the engine's drive read): not read again. `queuedAt`: the
+   * job's place in the queue (callbackJob), by default now.
    */
-  /** `known`: what the caller already read (the engine's drive read): not read again. */
-  async scheduleInCommit(repos: R, tx: Transaction, known: KnownToCallback = {}): Promise<void> {
+  async scheduleInCommit(repos: R, tx: Transaction, known: KnownToCallback = {}, queuedAt?: number): Promise<void> {
     if (!tx.notificationUrl) return;
     const authorization =
       known.webhookAuthenticationSealed !== undefined
@@ -88,7 +89,8 @@ export class CallbackDelivery<R extends CallbackRepos> {
     const now = this.deps.clock.nowIso();
     const body = JSON.stringify(await this.deps.builder.build(tx, repos, known));
     const notification = this.newNotification(tx, tx.state, body, now, authorization);
-    if (await repos.notifications.insertIfAbsent(notification)) await repos.jobs.enqueue(callbackJob(tx, notification.id));
+    if (await repos.notifications.insertIfAbsent(notification))
+      await repos.jobs.enqueue(callbackJob(tx, notification.id, queuedAt === undefined ? undefined : Math.min(queuedAt, this.deps.clock.now())));
   }
 
   /**

@@ -8,7 +8,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { BACKLOG_RETRY_AFTER_S, DUE_HORIZON_MS } from '../../src/jobs/backlog.js';
-import { DRIVE_JOB } from '../../src/modules/transactions/payment-engine.js';
+import { JobRunner } from '../../src/jobs/runner.js';
+import { createLogger } from '../../src/logger.js';
+import { CALLBACK_JOB, DRIVE_JOB } from '../../src/modules/transactions/payment-engine.js';
 import { API, startTestRuntime, type TestMerchant, type TestResponse, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
 import { mitBody, ok, storedCard } from './cit-flows.js';
@@ -161,6 +163,35 @@ for (const kind of await availableStores()) {
       const metrics = (await t.client(null).get('/metrics')).text;
       assert.match(metrics, new RegExp(`^payments_job_backlog ${BOUND}$`, 'm'), 'counted up to the bound');
       assert.match(metrics, new RegExp(`^payments_job_backlog_bound ${BOUND}$`, 'm'));
+    });
+
+    test('under a backlog a payment is finished before the next one is started: its callback is queued in the place of its operation', async () => {
+      await t.runtime.runner.drain();
+      const first = ok(await m.api.post(`${API}/mit`, mitBody(subscriptionId, cb)), 'first MIT').transaction.id as string;
+      await t.runtime.clock.advance(2);
+      const second = ok(await m.api.post(`${API}/mit`, mitBody(subscriptionId, cb)), 'second MIT').transaction.id as string;
+      await t.runtime.clock.advance(2);
+      // One job at a time, oldest first: the order the workers would take them in under a backlog.
+      const ran: string[] = [];
+      const definitions = t.runtime.services.jobs
+        .filter((d) => d.kind === DRIVE_JOB || d.kind === CALLBACK_JOB)
+        .map((d) => ({
+          ...d,
+          handle: async (payload: never, ctx: Parameters<typeof d.handle>[1]) => {
+            ran.push(d.kind);
+            await d.handle(payload, ctx);
+          },
+        }));
+      const runner = new JobRunner({ store: t.runtime.store.jobs, clock: t.runtime.clock, logger: createLogger('silent'), definitions, concurrency: 1 });
+      await runner.drain();
+      // The first MIT's callback (queued when its answer came, 4 s after it was accepted) goes
+      // before the second MIT's drive (accepted 2 s after the first).
+      assert.deepEqual(ran, [DRIVE_JOB, CALLBACK_JOB, DRIVE_JOB, CALLBACK_JOB]);
+      for (const id of [first, second]) {
+        const tx = ok(await m.api.get(`${API}/transactions/${id}`), 'read').transaction;
+        const [notification] = ok(await m.api.get(`${API}/transactions/${id}/notifications`), 'notifications').notifications;
+        assert.equal(notification.state, 'DELIVERED', `${id} ${tx.state}`);
+      }
     });
   });
 }

@@ -92,7 +92,8 @@ export interface PipelineRepos {
  */
 export interface CallbackScheduler<R> {
   /** `known`: what the engine already read or decided (the body and the row need no read of it). */
-  scheduleInCommit(repos: R, transaction: Transaction, known?: KnownToCallback): Promise<void>;
+  /** `queuedAt`: the answered operation's creation (service ms), the callback job's place in the queue. */
+  scheduleInCommit(repos: R, transaction: Transaction, known?: KnownToCallback, queuedAt?: number): Promise<void>;
 }
 
 /** What the engine knows when it writes a callback: sections of the body and the row it need not read. */
@@ -618,7 +619,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       // A transaction's first answer knows all its operations: the primary one, nothing else yet.
       const operations = isPrimary(op.type) && !next ? [answered] : undefined;
       if (callbackDue(after, answered, becameFinal, next !== null))
-        await this.deps.callbacks.scheduleInCommit(repos, after, { ...read, ...(operations ? { operations } : {}) });
+        await this.deps.callbacks.scheduleInCommit(repos, after, { ...read, ...(operations ? { operations } : {}) }, Date.parse(op.createdAt));
       return { operation: answered, transaction: after, follow: next, becameFinal };
     });
     this.deps.events?.logEvent('payment.answered', answeredEvent(applied.transaction, applied.operation, applied.follow));
@@ -644,10 +645,14 @@ export function driveJob(op: Pick<Operation, 'id'>, attempt: number, runAt: numb
 
 const driveJobKey = (operationId: string) => `${DRIVE_JOB}:${operationId}`;
 
-/** The one callback job of a transaction's final state (dedupe: never two for the same state), for its delivery row. */
-export function callbackJob(tx: Pick<Transaction, 'id' | 'accountId' | 'state'>, notificationId: string) {
+/**
+ * The one callback job of a transaction's final state (dedupe: never two for the same state), for its delivery row.
+ * `queuedAt` (service ms): where in the queue it goes — the place of the operation whose answer made it due, so
+ * that under a backlog a payment's callback goes ahead of the payments accepted after it (finish what is started).
+ */
+export function callbackJob(tx: Pick<Transaction, 'id' | 'accountId' | 'state'>, notificationId: string, queuedAt?: number) {
   const payload: CallbackJobPayload = { accountId: tx.accountId, transactionId: tx.id, event: tx.state, notificationId };
-  return newJob(CALLBACK_JOB, payload, { dedupeKey: `${CALLBACK_JOB}:${tx.id}:${tx.state}` });
+  return newJob(CALLBACK_JOB, payload, { dedupeKey: `${CALLBACK_JOB}:${tx.id}:${tx.state}`, ...(queuedAt === undefined ? {} : { runAt: queuedAt }) });
 }
 
 /** A stored payment method as the drive read it, with its sealed number. */
