@@ -482,7 +482,8 @@ function costNote(
   ctx.report.note(
     `${kind} per MIT (${mits} MITs, each to its delivered callback): ${per(c.statements)} statements ` +
       `(${per(c.reads)} reads, ${per(c.writes)} writes, ${per(c.control)} BEGIN/COMMIT/SAVEPOINT...), ` +
-      `${per(c.commits)} commits (${per(c.autocommits)} of them autocommitted writes), ${per(c.rollbacks)} rollbacks`,
+      `${per(c.commits)} commits (${per(c.autocommits)} of them autocommitted writes), ${per(c.rollbacks)} rollbacks` +
+      (kind === 'postgres' ? `; ${per(c.roundTrips)} round trips (statements pipelined behind another not counted)` : ''),
   );
   ctx.report.note(
     `${kind} CPU per MIT: ${(cpuMs / mits).toFixed(3)} ms (service process, user + system; ${((cpuMs / 1000 / seconds) * 100).toFixed(0)} % of one CPU over ${seconds.toFixed(1)} s)`,

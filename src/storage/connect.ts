@@ -11,6 +11,7 @@ import type { DatabaseConfig } from '../config.js';
 import type { Database } from './schema.js';
 import { openSqlite, sqliteDriver, type SqliteDriverName } from './sqlite-driver.js';
 import { StatementCounter } from './statement-counter.js';
+import { writeBursts } from './pg-bursts.js';
 import { PreparedNames } from './pg-prepared.js';
 import { writeCombining } from './pg-write-combining.js';
 import { WalSync } from './wal-sync.js';
@@ -115,6 +116,10 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
     // network partition) is found dead by the kernel's probes instead of never.
     keepAlive: true,
     keepAliveInitialDelayMillis: 10_000,
+    // Pipelining: a statement goes out without waiting for the answer to the one before it on the
+    // same connection, so a transaction's BEGIN rides with its first statement and its held writes
+    // with its COMMIT (pg-write-combining.ts). Answers still come back in order, one per statement.
+    pipeline: true,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   // A lost connection must never end the process (an 'error' event without a listener throws).
@@ -127,6 +132,7 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
     prepared.prepareOn(client);
+    writeBursts(client);
     counters.watch(client);
   });
   // Held writes and a lazy BEGIN in transactions: fewer round trips per commit (pg-write-combining.ts).

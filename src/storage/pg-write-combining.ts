@@ -60,6 +60,12 @@ class CombiningConnection implements DatabaseConnection {
   inTransaction = false;
   begun = false;
   private held: Held[] = [];
+  /**
+   * Statements sent whose answers nobody has waited for yet (BEGIN, held writes): they are on the
+   * wire ahead of the next statement (the pool's clients pipeline, connect.ts) and that statement
+   * waits for them too, so a failure among them is its failure.
+   */
+  private unanswered: Promise<unknown>[] = [];
 
   constructor(readonly inner: DatabaseConnection) {}
 
@@ -70,34 +76,48 @@ class CombiningConnection implements DatabaseConnection {
       this.held.push({ query, table: target[2]!, insert: /^\s*insert/i.test(target[1]!) });
       return { rows: [] };
     }
-    if (this.mustFlushBefore(query.sql)) await this.flush();
-    await this.begin();
-    return this.inner.executeQuery<R>(query);
+    if (this.mustFlushBefore(query.sql)) this.sendHeld();
+    this.sendBegin();
+    return this.answerOf(this.inner.executeQuery<R>(query));
   }
 
   async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
     if (this.inTransaction) {
-      await this.flush();
-      await this.begin();
+      this.sendHeld();
+      this.sendBegin();
+      await this.answerOf(Promise.resolve());
     }
     yield* this.inner.streamQuery<R>(query, chunkSize);
   }
 
-  /** Sends BEGIN if the transaction has sent nothing yet. */
-  async begin(): Promise<void> {
+  /** Sends BEGIN if the transaction has sent nothing yet (its answer is awaited with the next statement's). */
+  sendBegin(): void {
     if (this.inTransaction && !this.begun) {
       this.begun = true;
-      await this.inner.executeQuery(CompiledQuery.raw('begin'));
+      this.unanswered.push(this.inner.executeQuery(CompiledQuery.raw('begin')));
     }
   }
 
   /** Sends the held writes as one statement (after BEGIN, unless `alone`: then they are the whole transaction). */
-  async flush(alone = false): Promise<void> {
+  sendHeld(alone = false): void {
     if (this.held.length === 0) return;
     const held = this.held;
     this.held = [];
-    if (!alone) await this.begin();
-    await this.inner.executeQuery(combine(held.map((h) => h.query)));
+    if (!alone) this.sendBegin();
+    this.unanswered.push(this.inner.executeQuery(combine(held.map((h) => h.query))));
+  }
+
+  /**
+   * `last`'s answer, once everything sent before it has answered: the first failure in the order
+   * sent is the one thrown (a statement after a failed one fails only because the transaction is aborted).
+   */
+  async answerOf<T>(last: Promise<T>): Promise<T> {
+    const before = this.unanswered;
+    this.unanswered = [];
+    if (before.length === 0) return last;
+    const settled = await Promise.allSettled([...before, last]);
+    for (const outcome of settled) if (outcome.status === 'rejected') throw outcome.reason;
+    return (settled[settled.length - 1] as PromiseFulfilledResult<T>).value;
   }
 
   discard(): void {
@@ -150,10 +170,13 @@ class CombiningDriver implements Driver {
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     const conn = connection as CombiningConnection;
     try {
-      if (!conn.begun) await conn.flush(true);
-      else {
-        await conn.flush();
-        await this.inner.commitTransaction(conn.inner);
+      if (!conn.begun) {
+        conn.sendHeld(true);
+        await conn.answerOf(Promise.resolve());
+      } else {
+        // The held writes and the COMMIT go out together: one round trip.
+        conn.sendHeld();
+        await conn.answerOf(this.inner.commitTransaction(conn.inner));
       }
     } finally {
       // Whatever happens next (Kysely rolls back after a failed commit) is outside the held writes.
@@ -166,26 +189,26 @@ class CombiningDriver implements Driver {
     const conn = connection as CombiningConnection;
     conn.discard();
     conn.inTransaction = false;
-    if (conn.begun) await this.inner.rollbackTransaction(conn.inner);
+    if (conn.begun) await conn.answerOf(this.inner.rollbackTransaction(conn.inner));
   }
 
   async savepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
     const conn = connection as CombiningConnection;
-    await conn.flush();
-    await conn.begin();
-    await this.inner.savepoint!(conn.inner, name, compile);
+    conn.sendHeld();
+    conn.sendBegin();
+    await conn.answerOf(this.inner.savepoint!(conn.inner, name, compile));
   }
 
   async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['rollbackToSavepoint']>>[2]): Promise<void> {
     const conn = connection as CombiningConnection;
-    await conn.flush();
-    await this.inner.rollbackToSavepoint!(conn.inner, name, compile);
+    conn.sendHeld();
+    await conn.answerOf(this.inner.rollbackToSavepoint!(conn.inner, name, compile));
   }
 
   async releaseSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['releaseSavepoint']>>[2]): Promise<void> {
     const conn = connection as CombiningConnection;
-    await conn.flush();
-    await this.inner.releaseSavepoint!(conn.inner, name, compile);
+    conn.sendHeld();
+    await conn.answerOf(this.inner.releaseSavepoint!(conn.inner, name, compile));
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {

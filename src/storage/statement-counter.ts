@@ -29,6 +29,12 @@ export interface StatementCounts {
   /** Of `commits`: writes run outside a transaction, each its own commit. */
   autocommits: number;
   rollbacks: number;
+  /**
+   * PostgreSQL: the statements sent while no earlier one on their connection was still awaiting
+   * its answer — the waits for the server (a pipelined statement rides with the one before it).
+   * SQLite: 0 (statements run in-process).
+   */
+  roundTrips: number;
 }
 
 /** Longer than any BEGIN/COMMIT/ROLLBACK/SAVEPOINT Kysely or the batcher sends. */
@@ -53,11 +59,13 @@ export function classify(sql: string): StatementKind {
   return controlKind(sql) ?? (WRITE.test(sql) || WITH_WRITE.test(sql) ? 'write' : 'read');
 }
 
-const zero = (): StatementCounts => ({ reads: 0, writes: 0, control: 0, statements: 0, commits: 0, autocommits: 0, rollbacks: 0 });
+const zero = (): StatementCounts => ({ reads: 0, writes: 0, control: 0, statements: 0, commits: 0, autocommits: 0, rollbacks: 0, roundTrips: 0 });
 
 /** A pg client as far as counting needs it (kept free of the driver's types). */
 interface QueryingClient {
   query(...args: unknown[]): unknown;
+  /** node-postgres's pipeline mode: queries are written without waiting for the answers before them. */
+  pipeline?: boolean;
 }
 
 export class StatementCounter {
@@ -109,13 +117,23 @@ export class StatementCounter {
   watch(client: QueryingClient): void {
     const query = client.query.bind(client);
     let open = false;
+    /** Statements of this client sent and not answered yet (without pipelining each one waits for the one before). */
+    let unanswered = 0;
+    const pipelined = client.pipeline === true;
+    const answered = () => void unanswered--;
     client.query = (...args: unknown[]) => {
       const first = args[0] as string | { text?: string } | undefined;
       const sql = typeof first === 'string' ? first : (first?.text ?? '');
       const kind = this.enabled ? this.count(sql, open) : sql.length <= CONTROL_MAX_LENGTH ? controlKind(sql) : null;
       if (kind === 'begin') open = true;
       else if (kind === 'commit' || kind === 'rollback') open = false;
-      return query(...args);
+      const result = query(...args);
+      if (this.enabled && result instanceof Promise) {
+        if (unanswered === 0 || !pipelined) this.counts.roundTrips++;
+        unanswered++;
+        result.then(answered, answered);
+      }
+      return result;
     };
   }
 }

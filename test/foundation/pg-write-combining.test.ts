@@ -99,8 +99,26 @@ describe('PostgreSQL held writes', { skip: reachable ? false : POSTGRES_SKIP_MES
         assert.equal(mine?.note, 'held', 'the held write was sent before the read that names its table');
       }),
     );
-    // BEGIN, the parent read, the held insert, the logbook read, COMMIT.
-    assert.deepEqual({ statements: counts.statements, control: counts.control }, { statements: 5, control: 2 });
+    // BEGIN, the parent read, the held insert, the logbook read, COMMIT; pipelined (connect.ts): BEGIN
+    // with the parent read, the held insert with the logbook read, then COMMIT — three waits.
+    assert.deepEqual({ statements: counts.statements, control: counts.control, roundTrips: counts.roundTrips }, { statements: 5, control: 2, roundTrips: 3 });
+  });
+
+  test('pipelined: BEGIN goes out with the first statement and the held writes with the COMMIT — a read and two held writes wait twice', async () => {
+    await db.insertInto('accounts').values({ id: 2, name: 'p2' }).execute();
+    const counts = await sent(() =>
+      db.transaction().execute(async (trx) => {
+        const read = await trx.selectFrom('accounts').select('name').where('id', '=', 2).executeTakeFirstOrThrow();
+        await deferrable(trx.insertInto('logbook').values({ id: 40, note: `after ${read.name}` })).execute();
+        await deferrable(trx.updateTable('accounts').set({ name: 'p2 seen' }).where('id', '=', 2)).execute();
+      }),
+    );
+    assert.deepEqual(
+      { statements: counts.statements, control: counts.control, commits: counts.commits, roundTrips: counts.roundTrips },
+      { statements: 4, control: 2, commits: 1, roundTrips: 2 },
+    );
+    assert.deepEqual(await db.selectFrom('logbook').select('note').where('id', '=', 40).execute(), [{ note: 'after p2' }]);
+    assert.deepEqual(await db.selectFrom('accounts').select('name').where('id', '=', 2).execute(), [{ name: 'p2 seen' }]);
   });
 
   test('a held INSERT into a table other rows refer to (accounts here) is sent before any other statement: a child row may need it', async () => {
