@@ -315,7 +315,7 @@ export function buildServices(deps: ServiceDeps): Services {
           ...{ state: 'PENDING' as const, body, attempts: 0, lastStatus: null, lastError: null, nextAttemptAt: now, createdAt: now, updatedAt: now },
           ...{ deliveredAt: null, authorizationSealed: pointOfSale?.webhookAuthenticationSealed ?? null },
         };
-        if (!(await repos.notifications.insertIfAbsent(notification))) return;
+        await repos.notifications.addIfAbsent(notification);
         const payload = { accountId: transaction.accountId, transactionId: transaction.id, event: SESSION_EXPIRED_EVENT, notificationId: notification.id };
         await repos.jobs.enqueue(newJob(CALLBACK_JOB, payload, { dedupeKey: `${CALLBACK_JOB}:${transaction.id}:${SESSION_EXPIRED_EVENT}` }));
       },

@@ -89,8 +89,10 @@ export class CallbackDelivery<R extends CallbackRepos> {
     const now = this.deps.clock.nowIso();
     const body = JSON.stringify(await this.deps.builder.build(tx, repos, known));
     const notification = this.newNotification(tx, tx.state, body, now, authorization);
-    if (await repos.notifications.insertIfAbsent(notification))
-      await repos.jobs.enqueue(callbackJob(tx, notification.id, queuedAt === undefined ? undefined : Math.min(queuedAt, this.deps.clock.now())));
+    // Written without asking whether the row is new (addIfAbsent): a second schedule of the same state finds the row
+    // and the job's dedupe key taken, and a job whose row was not inserted does nothing.
+    await repos.notifications.addIfAbsent(notification);
+    await repos.jobs.enqueue(callbackJob(tx, notification.id, queuedAt === undefined ? undefined : Math.min(queuedAt, this.deps.clock.now())));
   }
 
   /**

@@ -37,8 +37,12 @@ export interface NotificationAttempt {
 export interface NotificationsRepository {
   /** Inserts unless the (transaction, event) notification exists; returns the stored one. */
   insertOnce(notification: Notification): Promise<Notification>;
-  /** Inserts unless the (transaction, event) notification exists (no read back): true when inserted. */
-  insertIfAbsent(notification: Notification): Promise<boolean>;
+  /**
+   * Inserts unless the (transaction, event) notification exists. Nothing comes back, so on
+   * PostgreSQL it goes with the commit's other writes: its job is enqueued either way, and a job
+   * whose row was not the one inserted finds no row by its id and does nothing.
+   */
+  addIfAbsent(notification: Notification): Promise<void>;
   findById(accountId: string, id: string): Promise<Notification | null>;
   listForTransaction(accountId: string, transactionId: string): Promise<Notification[]>;
   attemptsOf(notificationIds: string[]): Promise<NotificationAttempt[]>;

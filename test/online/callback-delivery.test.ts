@@ -167,6 +167,42 @@ describe('callback delivery', { concurrency: true }, () => {
       }
     });
 
+    test(`a final state scheduled again sends no second callback, also once its first job was swept away (${kind})`, async () => {
+      const t = await startTestRuntime(kind, {}, { startWorkers: false });
+      const rx = await startReceiver();
+      try {
+        const m = await t.createMerchant({ physical: false });
+        const path = rx.newPath('once');
+        const moto = await m.api.post(`${API}/moto`, motoBody(m, { notificationUrl: rx.url(path) }));
+        assert.equal(moto.status, 200, moto.text);
+        const txId = moto.body.transaction.id as string;
+        await t.runtime.runner.drain();
+        assert.equal(rx.at(path).length, 1, 'the callback');
+        const tx = await t.runtime.store.transactions.findById(m.accountId, txId);
+        assert.ok(tx);
+        const scheduleAgain = () => t.runtime.store.transaction((repos) => t.runtime.services.callbacks.scheduleInCommit(repos, tx));
+        await scheduleAgain();
+        await t.runtime.runner.drain();
+        // The finished job is swept after a week (maintenance): its dedupe key is free again.
+        await t.runtime.store.db.deleteFrom('jobs').where('kind', '=', CALLBACK_JOB).execute();
+        await scheduleAgain();
+        await t.runtime.runner.drain();
+        const jobs = await t.runtime.store.db.selectFrom('jobs').select('state').where('kind', '=', CALLBACK_JOB).execute();
+        assert.deepEqual(
+          jobs.map((j) => j.state),
+          ['done'],
+          'the new job ran',
+        );
+        assert.equal(rx.at(path).length, 1, 'still one callback');
+        const notifications = (await m.api.get(`${API}/transactions/${txId}/notifications`)).body.notifications;
+        assert.equal(notifications.length, 1);
+        assert.equal(notifications[0].attemptCount, 1);
+      } finally {
+        await t.close();
+        await rx.close();
+      }
+    });
+
     test(`a receiver that never answers is abandoned after 5 s and the attempt recorded as a timeout (${kind})`, async () => {
       const t = await startTestRuntime(kind, { shutdownTimeoutMs: 100 });
       const rx = await startSilentReceiver();

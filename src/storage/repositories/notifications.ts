@@ -13,6 +13,15 @@ const insertNotification = keyedTemplates((db: Kysely<Database>, n: Params<Notif
     .values(n)
     .onConflict((oc) => oc.columns(['transactionId', 'event']).doNothing()),
 );
+// Its result unused: deferrable (pg-write-combining.ts).
+const addNotification = keyedTemplates((db: Kysely<Database>, n: Params<Notification>) =>
+  deferrable(
+    db
+      .insertInto('notifications')
+      .values(n)
+      .onConflict((oc) => oc.columns(['transactionId', 'event']).doNothing()),
+  ),
+);
 const selectNotification = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string }>) =>
   db.selectFrom('notifications').selectAll().where('id', '=', p.id).where('accountId', '=', p.accountId),
 );
@@ -46,9 +55,8 @@ export class KyselyNotificationsRepository implements NotificationsRepository {
     return toNotification(row);
   }
 
-  async insertIfAbsent(n: Notification): Promise<boolean> {
-    const result = await insertNotification.executeTakeFirst(this.db, n);
-    return Number(result?.numInsertedOrUpdatedRows ?? 0) > 0;
+  async addIfAbsent(n: Notification): Promise<void> {
+    await addNotification.execute(this.db, n);
   }
 
   async findById(accountId: string, id: string): Promise<Notification | null> {
