@@ -15,6 +15,11 @@
  * - **A lazy BEGIN.** BEGIN is sent with the first statement that is not held. A transaction whose
  *   writes were all held sends them as ONE statement without BEGIN/COMMIT (a single statement is
  *   atomic by itself); one that sent nothing sends nothing.
+ * - **Sent now, awaited later.** BEGIN and the held writes are sent without waiting for their
+ *   answers; the next statement (or the COMMIT) waits for them and for itself. The pool's clients
+ *   pipeline (connect.ts), so each goes out with the statement after it: a transaction waits once
+ *   per statement whose answer it needs, plus the COMMIT. Without pipelining the client queues
+ *   them, and the order is the same.
  *
  * SQLite ignores the mark (a comment): statements run in-process there, the group commit batches
  * the commits (write-batcher.ts).
