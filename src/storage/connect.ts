@@ -14,6 +14,7 @@ import { StatementCounter } from './statement-counter.js';
 import { writeBursts } from './pg-bursts.js';
 import { PreparedNames } from './pg-prepared.js';
 import { writeCombining } from './pg-write-combining.js';
+import { MAIN_AUTOCHECKPOINT_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 import { WalSync } from './wal-sync.js';
 import { StatementCache } from './write-batcher.js';
 
@@ -81,6 +82,10 @@ function connectSqlite(file: string, options: ConnectOptions): Connection {
   sqlite.pragma('case_sensitive_like = ON');
   // 16 MB of page cache, better-sqlite3's default (node:sqlite keeps SQLite's 2 MB).
   sqlite.pragma('cache_size = -16000');
+  // Checkpoints run in a worker thread on a connection of their own (wal-checkpointer.ts); this
+  // connection checkpoints only should that one fall far behind.
+  const checkpointer = file === ':memory:' ? null : new WalCheckpointer(file, driver);
+  if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${MAIN_AUTOCHECKPOINT_PAGES}`);
   const counters = new StatementCounter();
   const statements = new StatementCache(sqlite, counters);
   // Kysely prepares every query anew; the cache hands it the statement prepared last time.
@@ -98,6 +103,7 @@ function connectSqlite(file: string, options: ConnectOptions): Connection {
       sqlite.prepare('select 1').get();
     },
     async close() {
+      await checkpointer?.close();
       await wal?.close();
       await db.destroy();
     },
