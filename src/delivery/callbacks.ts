@@ -92,7 +92,7 @@ export class CallbackDelivery<R extends CallbackRepos> {
     // Written without asking whether the row is new (addIfAbsent): a second schedule of the same state finds the row
     // and the job's dedupe key taken, and a job whose row was not inserted does nothing.
     await repos.notifications.addIfAbsent(notification);
-    await repos.jobs.enqueue(callbackJob(tx, notification.id, queuedAt === undefined ? undefined : Math.min(queuedAt, this.deps.clock.now())));
+    await repos.jobs.enqueue(callbackJob(tx, notification.id, queuedAt));
   }
 
   /**

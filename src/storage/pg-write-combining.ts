@@ -90,7 +90,7 @@ class CombiningConnection implements DatabaseConnection {
     if (this.inTransaction) {
       this.sendHeld();
       this.sendBegin();
-      await this.answerOf(Promise.resolve());
+      await this.answerOf();
     }
     yield* this.inner.streamQuery<R>(query, chunkSize);
   }
@@ -116,7 +116,7 @@ class CombiningConnection implements DatabaseConnection {
    * `last`'s answer, once everything sent before it has answered: the first failure in the order
    * sent is the one thrown (a statement after a failed one fails only because the transaction is aborted).
    */
-  async answerOf<T>(last: Promise<T>): Promise<T> {
+  async answerOf<T = void>(last: Promise<T> = Promise.resolve() as Promise<T>): Promise<T> {
     const before = this.unanswered;
     this.unanswered = [];
     if (before.length === 0) return last;
@@ -177,7 +177,7 @@ class CombiningDriver implements Driver {
     try {
       if (!conn.begun) {
         conn.sendHeld(true);
-        await conn.answerOf(Promise.resolve());
+        await conn.answerOf();
       } else {
         // The held writes and the COMMIT go out together: one round trip.
         conn.sendHeld();

@@ -41,33 +41,21 @@ if (driver === 'node:sqlite') {
   db = new Database(file, { fileMustExist: true });
   checkpoint = () => db.pragma('wal_checkpoint(PASSIVE)', { simple: false })[0];
 }
-let runs = 0;
 const timer = setInterval(() => {
   try {
     checkpoint();
-    runs++;
-  } catch (err) {
-    // SQLITE_BUSY and the like: the next run tries again; the main connection's safety net remains.
-    parentPort.postMessage({ error: String(err && err.message || err) });
+  } catch {
+    // SQLITE_BUSY and the like: the next run tries again; the main connection's own checkpoint remains.
   }
 }, intervalMs);
 parentPort.on('message', (message) => {
-  if (message === 'runs') parentPort.postMessage({ runs });
-  if (message === 'close') {
-    clearInterval(timer);
-    db.close();
-    parentPort.postMessage({ closed: true });
-    parentPort.close();
-  }
+  if (message !== 'close') return;
+  clearInterval(timer);
+  db.close();
+  parentPort.close();
 });
 parentPort.postMessage({ ready: true });
 `;
-
-export interface WalCheckpointerOptions {
-  intervalMs?: number;
-  /** A checkpoint failed (the next one tries again). */
-  onError?: (message: string) => void;
-}
 
 /** The background checkpoints of one SQLite database file. */
 export class WalCheckpointer {
@@ -75,47 +63,27 @@ export class WalCheckpointer {
   private readonly ready: Promise<void>;
   private closing: Promise<void> | null = null;
 
-  constructor(file: string, driver: SqliteDriverName, options: WalCheckpointerOptions = {}) {
+  constructor(file: string, driver: SqliteDriverName, intervalMs = CHECKPOINT_INTERVAL_MS) {
     const betterSqlite3 = driver === 'better-sqlite3' ? createRequire(import.meta.url).resolve('better-sqlite3') : null;
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { file, driver, betterSqlite3, intervalMs: options.intervalMs ?? CHECKPOINT_INTERVAL_MS },
+      workerData: { file, driver, betterSqlite3, intervalMs },
     });
     // The worker never keeps the process alive: a service that is done exits without closing it.
     this.worker.unref();
     this.ready = new Promise((resolve, reject) => {
-      const onMessage = (message: { ready?: boolean; error?: string }) => {
-        if (message.ready) resolve();
-        else if (message.error) options.onError?.(message.error);
-      };
-      this.worker.on('message', onMessage);
+      this.worker.once('message', () => resolve());
       this.worker.once('error', reject);
       this.worker.once('exit', () => reject(new Error('the WAL checkpointer stopped')));
     });
-    // Nobody may be waiting for it: a failure to start is seen by close() and by `runs()`.
+    // Nobody may be waiting for it: a failure to start is seen by close().
     this.ready.catch(() => undefined);
-  }
-
-  /** Checkpoints run so far (tests). */
-  async runs(): Promise<number> {
-    // Kept alive while an answer is awaited (the worker is unref'd otherwise).
-    this.worker.ref();
-    await this.ready;
-    return new Promise((resolve) => {
-      const onMessage = (message: { runs?: number }) => {
-        if (message.runs === undefined) return;
-        this.worker.off('message', onMessage);
-        this.worker.unref();
-        resolve(message.runs);
-      };
-      this.worker.on('message', onMessage);
-      this.worker.postMessage('runs');
-    });
   }
 
   /** Stops the checkpoints and closes the worker's connection (before the main one closes). */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      // Kept alive while its end is awaited (unref'd otherwise).
       this.worker.ref();
       const started = await this.ready.then(
         () => true,

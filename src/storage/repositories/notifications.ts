@@ -7,13 +7,7 @@ import { keyedTemplates, queryTemplate, type Params } from '../query-template.js
 const toNotification = (row: Selectable<NotificationsTable>): Notification => ({ ...row, state: row.state as NotificationState });
 
 // Statements compiled once (query-template.ts).
-const insertNotification = keyedTemplates((db: Kysely<Database>, n: Params<Notification>) =>
-  db
-    .insertInto('notifications')
-    .values(n)
-    .onConflict((oc) => oc.columns(['transactionId', 'event']).doNothing()),
-);
-// Its result unused: deferrable (pg-write-combining.ts).
+// Its result unused: deferrable (pg-write-combining.ts; a read of the table sends it first).
 const addNotification = keyedTemplates((db: Kysely<Database>, n: Params<Notification>) =>
   deferrable(
     db
@@ -45,7 +39,7 @@ export class KyselyNotificationsRepository implements NotificationsRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
   async insertOnce(n: Notification): Promise<Notification> {
-    await insertNotification.execute(this.db, n);
+    await addNotification.execute(this.db, n);
     const row = await this.db
       .selectFrom('notifications')
       .selectAll()
