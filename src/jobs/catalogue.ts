@@ -18,6 +18,8 @@ interface JobSpec {
   leaseMs: number;
   /** Delay before the next run after `failures` failed runs, in ms. */
   backoff(failures: number): number;
+  /** May start in the process that enqueues it, without a claim (JobDefinition.handoff). */
+  handoff?: boolean;
 }
 
 const Id = Type.String({ minLength: 1 });
@@ -30,6 +32,8 @@ export const JOB_CATALOGUE = {
     maxAttempts: 1000,
     leaseMs: JOB_LEASE_MS,
     backoff: acquirerRetryDelay,
+    // Enqueued only with its operation, in the same statement or commit: its row is always new.
+    handoff: true,
   },
   /** One callback delivery row (INTERFACE §8); `resend`: a merchant's resend, sent even after a delivered attempt. */
   'callback.deliver': {
@@ -43,6 +47,9 @@ export const JOB_CATALOGUE = {
     maxAttempts: CALLBACK_MAX_ATTEMPTS,
     leaseMs: JOB_LEASE_MS,
     backoff: (failures: number) => callbackRetryDelay(failures),
+    // A job whose row was not inserted (its state's callback already scheduled) names a delivery
+    // row that was not inserted either, finds none and sends nothing.
+    handoff: true,
   },
   /** Outbox → webhook deliveries, one run per second of service time. */
   'webhooks.relay': { payload: Empty, maxAttempts: 3, leaseMs: JOB_LEASE_MS, backoff: () => 1_000 },
@@ -102,5 +109,13 @@ export function newJob<K extends JobKind>(kind: K, payload: PayloadOf<K>, option
 /** The runner's definition of `kind`: the catalogue's policy with the module's handler. */
 export function defineJob<K extends JobKind>(kind: K, handle: (payload: PayloadOf<K>, ctx: JobContext) => Promise<void>): JobDefinition<PayloadOf<K>> {
   const spec: JobSpec = JOB_CATALOGUE[kind];
-  return { kind, maxAttempts: spec.maxAttempts, leaseMs: spec.leaseMs, backoff: spec.backoff, payload: spec.payload, handle };
+  return {
+    kind,
+    maxAttempts: spec.maxAttempts,
+    leaseMs: spec.leaseMs,
+    backoff: spec.backoff,
+    payload: spec.payload,
+    handle,
+    ...(spec.handoff ? { handoff: true } : {}),
+  };
 }

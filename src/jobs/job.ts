@@ -78,6 +78,27 @@ export interface JobStore extends JobQueue {
   purgeFinished(before: number, limit: number): Promise<number>;
 }
 
+/**
+ * This process's runner, asked in the commit that enqueues a due job whether it takes the job at
+ * once (runner.ts): with a slot free and nothing due waiting in the queue, the row is written
+ * leased to it and the job starts once the commit is done — no claim (a write transaction and,
+ * on SQLite, a read of the next due time) and no wake-up. Otherwise the job is queued as usual.
+ */
+export interface JobHandoff {
+  take(kind: string): LocalLease | null;
+}
+
+/** A runner slot held for a job written leased to it (JobHandoff), in a commit under way. */
+export interface LocalLease {
+  workerId: string;
+  /** Wall-clock ms, as a claim's lease. */
+  leaseUntil: number;
+  /** The commit is done: run the job (its row as written: running, first attempt). */
+  start(job: Job): void;
+  /** The commit failed: the slot is free again. */
+  cancel(): void;
+}
+
 export interface JobContext {
   job: Job;
   attempt: number;
@@ -94,6 +115,12 @@ export type JobOutcome = { done: true } | { error: string; retryAt: number | nul
 
 export interface JobDefinition<P = unknown> {
   kind: string;
+  /**
+   * The process whose commit enqueues a job of this kind may start it at once, the row written
+   * already leased to its runner (JobHandoff). Only for kinds whose handler does nothing when its
+   * row was not inserted (a dedupe key already taken): the runner cannot know.
+   */
+  handoff?: boolean;
   /** The payload's schema (catalogue.ts): a claimed job whose payload does not match is dead at once, never handled. */
   payload?: TSchema;
   maxAttempts: number;

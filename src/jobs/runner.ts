@@ -15,7 +15,7 @@ import { type Clock, wallClock } from '../clock.js';
 import type { EventsLog } from '../shared/events-log.js';
 import { isStoreUnavailable } from '../storage/unavailable.js';
 import type { DrainMeter } from './drain-meter.js';
-import { Deferred, type Job, type JobDefinition, type JobOutcome, type JobQueue, type JobStore, RetryLater } from './job.js';
+import { Deferred, type Job, type JobDefinition, type JobHandoff, type JobOutcome, type JobQueue, type JobStore, type LocalLease, RetryLater } from './job.js';
 
 export interface RunnerOptions {
   store: JobStore;
@@ -37,7 +37,7 @@ const CLAIM_BACKOFF_CAP_MS = 5_000;
 /** A job whose handler met a database outage runs again this much later (service time). */
 const OUTAGE_RETRY_MS = 1_000;
 
-export class JobRunner {
+export class JobRunner implements JobHandoff {
   readonly workerId = `worker-${randomUUID().slice(0, 8)}`;
   private readonly definitions = new Map<string, JobDefinition<never>>();
   /** Compiled payload schemas of the definitions that declare one (catalogue.ts). */
@@ -45,6 +45,9 @@ export class JobRunner {
   private readonly concurrency: number;
   private readonly idlePollMs: number;
   private running = 0;
+  /** Slots held for jobs handed over in commits under way (take). */
+  private reserved = 0;
+  private reservationsSettled: (() => void) | null = null;
   private stopped = true;
   private wake: (() => void) | null = null;
   /** A notify() that arrived while the loop was busy: the next sleep returns at once instead of losing it. */
@@ -55,6 +58,8 @@ export class JobRunner {
    * nothing cost a write transaction each (issue 10: five per MIT at 100/s before this).
    */
   private claimedAll = false;
+  /** notify() calls so far: a claim under way when one arrives may have missed what it announced. */
+  private notifications = 0;
   private loopDone: Promise<void> = Promise.resolve();
   private readonly inFlight = new Set<Promise<boolean>>();
   /** Jobs this runner is executing, by id → kind: the heartbeat renews their leases. */
@@ -84,10 +89,45 @@ export class JobRunner {
     this.heartbeat.unref();
   }
 
-  /** Something was enqueued or time moved: look for due jobs now. */
+  /**
+   * Something was enqueued or time moved: look for due jobs now. Until that claim has taken every
+   * due job, no job is handed over (take): a new one does not go ahead of those queued before it.
+   */
   notify(): void {
+    this.claimedAll = false;
+    this.notifications++;
     if (this.wake) this.wake();
     else this.woken = true;
+  }
+
+  /**
+   * The handoff (JobHandoff): a slot for a due job of `kind` that a commit under way writes leased
+   * to this runner, when the runner is running, has a slot free and its last claim took every due
+   * job (nothing waits in the queue ahead of it). The job starts when the commit is done.
+   */
+  take(kind: string): LocalLease | null {
+    const definition = this.definitions.get(kind);
+    if (!definition?.handoff || this.stopped || !this.claimedAll || this.busySlots() >= this.concurrency) return null;
+    this.reserved++;
+    let settled = false;
+    const settle = () => {
+      if (settled) return false;
+      settled = true;
+      if (--this.reserved === 0) this.reservationsSettled?.();
+      return true;
+    };
+    return {
+      workerId: this.workerId,
+      leaseUntil: this.wallNow() + definition.leaseMs,
+      start: (job) => {
+        if (settle()) this.track(this.execute(job));
+      },
+      cancel: () => void settle(),
+    };
+  }
+
+  private busySlots(): number {
+    return this.running + this.reserved;
   }
 
   /** Stops claiming, waits for running handlers up to `timeoutMs`, then gives back remaining leases. */
@@ -98,7 +138,10 @@ export class JobRunner {
     await this.loopDone;
     // A referenced timer: the deadline must hold even when nothing else keeps the event loop alive.
     let deadline: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => (deadline = setTimeout(r, timeoutMs)))]);
+    const timeout = new Promise((r) => (deadline = setTimeout(r, timeoutMs)));
+    // Jobs handed over in commits still under way start when those commits are done: then they are in flight too.
+    if (this.reserved > 0) await Promise.race([new Promise<void>((r) => (this.reservationsSettled = r)), timeout]);
+    await Promise.race([Promise.allSettled([...this.inFlight]), timeout]);
     clearTimeout(deadline);
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
@@ -130,11 +173,12 @@ export class JobRunner {
     while (!this.stopped) {
       let claimed = 0;
       try {
-        const free = this.concurrency - this.running;
+        const free = this.concurrency - this.busySlots();
         if (free > 0) {
+          const notifiedBefore = this.notifications;
           const jobs = await this.claimBatch(free);
           claimed = jobs.length;
-          this.claimedAll = claimed < free;
+          this.claimedAll = claimed < free && this.notifications === notifiedBefore;
           for (const job of jobs) this.track(this.execute(job));
         } else this.claimedAll = false;
         if (outage) logger.info({ failedClaims: failures }, 'job runner: the database answers again; claiming jobs');
@@ -149,12 +193,12 @@ export class JobRunner {
       }
       if (this.stopped) break;
       if (failures > 0) await this.sleep(Math.min(CLAIM_BACKOFF_CAP_MS, this.idlePollMs * 2 ** (failures - 1)));
-      else if (claimed === 0 || this.claimedAll || this.running >= this.concurrency) await this.sleep(await this.idleDelay());
+      else if (claimed === 0 || this.claimedAll || this.busySlots() >= this.concurrency) await this.sleep(await this.idleDelay());
     }
   }
 
   private async idleDelay(): Promise<number> {
-    if (this.running >= this.concurrency) return this.idlePollMs;
+    if (this.busySlots() >= this.concurrency) return this.idlePollMs;
     try {
       const next = await this.options.store.nextDueAt(this.kinds);
       if (next === null) return this.idlePollMs * 4;

@@ -4,7 +4,7 @@
  * state change and the jobs it causes are written together or not at all.
  */
 import { CamelCasePlugin, Kysely } from 'kysely';
-import type { JobStore } from '../jobs/job.js';
+import type { JobHandoff, JobStore, LocalLease } from '../jobs/job.js';
 import type { AccountsRepository } from '../modules/accounts/accounts.repository.js';
 import type { PointsOfSaleRepository } from '../modules/points-of-sale/points-of-sale.repository.js';
 import type { TerminalsRepository } from '../modules/terminals/terminals.repository.js';
@@ -24,7 +24,7 @@ import type { DashboardSessionsRepository } from '../dashboard/sessions.reposito
 import type { Connection, Dialect } from './connect.js';
 import { KyselyAccountsRepository } from './repositories/accounts.js';
 import { KyselyIdempotencyStore } from './repositories/idempotency.js';
-import { KyselyJobStore } from './repositories/jobs.js';
+import { handingPlacer, type JobPlacer, KyselyJobStore, queueEveryJob } from './repositories/jobs.js';
 import { KyselyPointsOfSaleRepository } from './repositories/points-of-sale.js';
 import { KyselySettings } from './repositories/settings.js';
 import { KyselyTerminalsRepository } from './repositories/terminals.js';
@@ -101,6 +101,8 @@ export interface StoreOptions {
   now(): number;
   /** Called when jobs were enqueued (the runner wakes up). */
   onEnqueue?: () => void;
+  /** This process's runner, which may take a transaction's new due jobs at once (JobHandoff). */
+  handoff?: JobHandoff;
   /** SQLite group commit settings (tests). */
   batcher?: WriteBatcherOptions;
 }
@@ -115,6 +117,7 @@ function repositories(
   options: StoreOptions,
   onEnqueue: () => void,
   afterCommit: (fn: () => void) => void = (fn) => fn(),
+  placer: JobPlacer = queueEveryJob,
 ): Repositories {
   return {
     afterCommit,
@@ -130,9 +133,9 @@ function repositories(
     paymentMethods: new KyselyPaymentMethodsRepository(db),
     notifications: new KyselyNotificationsRepository(db),
     sales: new KyselySalesRepository(db),
-    jobs: new KyselyJobStore(db, dialect, options.now, onEnqueue),
+    jobs: new KyselyJobStore(db, dialect, options.now, onEnqueue, placer),
     lifecycle: new KyselyLifecycleRepository(db),
-    paymentRecords: new KyselyPaymentRecords(db, dialect, options.now, onEnqueue),
+    paymentRecords: new KyselyPaymentRecords(db, dialect, options.now, onEnqueue, placer),
     events: new KyselyEventOutbox(db, options.now),
     settings: new KyselySettings(db),
     subscriptions: new KyselySubscriptionsRepository(db),
@@ -189,7 +192,8 @@ function createSqliteStore(connection: Connection, statements: NonNullable<Conne
 /**
  * `fn` on the repositories of one transaction, which `commit` runs (a pool transaction, a unit of
  * the group commit); the after-commit work it asked for runs once `commit` has returned: the runner
- * can see the new jobs, a log line reports what stays.
+ * can see the new jobs (or starts those handed to it), a log line reports what stays. When the
+ * commit fails, the runner slots its handed jobs held are given back.
  */
 async function inTransaction<T>(
   commit: (work: (db: Kysely<Database>) => Promise<T>) => Promise<T>,
@@ -199,17 +203,16 @@ async function inTransaction<T>(
   notify: () => void,
 ): Promise<T> {
   const committed: Array<() => void> = [];
-  const result = await commit((db) =>
-    fn(
-      repositories(
-        db,
-        dialect,
-        options,
-        () => committed.push(notify),
-        (after) => committed.push(after),
-      ),
-    ),
-  );
+  const afterCommit = (after: () => void) => void committed.push(after);
+  const leases: LocalLease[] = [];
+  const placer = options.handoff ? handingPlacer(options.handoff, afterCommit, leases) : queueEveryJob;
+  let result: T;
+  try {
+    result = await commit((db) => fn(repositories(db, dialect, options, () => committed.push(notify), afterCommit, placer)));
+  } catch (err) {
+    for (const lease of leases) lease.cancel();
+    throw err;
+  }
   runAll(committed);
   return result;
 }

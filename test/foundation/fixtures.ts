@@ -2,6 +2,7 @@
  * Fixtures for the foundation suites: a migrated store on either database with a settable clock,
  * and factories for rows that no public foundation route creates (transactions, operations).
  */
+import type { JobHandoff } from '../../src/jobs/job.js';
 import { connect } from '../../src/storage/connect.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { createStore, type Store } from '../../src/storage/store.js';
@@ -15,6 +16,8 @@ export interface TestStore {
   database: TestDatabase;
   /** The store's notion of now (ms); tests move it by assigning. */
   clock: { ms: number };
+  /** The runner a transaction's new due jobs are offered to (JobHandoff); none until a test sets one. */
+  handoff: { to: JobHandoff | null };
   close(): Promise<void>;
 }
 
@@ -26,11 +29,13 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
   const connection = connect(database.config, database.schema ? { schema: database.schema } : {});
   await migrate(connection);
   const clock = { ms: T0 };
-  const store = createStore(connection, { now: () => clock.ms });
+  const handoff: TestStore['handoff'] = { to: null };
+  const store = createStore(connection, { now: () => clock.ms, handoff: { take: (kind) => handoff.to?.take(kind) ?? null } });
   return {
     store,
     database,
     clock,
+    handoff,
     async close() {
       await store.close();
       await database.drop();

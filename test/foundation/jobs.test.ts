@@ -10,7 +10,7 @@ import { JobRunner } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/logger.js';
 import { newId } from '../../src/shared/ids.js';
 import { availableStores } from '../support/stores.js';
-import { openTestStore, type TestStore } from './fixtures.js';
+import { iso, openTestStore, type TestStore } from './fixtures.js';
 
 const logger = createLogger('silent');
 
@@ -46,6 +46,7 @@ for (const kind of await availableStores()) {
       t = await openTestStore(kind);
     });
     afterEach(async () => {
+      t.handoff.to = null;
       for (const r of runners.splice(0)) await r.stop(100);
     });
     after(() => t.close());
@@ -323,6 +324,140 @@ for (const kind of await availableStores()) {
       const row = await stateOf(id);
       assert.deepEqual([row.state, row.attempts], ['queued', 0], 'lease released, attempt not counted');
       release();
+    });
+
+    /** A runner whose claims are counted, idle after its first (empty) claim, taking handed jobs. */
+    const handingRunner = async (definitions: JobDefinition<never>[], concurrency = 4) => {
+      const counted = { claims: 0 };
+      const store = Object.create(t.store.jobs) as typeof t.store.jobs;
+      store.claim = (...args: Parameters<typeof t.store.jobs.claim>) => {
+        counted.claims++;
+        return t.store.jobs.claim(...args);
+      };
+      const r = runner(definitions, { store, concurrency, idlePollMs: 60_000 });
+      r.start();
+      await waitFor('the first idle claim', () => counted.claims >= 1);
+      // Its sleep after that claim reads the next due time; let it settle.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      t.handoff.to = r;
+      return { r, counted };
+    };
+    /** Until the runner's last claim took every due job (it takes jobs again); the slot that check takes is given back. */
+    const untilTaking = (r: JobRunner, kind: string) =>
+      waitFor('a claim that took every due job', () => {
+        const lease = r.take(kind);
+        lease?.cancel();
+        return lease !== null;
+      });
+    const handedKind = (kind: string, handle: JobDefinition<never>['handle']) =>
+      ({ kind, handoff: true, maxAttempts: 5, leaseMs: 30_000, backoff: () => 1000, handle }) as JobDefinition<never>;
+
+    test('a due job enqueued in a commit goes to the idle runner of the same process: written leased, run after the commit, no claim', async () => {
+      const kind = `handed.${newId()}`;
+      const seen: Array<{ attempt: number; state: string; attempts: number; leasedBy: string | null }> = [];
+      const { r, counted } = await handingRunner([
+        handedKind(kind, async (_payload, ctx) => {
+          const row = await t.store.db.selectFrom('jobs').select(['state', 'attempts', 'leasedBy']).where('id', '=', ctx.job.id).executeTakeFirstOrThrow();
+          seen.push({ attempt: ctx.attempt, ...row });
+        }),
+      ]);
+      const claimsBefore = counted.claims;
+      await t.store.transaction(async (repos) => {
+        await repos.jobs.enqueue({ kind, payload: { n: 1 } });
+        // Inside the commit nothing has started yet.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        assert.equal(seen.length, 0, 'not started before its commit is done');
+      });
+      await waitFor('the handed job to run', () => seen.length === 1);
+      assert.deepEqual(seen[0], { attempt: 1, state: 'running', attempts: 1, leasedBy: r.workerId }, 'its row leased to this runner, first attempt');
+      const id = await jobIdOf(kind);
+      await waitFor('the job to be done', async () => (await stateOf(id)).state === 'done');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(counted.claims, claimsBefore, 'no claim for it, and none after it');
+    });
+
+    test('not handed over: a kind that does not allow it, a job not yet due, a full runner, jobs queued ahead; a failed commit gives its slot back', async () => {
+      const handed = `handed.${newId()}`;
+      const plain = `plain.${newId()}`;
+      const ran: string[] = [];
+      let release: () => void = () => undefined;
+      const blocker = new Promise<void>((resolve) => (release = resolve));
+      const { r } = await handingRunner(
+        [
+          handedKind(handed, async (payload: never) => {
+            ran.push((payload as { name: string }).name);
+            if ((payload as { block?: boolean }).block) await blocker;
+          }),
+          { kind: plain, maxAttempts: 5, leaseMs: 30_000, backoff: () => 1000, handle: async () => void ran.push('plain') } as JobDefinition<never>,
+        ],
+        1,
+      );
+      const rowOf = async (name: string) =>
+        await t.store.db
+          .selectFrom('jobs')
+          .select(['state', 'leasedBy'])
+          .where('kind', '=', handed)
+          .where('payload', 'like', `%"${name}"%`)
+          .executeTakeFirstOrThrow();
+      // A kind without `handoff`: queued, for a claim.
+      await t.store.transaction((repos) => repos.jobs.enqueue({ kind: plain, payload: {} }));
+      assert.equal((await t.store.db.selectFrom('jobs').select('state').where('kind', '=', plain).executeTakeFirstOrThrow()).state, 'queued');
+      r.notify(); // what the service's store does after a commit that queued a job
+      await waitFor('the plain job, claimed', () => ran.includes('plain'));
+      await untilTaking(r, handed);
+      // A failed commit: its slot is given back, and the one slot takes the next job.
+      const failed = t.store.transaction(async (repos) => {
+        await repos.jobs.enqueue({ kind: handed, payload: { name: 'rolled-back' } });
+        throw new Error('the commit fails');
+      });
+      await assert.rejects(failed, /the commit fails/);
+      // Not yet due: queued at its time.
+      await t.store.transaction((repos) => repos.jobs.enqueue({ kind: handed, payload: { name: 'later' }, runAt: t.clock.ms + 60_000 }));
+      assert.equal((await rowOf('later')).state, 'queued');
+      // The one slot takes a job that blocks; the next finds the runner full and is queued.
+      await t.store.transaction((repos) => repos.jobs.enqueue({ kind: handed, payload: { name: 'first', block: true } }));
+      assert.deepEqual(await rowOf('first'), { state: 'running', leasedBy: r.workerId }, 'handed over: the failed commit gave its slot back');
+      await t.store.transaction((repos) => repos.jobs.enqueue({ kind: handed, payload: { name: 'second' } }));
+      assert.deepEqual(await rowOf('second'), { state: 'queued', leasedBy: null }, 'the runner is full');
+      r.notify();
+      // The slot frees; until a claim has taken 'second', nothing goes ahead of it.
+      release();
+      await waitFor('the queued job, claimed', () => ran.includes('second'));
+      assert.deepEqual(ran.slice(1), ['first', 'second']);
+      assert.equal(ran.includes('rolled-back'), false);
+      assert.equal((await t.store.db.selectFrom('jobs').select('id').where('payload', 'like', '%rolled-back%').execute()).length, 0);
+    });
+
+    test('a job is not handed over while a notified enqueue may wait in the queue, and stop waits for a handed job whose commit is under way', async () => {
+      const kind = `handed.${newId()}`;
+      const ran: string[] = [];
+      const { r } = await handingRunner([handedKind(kind, async (payload: never) => void ran.push((payload as { name: string }).name))]);
+      const first = r.take(kind);
+      assert.ok(first, 'idle, nothing queued: a slot');
+      first.cancel();
+      r.notify();
+      assert.equal(r.take(kind), null, 'something was enqueued for a claim: no job goes ahead of it');
+      await untilTaking(r, kind);
+      const lease = r.take(kind)!;
+      const stopped = r.stop(2000);
+      setTimeout(
+        () =>
+          lease.start({
+            id: newId(),
+            kind,
+            payload: { name: 'late' },
+            state: 'running',
+            attempts: 1,
+            maxAttempts: 5,
+            runAt: iso(t.clock.ms),
+            lastError: null,
+            createdAt: iso(t.clock.ms),
+            updatedAt: iso(t.clock.ms),
+          }),
+        30,
+      );
+      await stopped;
+      assert.deepEqual(ran, ['late'], 'stop waited for the commit under way, then for its job');
     });
   });
 }

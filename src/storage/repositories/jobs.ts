@@ -1,7 +1,7 @@
 import { deferrable } from '../pg-write-combining.js';
 import { sql, type Kysely } from 'kysely';
 import { newId } from '../../shared/ids.js';
-import type { ClaimTimes, Job, JobState, JobStore, NewJob } from '../../jobs/job.js';
+import type { ClaimTimes, Job, JobHandoff, JobState, JobStore, LocalLease, NewJob } from '../../jobs/job.js';
 import type { Dialect } from '../connect.js';
 import type { Database, JobsTable } from '../schema.js';
 import { keyedTemplates, queryTemplate, type Params } from '../query-template.js';
@@ -9,7 +9,7 @@ import { keyedTemplates, queryTemplate, type Params } from '../query-template.js
 const iso = (ms: number): string => new Date(ms).toISOString();
 const DEFAULT_MAX_ATTEMPTS = 25;
 
-function toJob(
+export function toJob(
   row: Pick<JobsTable, 'id' | 'kind' | 'payload' | 'state' | 'maxAttempts' | 'runAt' | 'lastError' | 'createdAt' | 'updatedAt'> & { attempts: number },
 ): Job {
   return {
@@ -26,18 +26,49 @@ function toJob(
   };
 }
 
-/** The row of a new queued job. */
-export function jobRow(job: NewJob, now: number) {
+/** The row of a new job: queued, or leased to this process's runner from the start (`lease`, JobHandoff) — its first attempt counted as a claim counts it. */
+export function jobRow(job: NewJob, now: number, lease?: Pick<LocalLease, 'workerId' | 'leaseUntil'>) {
   return {
     id: newId(),
     kind: job.kind,
     payload: JSON.stringify(job.payload ?? null),
-    state: 'queued',
+    state: lease ? 'running' : 'queued',
     dedupeKey: job.dedupeKey ?? null,
     runAt: iso(job.runAt ?? now),
+    attempts: lease ? 1 : 0,
     maxAttempts: job.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    leasedBy: lease?.workerId ?? null,
+    leaseUntil: lease ? iso(lease.leaseUntil) : null,
     createdAt: iso(now),
     updatedAt: iso(now),
+  };
+}
+
+export type JobRow = ReturnType<typeof jobRow>;
+
+/** How a commit writes its new jobs: each row queued, or `handed` to this process's runner (no wake-up needed for it). */
+export interface JobPlacer {
+  place(job: NewJob, now: number): { row: JobRow; handed: boolean };
+}
+
+/** Every job queued: writes outside a transaction (nothing would start them after a commit), or no runner here. */
+export const queueEveryJob: JobPlacer = { place: (job, now) => ({ row: jobRow(job, now), handed: false }) };
+
+/**
+ * One commit's placer with a runner here: a due job of a kind it takes (JobHandoff.take) is written
+ * leased to it; `afterCommit` starts it, and the lease is kept in `leases` so that a failed commit
+ * can give its slot back.
+ */
+export function handingPlacer(handoff: JobHandoff, afterCommit: (fn: () => void) => void, leases: LocalLease[]): JobPlacer {
+  return {
+    place(job, now) {
+      const lease = (job.runAt ?? now) <= now ? handoff.take(job.kind) : null;
+      if (!lease) return { row: jobRow(job, now), handed: false };
+      const row = jobRow(job, now, lease);
+      leases.push(lease);
+      afterCommit(() => lease.start(toJob({ ...row, lastError: null })));
+      return { row, handed: true };
+    },
   };
 }
 
@@ -54,7 +85,10 @@ export const insertJobRow = queryTemplate((db: Kysely<Database>, row: Params<Ret
         state: row.state,
         dedupeKey: row.dedupeKey,
         runAt: row.runAt,
+        attempts: row.attempts,
         maxAttempts: row.maxAttempts,
+        leasedBy: row.leasedBy,
+        leaseUntil: row.leaseUntil,
         createdAt: row.createdAt,
         updatedAt: row.updatedAt,
       })
@@ -147,6 +181,7 @@ export class KyselyJobStore implements JobStore {
     private readonly now: () => number,
     /** Called after an enqueue commits... or right away inside a transaction (the runner re-polls anyway). */
     private readonly onEnqueue: () => void = () => undefined,
+    private readonly placer: JobPlacer = queueEveryJob,
   ) {}
 
   async enqueue(job: NewJob): Promise<void> {
@@ -156,12 +191,14 @@ export class KyselyJobStore implements JobStore {
   async enqueueMany(jobs: NewJob[]): Promise<void> {
     if (jobs.length === 0) return;
     const now = this.now();
-    if (jobs.length === 1) {
-      await insertJobRow.execute(this.db, jobRow(jobs[0]!, now));
-      this.onEnqueue();
-      return;
-    }
-    const rows = jobs.map((job) => jobRow(job, now));
+    const placed = jobs.map((job) => this.placer.place(job, now));
+    if (placed.length === 1) await insertJobRow.execute(this.db, placed[0]!.row);
+    else await this.insertRows(placed.map((p) => p.row));
+    // Jobs handed to this process's runner start after the commit; the others wait for a claim.
+    if (placed.some((p) => !p.handed)) this.onEnqueue();
+  }
+
+  private async insertRows(rows: JobRow[]): Promise<void> {
     // Chunks keep each statement under the SQLite parameter limit.
     for (let i = 0; i < rows.length; i += 500) {
       await this.db
@@ -170,7 +207,6 @@ export class KyselyJobStore implements JobStore {
         .onConflict((oc) => oc.column('dedupeKey').doNothing())
         .execute();
     }
-    this.onEnqueue();
   }
 
   async claim(workerId: string, at: ClaimTimes, leaseMs: number | Readonly<Record<string, number>>, limit: number, kinds: string[]): Promise<Job[]> {

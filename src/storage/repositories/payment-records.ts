@@ -11,7 +11,7 @@ import type { Operation } from '../../modules/transactions/transaction.js';
 import type { NewTransaction, PaymentRecords } from '../../modules/transactions/transactions.repository.js';
 import type { Dialect } from '../connect.js';
 import type { Database } from '../schema.js';
-import { insertJobRow, jobRow } from './jobs.js';
+import { insertJobRow, type JobPlacer, queueEveryJob } from './jobs.js';
 import { insertOperationRow, insertTransactionRow, operationRow, transactionRow } from './transactions.js';
 
 /** Rows per statement: within SQLite's parameter limit for the widest table (transactions). */
@@ -52,10 +52,13 @@ export class KyselyPaymentRecords implements PaymentRecords {
     private readonly dialect: Dialect,
     private readonly now: () => number,
     private readonly onEnqueue: () => void,
+    private readonly placer: JobPlacer = queueEveryJob,
   ) {}
 
   async record(transactions: NewTransaction[], operations: Operation[], jobs: NewJob[]): Promise<void> {
     const now = this.now();
+    const placed = jobs.map((job) => this.placer.place(job, now));
+    const jobRows = placed.map((p) => p.row);
     if (this.dialect === 'postgres' && transactions.length <= 1 && operations.length === 1 && jobs.length === 1) {
       const tx = transactions[0];
       await recordOne.execute(
@@ -63,24 +66,23 @@ export class KyselyPaymentRecords implements PaymentRecords {
         prefixed([
           ['o:', operationRow(operations[0]!)],
           ['t:', tx && transactionRow(tx)],
-          ['j:', jobRow(jobs[0]!, now)],
+          ['j:', jobRows[0]],
         ]),
       );
     } else if (this.dialect === 'postgres' && transactions.length <= CHUNK && operations.length <= CHUNK && jobs.length <= CHUNK && operations.length > 0) {
       // Foreign keys are checked at the end of the statement: the operations may name the transactions inserted with them.
-      const jobsRows = jobs.map((job) => jobRow(job, now));
       const withOperations = this.db.with('recorded_operations', (db) => db.insertInto('operations').values(operations.map(operationRow)));
       if (transactions.length > 0) {
         await withOperations
           .with('recorded_transactions', (db) => db.insertInto('transactions').values(transactions.map(transactionRow)))
           .insertInto('jobs')
-          .values(jobsRows)
+          .values(jobRows)
           .onConflict((oc) => oc.column('dedupeKey').doNothing())
           .execute();
       } else {
         await withOperations
           .insertInto('jobs')
-          .values(jobsRows)
+          .values(jobRows)
           .onConflict((oc) => oc.column('dedupeKey').doNothing())
           .execute();
       }
@@ -88,7 +90,7 @@ export class KyselyPaymentRecords implements PaymentRecords {
       // One payment (an MIT, a capture): statements compiled once (query-template.ts).
       if (transactions[0]) await insertTransactionRow.execute(this.db, transactionRow(transactions[0]));
       if (operations[0]) await insertOperationRow.execute(this.db, operationRow(operations[0]));
-      if (jobs[0]) await insertJobRow.execute(this.db, jobRow(jobs[0], now));
+      if (jobRows[0]) await insertJobRow.execute(this.db, jobRows[0]);
     } else {
       for (let i = 0; i < transactions.length; i += CHUNK)
         await this.db
@@ -103,11 +105,12 @@ export class KyselyPaymentRecords implements PaymentRecords {
       for (let i = 0; i < jobs.length; i += CHUNK) {
         await this.db
           .insertInto('jobs')
-          .values(jobs.slice(i, i + CHUNK).map((job) => jobRow(job, now)))
+          .values(jobRows.slice(i, i + CHUNK))
           .onConflict((oc) => oc.column('dedupeKey').doNothing())
           .execute();
       }
     }
-    if (jobs.length > 0) this.onEnqueue();
+    // Drive jobs handed to this process's runner start after the commit; the others wait for a claim.
+    if (placed.some((p) => !p.handed)) this.onEnqueue();
   }
 }
