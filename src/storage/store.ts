@@ -4,7 +4,7 @@
  * state change and the jobs it causes are written together or not at all.
  */
 import { CamelCasePlugin, Kysely } from 'kysely';
-import type { JobHandoff, JobStore, LocalLease } from '../jobs/job.js';
+import type { JobHandoff, JobStore } from '../jobs/job.js';
 import type { AccountsRepository } from '../modules/accounts/accounts.repository.js';
 import type { PointsOfSaleRepository } from '../modules/points-of-sale/points-of-sale.repository.js';
 import type { TerminalsRepository } from '../modules/terminals/terminals.repository.js';
@@ -204,13 +204,12 @@ async function inTransaction<T>(
 ): Promise<T> {
   const committed: Array<() => void> = [];
   const afterCommit = (after: () => void) => void committed.push(after);
-  const leases: LocalLease[] = [];
-  const placer = options.handoff ? handingPlacer(options.handoff, afterCommit, leases) : queueEveryJob;
+  const handing = options.handoff ? handingPlacer(options.handoff, afterCommit) : null;
   let result: T;
   try {
-    result = await commit((db) => fn(repositories(db, dialect, options, () => committed.push(notify), afterCommit, placer)));
+    result = await commit((db) => fn(repositories(db, dialect, options, () => committed.push(notify), afterCommit, handing ?? queueEveryJob)));
   } catch (err) {
-    for (const lease of leases) lease.cancel();
+    handing?.giveBack();
     throw err;
   }
   runAll(committed);

@@ -54,12 +54,18 @@ export interface JobPlacer {
 /** Every job queued: writes outside a transaction (nothing would start them after a commit), or no runner here. */
 export const queueEveryJob: JobPlacer = { place: (job, now) => ({ row: jobRow(job, now), handed: false }) };
 
+/** The rows of `jobs`, and whether any is queued (the runner must be woken for it after the commit). */
+export function placeJobs(placer: JobPlacer, jobs: NewJob[], now: number): { rows: JobRow[]; anyQueued: boolean } {
+  const placed = jobs.map((job) => placer.place(job, now));
+  return { rows: placed.map((p) => p.row), anyQueued: placed.some((p) => !p.handed) };
+}
+
 /**
  * One commit's placer with a runner here: a due job of a kind it takes (JobHandoff.take) is written
- * leased to it; `afterCommit` starts it, and the lease is kept in `leases` so that a failed commit
- * can give its slot back.
+ * leased to it and `afterCommit` starts it; `giveBack` frees the slots of a commit that failed.
  */
-export function handingPlacer(handoff: JobHandoff, afterCommit: (fn: () => void) => void, leases: LocalLease[]): JobPlacer {
+export function handingPlacer(handoff: JobHandoff, afterCommit: (fn: () => void) => void): JobPlacer & { giveBack(): void } {
+  const leases: LocalLease[] = [];
   return {
     place(job, now) {
       const lease = (job.runAt ?? now) <= now ? handoff.take(job.kind) : null;
@@ -69,6 +75,7 @@ export function handingPlacer(handoff: JobHandoff, afterCommit: (fn: () => void)
       afterCommit(() => lease.start(toJob({ ...row, lastError: null })));
       return { row, handed: true };
     },
+    giveBack: () => leases.forEach((lease) => lease.cancel()),
   };
 }
 
@@ -191,11 +198,11 @@ export class KyselyJobStore implements JobStore {
   async enqueueMany(jobs: NewJob[]): Promise<void> {
     if (jobs.length === 0) return;
     const now = this.now();
-    const placed = jobs.map((job) => this.placer.place(job, now));
-    if (placed.length === 1) await insertJobRow.execute(this.db, placed[0]!.row);
-    else await this.insertRows(placed.map((p) => p.row));
+    const { rows, anyQueued } = placeJobs(this.placer, jobs, now);
+    if (rows.length === 1) await insertJobRow.execute(this.db, rows[0]!);
+    else await this.insertRows(rows);
     // Jobs handed to this process's runner start after the commit; the others wait for a claim.
-    if (placed.some((p) => !p.handed)) this.onEnqueue();
+    if (anyQueued) this.onEnqueue();
   }
 
   private async insertRows(rows: JobRow[]): Promise<void> {

@@ -11,7 +11,7 @@ import type { Operation } from '../../modules/transactions/transaction.js';
 import type { NewTransaction, PaymentRecords } from '../../modules/transactions/transactions.repository.js';
 import type { Dialect } from '../connect.js';
 import type { Database } from '../schema.js';
-import { insertJobRow, type JobPlacer, queueEveryJob } from './jobs.js';
+import { insertJobRow, type JobPlacer, placeJobs, queueEveryJob } from './jobs.js';
 import { insertOperationRow, insertTransactionRow, operationRow, transactionRow } from './transactions.js';
 
 /** Rows per statement: within SQLite's parameter limit for the widest table (transactions). */
@@ -57,8 +57,7 @@ export class KyselyPaymentRecords implements PaymentRecords {
 
   async record(transactions: NewTransaction[], operations: Operation[], jobs: NewJob[]): Promise<void> {
     const now = this.now();
-    const placed = jobs.map((job) => this.placer.place(job, now));
-    const jobRows = placed.map((p) => p.row);
+    const { rows: jobRows, anyQueued } = placeJobs(this.placer, jobs, now);
     if (this.dialect === 'postgres' && transactions.length <= 1 && operations.length === 1 && jobs.length === 1) {
       const tx = transactions[0];
       await recordOne.execute(
@@ -111,6 +110,6 @@ export class KyselyPaymentRecords implements PaymentRecords {
       }
     }
     // Drive jobs handed to this process's runner start after the commit; the others wait for a claim.
-    if (placed.some((p) => !p.handed)) this.onEnqueue();
+    if (anyQueued) this.onEnqueue();
   }
 }
