@@ -60,6 +60,14 @@ export class JobRunner implements JobHandoff {
   private claimedAll = false;
   /** notify() calls so far: a claim under way when one arrives may have missed what it announced. */
   private notifications = 0;
+  /**
+   * The earliest due time announced for a job not yet due (service time) since the loop last read
+   * the next due time: that read may have missed it, so the next sleep ends by then.
+   */
+  private announcedDueAt = Infinity;
+  /** The service time the current sleep ends at, and how to end it sooner (while the loop sleeps). */
+  private sleepingUntil = Infinity;
+  private reschedule: ((ms: number) => void) | null = null;
   private loopDone: Promise<void> = Promise.resolve();
   private readonly inFlight = new Set<Promise<boolean>>();
   /** Jobs this runner is executing, by id → kind: the heartbeat renews their leases. */
@@ -92,8 +100,18 @@ export class JobRunner implements JobHandoff {
   /**
    * Something was enqueued or time moved: look for due jobs now. Until that claim has taken every
    * due job, no job is handed over (take): a new one does not go ahead of those queued before it.
+   * `dueAt`: the enqueued jobs come due only then (service time) — a claim now would find nothing
+   * (a synchronous payment's safety net, a retry), so the loop wakes at that time instead.
    */
-  notify(): void {
+  notify(dueAt?: number): void {
+    if (dueAt !== undefined) {
+      const inMs = dueAt - this.options.clock.now();
+      if (inMs > 0) {
+        this.announcedDueAt = Math.min(this.announcedDueAt, dueAt);
+        if (this.reschedule && dueAt < this.sleepingUntil) this.reschedule(inMs);
+        return;
+      }
+    }
     this.claimedAll = false;
     this.notifications++;
     if (this.wake) this.wake();
@@ -199,6 +217,8 @@ export class JobRunner implements JobHandoff {
 
   private async idleDelay(): Promise<number> {
     if (this.busySlots() >= this.concurrency) return this.idlePollMs;
+    // Jobs announced from here on may be committed after the read below has looked.
+    this.announcedDueAt = Infinity;
     try {
       const next = await this.options.store.nextDueAt(this.kinds);
       if (next === null) return this.idlePollMs * 4;
@@ -218,10 +238,18 @@ export class JobRunner implements JobHandoff {
       const done = () => {
         clearTimeout(timer);
         this.wake = null;
+        this.reschedule = null;
+        this.sleepingUntil = Infinity;
         resolve();
       };
-      const timer = setTimeout(done, ms);
-      timer.unref();
+      let timer: NodeJS.Timeout;
+      this.reschedule = (inMs) => {
+        clearTimeout(timer);
+        this.sleepingUntil = this.options.clock.now() + inMs;
+        timer = setTimeout(done, inMs);
+        timer.unref();
+      };
+      this.reschedule(Math.max(0, Math.min(ms, this.announcedDueAt - this.options.clock.now())));
       this.wake = done;
     });
   }

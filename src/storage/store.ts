@@ -99,8 +99,8 @@ export interface Store extends Repositories {
 
 export interface StoreOptions {
   now(): number;
-  /** Called when jobs were enqueued (the runner wakes up). */
-  onEnqueue?: () => void;
+  /** Called when jobs were queued, with the time the first of them comes due (the runner wakes then). */
+  onEnqueue?: (firstDueAt: number) => void;
   /** This process's runner, which may take a transaction's new due jobs at once (JobHandoff). */
   handoff?: JobHandoff;
   /** SQLite group commit settings (tests). */
@@ -115,7 +115,7 @@ function repositories(
   db: Kysely<Database>,
   dialect: Dialect,
   options: StoreOptions,
-  onEnqueue: () => void,
+  onEnqueue: (firstDueAt: number) => void,
   afterCommit: (fn: () => void) => void = (fn) => fn(),
   placer: JobPlacer = queueEveryJob,
 ): Repositories {
@@ -148,7 +148,7 @@ function repositories(
 }
 
 export function createStore(connection: Connection, options: StoreOptions): Store {
-  const notify = () => options.onEnqueue?.();
+  const notify = (firstDueAt: number) => options.onEnqueue?.(firstDueAt);
   if (connection.statements) return createSqliteStore(connection, connection.statements, options, notify);
   const base = repositories(connection.db, connection.dialect, options, notify);
   return {
@@ -169,7 +169,12 @@ export function createStore(connection: Connection, options: StoreOptions): Stor
  * repositories outside a transaction sit on a Kysely whose write statements each become a unit
  * of work of the next group commit (idempotency claims, job claims and completions, ...).
  */
-function createSqliteStore(connection: Connection, statements: NonNullable<Connection['statements']>, options: StoreOptions, notify: () => void): Store {
+function createSqliteStore(
+  connection: Connection,
+  statements: NonNullable<Connection['statements']>,
+  options: StoreOptions,
+  notify: (firstDueAt: number) => void,
+): Store {
   const batcher = new WriteBatcher(connection.db, statements, { ...(connection.sync ? { durable: connection.sync } : {}), ...options.batcher });
   const batched = new Kysely<Database>({ dialect: groupCommitDialect(batcher), plugins: [new CamelCasePlugin()] });
   const base = repositories(batched, connection.dialect, options, notify);
@@ -200,14 +205,20 @@ async function inTransaction<T>(
   fn: (repos: Repositories) => Promise<T>,
   dialect: Dialect,
   options: StoreOptions,
-  notify: () => void,
+  notify: (firstDueAt: number) => void,
 ): Promise<T> {
   const committed: Array<() => void> = [];
+  // One notice per commit, for the first of its queued jobs to come due.
+  let firstDueAt: number | null = null;
+  const queued = (at: number) => {
+    if (firstDueAt === null) committed.push(() => notify(firstDueAt!));
+    firstDueAt = Math.min(firstDueAt ?? Infinity, at);
+  };
   const afterCommit = (after: () => void) => void committed.push(after);
   const handing = options.handoff ? handingPlacer(options.handoff, afterCommit) : null;
   let result: T;
   try {
-    result = await commit((db) => fn(repositories(db, dialect, options, () => committed.push(notify), afterCommit, handing ?? queueEveryJob)));
+    result = await commit((db) => fn(repositories(db, dialect, options, queued, afterCommit, handing ?? queueEveryJob)));
   } catch (err) {
     handing?.giveBack();
     throw err;
@@ -216,7 +227,7 @@ async function inTransaction<T>(
   return result;
 }
 
-/** The after-commit functions of one commit, each once (a runner wake-up asked for by several enqueues included). */
+/** The after-commit functions of one commit, each once. */
 function runAll(fns: Array<() => void>): void {
   for (const fn of new Set(fns)) fn();
 }

@@ -428,6 +428,24 @@ for (const kind of await availableStores()) {
       assert.equal((await t.store.db.selectFrom('jobs').select('id').where('payload', 'like', '%rolled-back%').execute()).length, 0);
     });
 
+    test('a notice of a job not yet due does not wake the runner for a claim: it wakes when the job comes due', async () => {
+      const kind = `later.${newId()}`;
+      const ran: number[] = [];
+      const { r, counted } = await handingRunner([handedKind(kind, async () => void ran.push(t.clock.ms))]);
+      const claimsBefore = counted.claims;
+      const dueAt = t.clock.ms + 300;
+      await t.store.transaction((repos) => repos.jobs.enqueue({ kind, payload: {}, runAt: dueAt }));
+      r.notify(dueAt); // what the service's store does after a commit that queued a job for later
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(counted.claims, claimsBefore, 'no claim for a job that is not due');
+      const lease = r.take(kind);
+      assert.ok(lease, 'nothing due is queued ahead: the runner still takes handed jobs');
+      lease.cancel();
+      t.clock.ms = dueAt;
+      await waitFor('the job, claimed when it came due', () => ran.length === 1, 2000);
+      assert.equal(counted.claims, claimsBefore + 1, 'one claim, at its due time (not the 60 s idle poll)');
+    });
+
     test('a job is not handed over while a notified enqueue may wait in the queue, and stop waits for a handed job whose commit is under way', async () => {
       const kind = `handed.${newId()}`;
       const ran: string[] = [];

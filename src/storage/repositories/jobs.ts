@@ -54,10 +54,18 @@ export interface JobPlacer {
 /** Every job queued: writes outside a transaction (nothing would start them after a commit), or no runner here. */
 export const queueEveryJob: JobPlacer = { place: (job, now) => ({ row: jobRow(job, now), handed: false }) };
 
-/** The rows of `jobs`, and whether any is queued (the runner must be woken for it after the commit). */
-export function placeJobs(placer: JobPlacer, jobs: NewJob[], now: number): { rows: JobRow[]; anyQueued: boolean } {
-  const placed = jobs.map((job) => placer.place(job, now));
-  return { rows: placed.map((p) => p.row), anyQueued: placed.some((p) => !p.handed) };
+/**
+ * The rows of `jobs`, and when the first of those queued comes due (service time; null: all handed
+ * over): the runner is told after the commit, and wakes then, not before.
+ */
+export function placeJobs(placer: JobPlacer, jobs: NewJob[], now: number): { rows: JobRow[]; firstQueuedAt: number | null } {
+  let firstQueuedAt: number | null = null;
+  const rows = jobs.map((job) => {
+    const { row, handed } = placer.place(job, now);
+    if (!handed) firstQueuedAt = Math.min(firstQueuedAt ?? Infinity, job.runAt ?? now);
+    return row;
+  });
+  return { rows, firstQueuedAt };
 }
 
 /**
@@ -186,8 +194,8 @@ export class KyselyJobStore implements JobStore {
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
     private readonly now: () => number,
-    /** Called after an enqueue commits... or right away inside a transaction (the runner re-polls anyway). */
-    private readonly onEnqueue: () => void = () => undefined,
+    /** Told when the first queued job comes due, after the commit (a transaction's repositories) or at once. */
+    private readonly onEnqueue: (firstDueAt: number) => void = () => undefined,
     private readonly placer: JobPlacer = queueEveryJob,
   ) {}
 
@@ -198,11 +206,11 @@ export class KyselyJobStore implements JobStore {
   async enqueueMany(jobs: NewJob[]): Promise<void> {
     if (jobs.length === 0) return;
     const now = this.now();
-    const { rows, anyQueued } = placeJobs(this.placer, jobs, now);
+    const { rows, firstQueuedAt } = placeJobs(this.placer, jobs, now);
     if (rows.length === 1) await insertJobRow.execute(this.db, rows[0]!);
     else await this.insertRows(rows);
     // Jobs handed to this process's runner start after the commit; the others wait for a claim.
-    if (anyQueued) this.onEnqueue();
+    if (firstQueuedAt !== null) this.onEnqueue(firstQueuedAt);
   }
 
   private async insertRows(rows: JobRow[]): Promise<void> {

@@ -51,13 +51,13 @@ export class KyselyPaymentRecords implements PaymentRecords {
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
     private readonly now: () => number,
-    private readonly onEnqueue: () => void,
+    private readonly onEnqueue: (firstDueAt: number) => void,
     private readonly placer: JobPlacer = queueEveryJob,
   ) {}
 
   async record(transactions: NewTransaction[], operations: Operation[], jobs: NewJob[]): Promise<void> {
     const now = this.now();
-    const { rows: jobRows, anyQueued } = placeJobs(this.placer, jobs, now);
+    const { rows: jobRows, firstQueuedAt } = placeJobs(this.placer, jobs, now);
     if (this.dialect === 'postgres' && transactions.length <= 1 && operations.length === 1 && jobs.length === 1) {
       const tx = transactions[0];
       await recordOne.execute(
@@ -110,6 +110,6 @@ export class KyselyPaymentRecords implements PaymentRecords {
       }
     }
     // Drive jobs handed to this process's runner start after the commit; the others wait for a claim.
-    if (anyQueued) this.onEnqueue();
+    if (firstQueuedAt !== null) this.onEnqueue(firstQueuedAt);
   }
 }
