@@ -102,7 +102,7 @@ export type JobKind = keyof typeof JOB_CATALOGUE;
 export type PayloadOf<K extends JobKind> = Static<(typeof JOB_CATALOGUE)[K]['payload']>;
 
 /** A job of `kind` to enqueue, its attempts from the catalogue. */
-export function newJob<K extends JobKind>(kind: K, payload: PayloadOf<K>, options: { runAt?: number; dedupeKey?: string } = {}): NewJob {
+export function newJob<K extends JobKind>(kind: K, payload: PayloadOf<K>, options: { runAt?: number; dedupeKey?: string; known?: unknown } = {}): NewJob {
   return { kind, payload, maxAttempts: JOB_CATALOGUE[kind].maxAttempts, ...options };
 }
 

@@ -15,6 +15,12 @@ export interface NewJob {
   /** A unique key: enqueueing a second job with the same key is a no-op (exactly-once scheduling). */
   dedupeKey?: string;
   maxAttempts?: number;
+  /**
+   * What the enqueuing commit wrote and the handler would read first (process memory, never
+   * stored): given to the handler only when the job is handed to this process's runner in that
+   * commit (JobHandoff), so it is exactly what the handler would read. A claimed job has none.
+   */
+  known?: unknown;
 }
 
 export interface Job {
@@ -28,6 +34,8 @@ export interface Job {
   lastError: string | null;
   createdAt: string;
   updatedAt: string;
+  /** NewJob.known, when the job was handed over in the commit that wrote it. */
+  known?: unknown;
 }
 
 /**

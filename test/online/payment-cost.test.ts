@@ -9,6 +9,8 @@ import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../s
 import { availableStores } from '../support/stores.js';
 import { startReceiver, waitFor } from './helpers.js';
 import { mitBody, storedCard } from './cit-flows.js';
+import type { Job } from '../../src/jobs/job.js';
+import { DRIVE_JOB, type DriveJobPayload } from '../../src/modules/transactions/payment-engine.js';
 
 const MITS = 20;
 /**
@@ -61,6 +63,44 @@ for (const kind of await availableStores()) {
       assert.equal(rx.at(path).length, MITS, 'one callback per MIT');
       assert.ok(perMit.commits <= BUDGET.commits, `commits per MIT ${perMit.commits} > ${BUDGET.commits}`);
       assert.ok(perMit.statements <= BUDGET.statements, `statements per MIT ${perMit.statements} > ${BUDGET.statements}`);
+    });
+
+    test('with the runner idle, as in the service: the drive job is handed over with what the create commit wrote, and reads nothing', async () => {
+      const runner = t.runtime.runner;
+      const counters = t.runtime.store.counters;
+      // What the handed drive job knows, against what findForDrive reads once its commit is done and before it runs.
+      const compared: Array<{ known: unknown; read: unknown }> = [];
+      const execute = Reflect.get(runner, 'execute') as (job: Job) => Promise<boolean>;
+      Reflect.set(runner, 'execute', async (job: Job) => {
+        if (job.kind === DRIVE_JOB) {
+          const { operationId } = job.payload as DriveJobPayload;
+          const logged = counters.log?.length ?? 0;
+          compared.push({ known: job.known, read: await t.runtime.store.transactions.findForDrive(operationId) });
+          counters.log?.splice(logged, 1); // this test's read, not the payment's
+        }
+        return execute.call(runner, job);
+      });
+      runner.start();
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 100)); // its first claim behind it
+        const path = rx.newPath('handed');
+        counters.log = [];
+        counters.start();
+        const res = await m.api.post(`${API}/mit`, mitBody(subscriptionId, rx.url(path), { reference: 'cost-handed' }));
+        assert.equal(res.status, 200, res.text);
+        await waitFor(async () => rx.at(path).length === 1, 'the callback');
+        await new Promise((resolve) => setTimeout(resolve, 50)); // the delivery's commit
+        counters.stop();
+        assert.equal(compared.length, 1, 'the drive job ran once, here');
+        assert.ok(compared[0]!.known, 'handed over with what its commit wrote');
+        assert.deepEqual(compared[0]!.known, compared[0]!.read, 'exactly what the drive would have read');
+        assert.doesNotMatch(counters.log.join('\n'), /from "operations" as "o"/, 'the drive read nothing');
+        assert.equal(rx.at(path)[0]!.body.transaction.reference, 'cost-handed');
+      } finally {
+        counters.stop();
+        Reflect.set(runner, 'execute', execute);
+        await runner.stop();
+      }
     });
   });
 }

@@ -11,6 +11,7 @@ import { type OverloadSignal, refuseWhenOverloaded } from '../../shared/overload
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { Subscription } from '../subscriptions/subscription.js';
+import type { ChargeRead } from '../subscriptions/subscriptions.repository.js';
 import type { InstantCapture, Transaction } from '../transactions/transaction.js';
 import type { PaymentRequest, PipelineRepos } from '../transactions/payment-engine.js';
 import { validateEntry } from './entry-validation.js';
@@ -28,7 +29,7 @@ export interface MitDeps<R extends MitRepos> {
     requireChargeable(
       accountId: string,
       subscriptionId: string,
-    ): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod; pointOfSale: PointOfSale | null }>;
+    ): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod; pointOfSale: PointOfSale | null; sealed: ChargeRead['sealed'] }>;
   };
   /** Callback URL rule (approved domain; no private address outside sandbox): 422 on `field`. */
   urlPolicy: { check(field: string, url: string, domain: string): Promise<void> };
@@ -52,6 +53,7 @@ interface Charged {
   subscription: Subscription;
   pointOfSale: PointOfSale;
   paymentMethod: PaymentMethod;
+  sealed: ChargeRead['sealed'];
 }
 
 export class MitService<R extends MitRepos = MitRepos> {
@@ -119,7 +121,7 @@ export class MitService<R extends MitRepos = MitRepos> {
       charged = this.load(accountId, body.subscriptionId);
       cache.set(body.subscriptionId, charged);
     }
-    const { subscription, pointOfSale, paymentMethod } = await charged;
+    const { subscription, pointOfSale, paymentMethod, sealed } = await charged;
     await this.deps.urlPolicy.check('notificationUrl', body.notificationUrl, pointOfSale.domain);
     return {
       accountId,
@@ -142,12 +144,14 @@ export class MitService<R extends MitRepos = MitRepos> {
       exemptions: null,
       descriptor: pointOfSale.descriptor,
       subscriptionId: subscription.id,
+      // The drive needs nothing else: handed to this process's runner, it reads nothing.
+      driveRead: { subscription, panSealed: sealed.pan, webhookAuthenticationSealed: sealed.webhookAuthentication },
     };
   }
 
   private async load(accountId: string, subscriptionId: string): Promise<Charged> {
-    const { subscription, paymentMethod, pointOfSale } = await this.deps.subscriptions.requireChargeable(accountId, subscriptionId);
+    const { subscription, paymentMethod, pointOfSale, sealed } = await this.deps.subscriptions.requireChargeable(accountId, subscriptionId);
     if (!pointOfSale) throw notFound('point of sale');
-    return { subscription, pointOfSale, paymentMethod };
+    return { subscription, pointOfSale, paymentMethod, sealed };
   }
 }

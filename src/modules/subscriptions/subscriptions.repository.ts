@@ -16,14 +16,22 @@ export interface SubscriptionFilter {
 
 export type SubscriptionChanges = Partial<Pick<Subscription, 'state' | 'statusReason' | 'type' | 'expiryDate' | 'interval' | 'amount' | 'updatedAt'>>;
 
+export interface ChargeRead {
+  subscription: Subscription;
+  paymentMethod: PaymentMethod | null;
+  pointOfSale: PointOfSale | null;
+  sealed: { pan: string | null; webhookAuthentication: string | null };
+}
+
 export interface SubscriptionsRepository {
   insert(subscription: Subscription): Promise<void>;
   findById(accountId: string, id: string): Promise<Subscription | null>;
-  /** What charging the subscription needs, in one read: it, its payment method (deleted ones too) and its point of sale; null parts are gone. */
-  findForCharge(
-    accountId: string,
-    id: string,
-  ): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod | null; pointOfSale: PointOfSale | null } | null>;
+  /**
+   * What charging the subscription needs, in one read: it, its payment method (deleted ones too)
+   * and its point of sale; null parts are gone. `sealed`: the card number and the point of sale's
+   * callback authorization, sealed, for the payment's drive (PaymentRequest.driveRead).
+   */
+  findForCharge(accountId: string, id: string): Promise<ChargeRead | null>;
   /** Newest first (createdAt desc, id desc). */
   list(accountId: string, filter: SubscriptionFilter, offset: number, limit: number): Promise<{ items: Subscription[]; total: number }>;
   /** Applies `changes` only while the subscription is still in `expectedState`; false when it was not. */

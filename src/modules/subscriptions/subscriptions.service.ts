@@ -20,7 +20,7 @@ import {
   type SubscriptionType,
 } from './subscription.js';
 import { subscriptionWire } from './subscriptions.schemas.js';
-import type { SubscriptionChanges, SubscriptionFilter, SubscriptionsRepository } from './subscriptions.repository.js';
+import type { ChargeRead, SubscriptionChanges, SubscriptionFilter, SubscriptionsRepository } from './subscriptions.repository.js';
 
 /** The repositories a subscription change needs inside one database transaction. */
 export interface SubscriptionRepos {
@@ -92,11 +92,11 @@ export class SubscriptionsService {
     accountId: string,
     subscriptionId: string,
     field = 'subscriptionId',
-  ): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod; pointOfSale: PointOfSale | null }> {
+  ): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod; pointOfSale: PointOfSale | null; sealed: ChargeRead['sealed'] }> {
     const read = await this.deps.subscriptions.findForCharge(accountId, subscriptionId);
     if (!read) throw fieldError(field, 'in:ACTIVE', 'no ACTIVE subscription with this id exists');
     // A deleted or expired payment method makes the subscription INVALID before anything is charged.
-    const { subscription: found, paymentMethod, pointOfSale } = read;
+    const { subscription: found, paymentMethod, pointOfSale, sealed } = read;
     const subscription = nextSubscriptionState(found.state, 'charge') ? await this.invalidateIfUnusable(found, paymentMethod) : found;
     if (!nextSubscriptionState(subscription.state, 'charge')) {
       const why = subscription.statusReason ? ` (${subscription.statusReason})` : '';
@@ -106,7 +106,7 @@ export class SubscriptionsService {
       throw fieldError(field, 'in:ACTIVE', `the subscription expired on ${subscription.expiryDate}`);
     }
     if (!paymentMethod || paymentMethod.deletedAt) throw fieldError(field, 'in:ACTIVE', 'the payment method of this subscription was deleted');
-    return { subscription, paymentMethod, pointOfSale };
+    return { subscription, paymentMethod, pointOfSale, sealed };
   }
 
   /** Inserts an ACTIVE subscription on the caller's transaction (CIT session completion). */

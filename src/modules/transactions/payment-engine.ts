@@ -59,7 +59,7 @@ import {
   type TransactionType,
 } from './transaction.js';
 import type { KnownSections } from './notification.js';
-import type { NewTransaction, PaymentRecords, TransactionsRepository } from './transactions.repository.js';
+import type { DriveRecord, NewTransaction, PaymentRecords, TransactionsRepository } from './transactions.repository.js';
 import { answeredEvent } from './answer-log.js';
 
 export type { PrimaryOperation } from './engine-rules.js';
@@ -145,6 +145,12 @@ export interface PaymentRequest<R extends PipelineRepos = PipelineRepos> {
    * never called. It must not throw. The drive job's safety net waits BEFORE_CALL_BUDGET_MS longer.
    */
   beforeCall?: ((transaction: Transaction) => Promise<{ errorCode: string; message: string } | null>) | undefined;
+  /**
+   * `submit()` only: what the drive reads besides the new transaction and operation, as the flow
+   * read it already (MIT: the subscription with its payment method and point of sale). A drive job
+   * handed to this process's runner in the create commit starts from it and reads nothing.
+   */
+  driveRead?: Pick<DriveRecord, 'webhookAuthenticationSealed' | 'subscription'> & { panSealed: string | null };
 }
 
 /** What `beforeCall` may take (a 5 s merchant call) before the drive job's safety net would call the acquirer. */
@@ -248,6 +254,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
           this.deps.clock.now(),
           1,
           fresh.map((b) => b.transaction),
+          fresh.map((b) => driveRecordOf(b.request, b.transaction, b.operation)),
         );
         for (const b of fresh) await b.request.inCommit?.(repos, b.transaction);
       });
@@ -386,7 +393,9 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   driveJob(): JobDefinition<DriveJobPayload> {
     return defineJob(DRIVE_JOB, async (payload, ctx) => {
       const attempt = (payload.attempt ?? 2) + ctx.attempt - 1;
-      const { first } = await this.driveChain(payload.operationId, attempt, undefined, ctx);
+      // Handed over in the commit that created the operation: what that commit wrote (NewJob.known).
+      const known = ctx.job.known as DriveRecord | undefined;
+      const { first } = await this.driveChain(payload.operationId, attempt, undefined, ctx, known);
       if (first.outcome === 'unknown') {
         throw new RetryLater(`operation ${payload.operationId}: the acquirer has no final answer yet; asking again`, acquirerRetryDelay(attempt));
       }
@@ -396,11 +405,19 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   // ---------------------------------------------------------------------------------------------
 
   /** Operations (with their new transactions) and their drive jobs, one write (`attempt`: the acquirer attempt of the job's first run). */
-  private async insertOperations(repos: R, operations: Operation[], runAt: number, attempt: number, transactions: NewTransaction[] = []): Promise<void> {
+  /** `known`: per operation, what its drive would read first (NewJob.known), when the flow has it all. */
+  private async insertOperations(
+    repos: R,
+    operations: Operation[],
+    runAt: number,
+    attempt: number,
+    transactions: NewTransaction[] = [],
+    known: Array<DriveRecord | null> = [],
+  ): Promise<void> {
     await repos.paymentRecords.record(
       transactions,
       operations,
-      operations.map((op) => driveJob(op, attempt, runAt)),
+      operations.map((op, i) => driveJob(op, attempt, runAt, known[i])),
     );
   }
 
@@ -469,8 +486,9 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     attempt: number,
     instrument?: Instrument,
     job?: JobContext,
+    known?: DriveRecord,
   ): Promise<{ first: DriveResult; latest: Transaction | null }> {
-    let step = await this.driveOne(operationId, attempt, instrument, job);
+    let step = await this.driveOne(operationId, attempt, instrument, job, known);
     const first = step.result;
     let latest = first.outcome === 'answered' ? first.transaction : null;
     while (step.next) {
@@ -485,8 +503,9 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     attempt: number,
     instrument?: Instrument,
     job?: JobContext,
+    known?: DriveRecord,
   ): Promise<{ result: DriveResult; next: string | null }> {
-    const found = await this.deps.transactions.findForDrive(operationId);
+    const found = known ?? (await this.deps.transactions.findForDrive(operationId));
     if (!found) return { result: { outcome: 'missing' }, next: null };
     let { transaction: tx } = found;
     const { operation: op } = found;
@@ -639,8 +658,21 @@ function asCommitted(tx: NewTransaction): Transaction {
   return { authorizedAmount: 0, capturedAmount: 0, refundedAmount: 0, voidedAmount: 0, paidOutAmount: 0, pendingAmount: 0, ...tx };
 }
 
-export function driveJob(op: Pick<Operation, 'id'>, attempt: number, runAt: number) {
-  return newJob(DRIVE_JOB, { operationId: op.id, attempt }, { runAt, dedupeKey: driveJobKey(op.id) });
+export function driveJob(op: Pick<Operation, 'id'>, attempt: number, runAt: number, known?: DriveRecord | null) {
+  return newJob(DRIVE_JOB, { operationId: op.id, attempt }, { runAt, dedupeKey: driveJobKey(op.id), ...(known ? { known } : {}) });
+}
+
+/** What findForDrive would read for a transaction and operation just created by `request` (null: the flow did not give it all). */
+function driveRecordOf<R extends PipelineRepos>(request: PaymentRequest<R>, transaction: NewTransaction, operation: Operation): DriveRecord | null {
+  const read = request.driveRead;
+  if (!read) return null;
+  return {
+    transaction: asCommitted(transaction),
+    operation,
+    paymentMethod: request.paymentMethod ? { paymentMethod: request.paymentMethod, panSealed: read.panSealed } : null,
+    webhookAuthenticationSealed: read.webhookAuthenticationSealed,
+    subscription: read.subscription,
+  };
 }
 
 const driveJobKey = (operationId: string) => `${DRIVE_JOB}:${operationId}`;

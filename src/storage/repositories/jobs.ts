@@ -80,7 +80,8 @@ export function handingPlacer(handoff: JobHandoff, afterCommit: (fn: () => void)
       if (!lease) return { row: jobRow(job, now), handed: false };
       const row = jobRow(job, now, lease);
       leases.push(lease);
-      afterCommit(() => lease.start(toJob({ ...row, lastError: null })));
+      const handed = toJob({ ...row, lastError: null });
+      afterCommit(() => lease.start(job.known === undefined ? handed : { ...handed, known: job.known }));
       return { row, handed: true };
     },
     giveBack: () => leases.forEach((lease) => lease.cancel()),

@@ -1,12 +1,10 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { IntervalPeriod, Subscription, SubscriptionState, SubscriptionType } from '../../modules/subscriptions/subscription.js';
-import type { SubscriptionChanges, SubscriptionFilter, SubscriptionsRepository } from '../../modules/subscriptions/subscriptions.repository.js';
+import type { ChargeRead, SubscriptionChanges, SubscriptionFilter, SubscriptionsRepository } from '../../modules/subscriptions/subscriptions.repository.js';
 import type { Database, SubscriptionsTable } from '../schema.js';
-import type { PaymentMethod } from '../../modules/payment-methods/payment-method.js';
 import { joinedColumns, takeJoined } from './joined-columns.js';
 import { PAYMENT_METHOD_COLUMNS, toPaymentMethod } from './payment-methods.js';
 import { POINT_OF_SALE_COLUMNS, toPointOfSale } from './points-of-sale.js';
-import type { PointOfSale } from '../../modules/points-of-sale/point-of-sale.js';
 import { queryTemplate, type Params } from '../query-template.js';
 
 /** Compiled once (query-template.ts). */
@@ -60,6 +58,7 @@ const selectForCharge = queryTemplate((db: Kysely<Database>, p: Params<{ id: str
     .selectAll('s')
     .select(joinedColumns('pm', 'pm', PAYMENT_METHOD_COLUMNS))
     .select(joinedColumns('pos', 'pos', POINT_OF_SALE_COLUMNS))
+    .select(['pm.panSealed as pmPanSealed', 'pos.webhookAuthenticationSealed as posWebhookAuthenticationSealed'])
     .where('s.id', '=', p.id)
     .where('s.accountId', '=', p.accountId),
 );
@@ -75,12 +74,10 @@ export class KyselySubscriptionsRepository implements SubscriptionsRepository {
       .execute();
   }
 
-  async findForCharge(
-    accountId: string,
-    id: string,
-  ): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod | null; pointOfSale: PointOfSale | null } | null> {
-    const row = await selectForCharge.executeTakeFirst(this.db, { id, accountId });
-    if (!row) return null;
+  async findForCharge(accountId: string, id: string): Promise<ChargeRead | null> {
+    const found = await selectForCharge.executeTakeFirst(this.db, { id, accountId });
+    if (!found) return null;
+    const { pmPanSealed, posWebhookAuthenticationSealed, ...row } = found;
     const subscription: Record<string, unknown> = { ...row };
     const pm = takeJoined(subscription, 'pm', PAYMENT_METHOD_COLUMNS);
     const pos = takeJoined(subscription, 'pos', POINT_OF_SALE_COLUMNS);
@@ -88,6 +85,7 @@ export class KyselySubscriptionsRepository implements SubscriptionsRepository {
       subscription: toSubscription(subscription as Selectable<SubscriptionsTable>),
       paymentMethod: pm && toPaymentMethod(pm as Parameters<typeof toPaymentMethod>[0]),
       pointOfSale: pos && toPointOfSale(pos as Parameters<typeof toPointOfSale>[0]),
+      sealed: { pan: pmPanSealed ?? null, webhookAuthentication: posWebhookAuthenticationSealed ?? null },
     };
   }
 

@@ -31,16 +31,18 @@ const json = <T>(text: string | null): T | null => (text === null ? null : (JSON
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
 
 export function toTransaction(row: Selectable<TransactionsTable>): Transaction {
+  // Refunds under way: a storage column for reservations (reservationAmounts), not part of the transaction.
+  const { pendingRefundAmount: _refundsReserved, ...columns } = row;
   return {
-    ...row,
-    type: row.type as TransactionType,
-    flow: row.flow as TransactionFlow,
-    state: row.state as TransactionState,
-    effects: row.effects as Transaction['effects'],
-    externalStatusCodes: json(row.externalStatusCodes),
-    exemptions: json(row.exemptions),
-    attributes: json(row.attributes),
-    sca: json(row.sca),
+    ...columns,
+    type: columns.type as TransactionType,
+    flow: columns.flow as TransactionFlow,
+    state: columns.state as TransactionState,
+    effects: columns.effects as Transaction['effects'],
+    externalStatusCodes: json(columns.externalStatusCodes),
+    exemptions: json(columns.exemptions),
+    attributes: json(columns.attributes),
+    sca: json(columns.sca),
   };
 }
 
