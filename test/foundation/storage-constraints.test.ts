@@ -538,7 +538,7 @@ for (const kind of await availableStores()) {
       );
       seeded.set('webhook_delivery_attempts', { id: deliveryAttemptId });
       const eventId = newId();
-      assert.equal(await t.store.webhooks.claimFanout({ id: eventId, createdAt: iso(T0) }, 1, iso(T0)), true);
+      assert.deepEqual(await t.store.webhooks.claimFanouts([{ event: { id: eventId, createdAt: iso(T0) }, deliveries: 1 }], iso(T0)), new Set([eventId]));
       seeded.set('webhook_event_fanouts', { event_id: eventId });
 
       const saleTx = newTransaction(accountId, pos.id, { flow: 'SALE', state: 'PENDING', terminalId, paymentMethodType: null });
@@ -1122,7 +1122,7 @@ for (const kind of await availableStores()) {
           await refused(
             kind,
             'webhook_event_fanouts.deliveries',
-            () => t.store.webhooks.claimFanout({ id: eventId, createdAt: iso(T0) }, value, iso(T0)),
+            () => t.store.webhooks.claimFanouts([{ event: { id: eventId, createdAt: iso(T0) }, deliveries: value }], iso(T0)),
             'webhook_event_fanouts_deliveries_check',
             value,
             true,

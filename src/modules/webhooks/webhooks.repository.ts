@@ -43,14 +43,16 @@ export interface WebhooksRepository {
 
   /** Live, unpaused webhooks of the merchant. */
   activeWebhooks(accountId: string): Promise<Webhook[]>;
-  /** Outbox events not fanned out yet, oldest first. */
   /**
    * Outbox events not fanned out yet, oldest first: within the relay's look-back window, or, in the
    * middle of a drain, after the last event of the previous batch (so a long drain reads each event once).
    */
   unfannedEvents(limit: number, after?: Pick<OutboxEventRow, 'id' | 'createdAt'>): Promise<OutboxEventRow[]>;
-  /** Marks the event as fanned out to `deliveries` webhooks; false when another relay already did. */
-  claimFanout(event: Pick<OutboxEventRow, 'id' | 'createdAt'>, deliveries: number, now: string): Promise<boolean>;
+  /**
+   * Marks each event as fanned out to its `deliveries` webhooks, in one statement; returns the ids
+   * of those this call marked (the others another relay run had marked already).
+   */
+  claimFanouts(claims: Array<{ event: Pick<OutboxEventRow, 'id' | 'createdAt'>; deliveries: number }>, now: string): Promise<Set<string>>;
   insertDeliveries(deliveries: WebhookDelivery[]): Promise<void>;
 
   findDelivery(id: string): Promise<WebhookDelivery | null>;

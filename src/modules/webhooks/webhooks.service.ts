@@ -193,14 +193,21 @@ export class WebhooksService {
     const now = this.deps.clock.nowIso();
     await this.deps.transaction(async ({ webhooks, jobs }) => {
       const byAccount = new Map<string, Webhook[]>();
-      const deliveries: WebhookDelivery[] = [];
+      const fanned: Array<{ event: OutboxEventRow; targets: Webhook[] }> = [];
       for (const event of events) {
         let live = byAccount.get(event.accountId);
         if (!live) byAccount.set(event.accountId, (live = await webhooks.activeWebhooks(event.accountId)));
         // Webhooks registered after the event do not get it, whenever the relay runs.
-        const targets = live.filter((w) => w.createdAt <= event.createdAt && (w.events as string[]).includes(event.event));
-        // Another relay run may have handled the event meanwhile: then it owns the deliveries.
-        if (!(await webhooks.claimFanout(event, targets.length, now)) || targets.length === 0) continue;
+        fanned.push({ event, targets: live.filter((w) => w.createdAt <= event.createdAt && (w.events as string[]).includes(event.event)) });
+      }
+      // Another relay run may have handled some events meanwhile: then it owns their deliveries.
+      const claimed = await webhooks.claimFanouts(
+        fanned.map(({ event, targets }) => ({ event, deliveries: targets.length })),
+        now,
+      );
+      const deliveries: WebhookDelivery[] = [];
+      for (const { event, targets } of fanned) {
+        if (!claimed.has(event.id) || targets.length === 0) continue;
         const body = JSON.stringify({ event: event.event, data: event.data });
         for (const w of targets) {
           deliveries.push({

@@ -187,14 +187,19 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
     return rows.map((r) => ({ id: r.id, accountId: r.accountId, event: r.event, data: JSON.parse(r.data) as unknown, createdAt: r.createdAt }));
   }
 
-  async claimFanout(event: Pick<OutboxEventRow, 'id' | 'createdAt'>, deliveries: number, now: string): Promise<boolean> {
-    const rows = await this.db
-      .insertInto('webhookEventFanouts')
-      .values({ eventId: event.id, eventCreatedAt: event.createdAt, deliveries, createdAt: now })
-      .onConflict((oc) => oc.column('eventId').doNothing())
-      .returning('eventId')
-      .execute();
-    return rows.length === 1;
+  async claimFanouts(claims: Array<{ event: Pick<OutboxEventRow, 'id' | 'createdAt'>; deliveries: number }>, now: string): Promise<Set<string>> {
+    const claimed = new Set<string>();
+    // Chunks keep each statement under the SQLite parameter limit (4 per row).
+    for (let i = 0; i < claims.length; i += 200) {
+      const rows = await this.db
+        .insertInto('webhookEventFanouts')
+        .values(claims.slice(i, i + 200).map(({ event, deliveries }) => ({ eventId: event.id, eventCreatedAt: event.createdAt, deliveries, createdAt: now })))
+        .onConflict((oc) => oc.column('eventId').doNothing())
+        .returning('eventId')
+        .execute();
+      for (const row of rows) claimed.add(row.eventId);
+    }
+    return claimed;
   }
 
   async insertDeliveries(deliveries: WebhookDelivery[]): Promise<void> {
