@@ -16,7 +16,7 @@
  */
 import type { Clock } from '../clock.js';
 import { defineJob, newJob } from '../jobs/catalogue.js';
-import type { JobContext, JobDefinition, JobQueue } from '../jobs/job.js';
+import type { Job, JobContext, JobDefinition, JobQueue } from '../jobs/job.js';
 import { callbackRetryDelay } from '../jobs/retry-schedules.js';
 import type { DeliveryGate } from './delivery-gate.js';
 import { notFound } from '../shared/errors.js';
@@ -80,7 +80,7 @@ export class CallbackDelivery<R extends CallbackRepos> {
    * `known`: what the caller already read (the engine's drive read): not read again. `queuedAt`: the
    * job's place in the queue (callbackJob), by default now.
    */
-  async scheduleInCommit(repos: R, tx: Transaction, known: KnownToCallback = {}, queuedAt?: number): Promise<void> {
+  async scheduleInCommit(repos: R, tx: Transaction, known: KnownToCallback = {}, queuedAt?: number, entered = false): Promise<void> {
     if (!tx.notificationUrl) return;
     const authorization =
       known.webhookAuthenticationSealed !== undefined
@@ -92,7 +92,10 @@ export class CallbackDelivery<R extends CallbackRepos> {
     // Written without asking whether the row is new (addIfAbsent): a second schedule of the same state finds the row
     // and the job's dedupe key taken, and a job whose row was not inserted does nothing.
     await repos.notifications.addIfAbsent(notification);
-    await repos.jobs.enqueue(callbackJob(tx, notification.id, queuedAt));
+    // A row of a state the transaction has just entered is new: its job, handed to this process's
+    // runner, starts from it (NewJob.known) instead of reading it back.
+    const job = callbackJob(tx, notification.id, queuedAt);
+    await repos.jobs.enqueue(entered ? { ...job, known: notification } : job);
   }
 
   /**
@@ -100,13 +103,13 @@ export class CallbackDelivery<R extends CallbackRepos> {
    * one commit. Throws Deferred (nothing sent, nothing recorded) when the delivery gate is full for
    * the merchant or destination.
    */
-  async deliver(payload: CallbackJobData, ctx: Pick<JobContext, 'attempt' | 'settleIn'>): Promise<void> {
+  async deliver(payload: CallbackJobData, ctx: Pick<JobContext, 'attempt' | 'settleIn'> & { job?: Pick<Job, 'known'> }): Promise<void> {
     const { deps } = this;
     // Before any read: a merchant at its bound costs the queue one claim and one update, no more.
     deps.gate?.check({ merchant: payload.accountId });
-    const notification = payload.notificationId
-      ? await deps.notifications.findById(payload.accountId, payload.notificationId)
-      : await this.legacyNotification(payload);
+    const known = ctx.job?.known as Notification | undefined;
+    const notification =
+      known ?? (payload.notificationId ? await deps.notifications.findById(payload.accountId, payload.notificationId) : await this.legacyNotification(payload));
     if (!notification) return;
     if (notification.state === 'DELIVERED' && !payload.resend) return;
     deps.gate?.check({ merchant: notification.accountId, url: notification.url });

@@ -93,7 +93,8 @@ export interface PipelineRepos {
 export interface CallbackScheduler<R> {
   /** `known`: what the engine already read or decided (the body and the row need no read of it). */
   /** `queuedAt`: the answered operation's creation (service ms), the callback job's place in the queue. */
-  scheduleInCommit(repos: R, transaction: Transaction, known?: KnownToCallback, queuedAt?: number): Promise<void>;
+  /** `entered`: this commit moved the transaction into its state, so no delivery row of that state exists before it. */
+  scheduleInCommit(repos: R, transaction: Transaction, known?: KnownToCallback, queuedAt?: number, entered?: boolean): Promise<void>;
 }
 
 /** What the engine knows when it writes a callback: sections of the body and the row it need not read. */
@@ -638,7 +639,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       // A transaction's first answer knows all its operations: the primary one, nothing else yet.
       const operations = isPrimary(op.type) && !next ? [answered] : undefined;
       if (callbackDue(after, answered, becameFinal, next !== null))
-        await this.deps.callbacks.scheduleInCommit(repos, after, { ...read, ...(operations ? { operations } : {}) }, Date.parse(op.createdAt));
+        await this.deps.callbacks.scheduleInCommit(repos, after, { ...read, ...(operations ? { operations } : {}) }, Date.parse(op.createdAt), becameFinal);
       return { operation: answered, transaction: after, follow: next, becameFinal };
     });
     this.deps.events?.logEvent('payment.answered', answeredEvent(applied.transaction, applied.operation, applied.follow));
