@@ -15,6 +15,8 @@ export interface CredentialOwner {
   credentialId: string;
   accountId: string;
   capabilities: Capabilities;
+  /** When the credential stops working (access tokens); null: it does not expire (API keys). */
+  expiresAt: string | null;
 }
 
 export interface AccountsRepository {

@@ -3,6 +3,7 @@ import { newId, newSecret } from '../../shared/ids.js';
 import type { Clock } from '../../clock.js';
 import { ACCESS_TOKEN_TTL_MS, type Account, type Capabilities, nextAccountStatus, type Principal } from './account.js';
 import type { AccountsRepository } from './accounts.repository.js';
+import { PrincipalCache } from './principal-cache.js';
 
 export interface CreateAccountInput {
   name: string;
@@ -20,10 +21,17 @@ export interface AccountsDeps {
   hashSecret(secret: string): string;
   /** The operator key's hash; compared in constant time by the caller-supplied matcher. */
   isOperatorKey(secret: string): boolean;
+  /** Real time, for how long an authenticated credential is remembered (tests pass a fake one). */
+  wallNow?: () => number;
 }
 
 export class AccountsService {
-  constructor(private readonly deps: AccountsDeps) {}
+  /** Recently authenticated credentials (principal-cache.ts); cleared by every change that could turn one away. */
+  private readonly principals: PrincipalCache;
+
+  constructor(private readonly deps: AccountsDeps) {
+    this.principals = new PrincipalCache(deps.wallNow);
+  }
 
   async create(input: CreateAccountInput): Promise<Account> {
     return this.deps.accounts.insert({
@@ -66,12 +74,14 @@ export class AccountsService {
       await accounts.setStatus(id, next, at);
       await accounts.revokeCredentials(id, at);
     });
+    this.principals.clear();
   }
 
   async setCapabilities(id: string, capabilities: Partial<Capabilities>): Promise<Account> {
     const account = await this.get(id);
     if (account.status === 'CLOSED') throw new AppError('CONFLICT', 'A deleted account cannot be changed.');
     await this.deps.accounts.setCapabilities(id, capabilities, this.deps.clock.nowIso());
+    this.principals.clear();
     return this.get(id);
   }
 
@@ -113,8 +123,15 @@ export class AccountsService {
   /** Bearer secret → principal, or null when it is unknown, revoked, expired or of a deleted account. */
   async authenticate(secret: string): Promise<Principal | null> {
     if (this.deps.isOperatorKey(secret)) return { tier: 'operator' };
-    const owner = await this.deps.accounts.findCredentialOwner(this.deps.hashSecret(secret), this.deps.clock.nowIso());
-    if (!owner) return null;
+    const hash = this.deps.hashSecret(secret);
+    const now = this.deps.clock.nowIso();
+    let owner = this.principals.get(hash, now);
+    if (!owner) {
+      const mark = this.principals.mark();
+      owner = await this.deps.accounts.findCredentialOwner(hash, now);
+      if (!owner) return null;
+      this.principals.set(hash, owner, mark);
+    }
     return { tier: 'merchant', accountId: owner.accountId, capabilities: owner.capabilities, credentialId: owner.credentialId };
   }
 }

@@ -34,7 +34,7 @@ const selectCredentialOwner = queryTemplate((db: Kysely<Database>, p: Params<{ s
   db
     .selectFrom('credentials')
     .innerJoin('accounts', 'accounts.id', 'credentials.accountId')
-    .select(['credentials.id as credentialId', 'accounts.id as accountId', 'accounts.capMoto', 'accounts.capSyncPayout'])
+    .select(['credentials.id as credentialId', 'credentials.expiresAt', 'accounts.id as accountId', 'accounts.capMoto', 'accounts.capSyncPayout'])
     .where('credentials.secretHash', '=', p.secretHash)
     .where('credentials.revokedAt', 'is', null)
     .where((eb) => eb.or([eb('credentials.expiresAt', 'is', null), eb('credentials.expiresAt', '>', p.now)]))
@@ -99,7 +99,12 @@ export class KyselyAccountsRepository implements AccountsRepository {
   async findCredentialOwner(secretHash: string, now: string): Promise<CredentialOwner | null> {
     const row = await selectCredentialOwner.executeTakeFirst(this.db, { secretHash, now });
     if (!row) return null;
-    return { credentialId: row.credentialId, accountId: row.accountId, capabilities: { moto: row.capMoto === 1, syncPayout: row.capSyncPayout === 1 } };
+    return {
+      credentialId: row.credentialId,
+      accountId: row.accountId,
+      capabilities: { moto: row.capMoto === 1, syncPayout: row.capSyncPayout === 1 },
+      expiresAt: row.expiresAt,
+    };
   }
 
   async revokeCredentials(accountId: string, at: string): Promise<void> {
