@@ -392,7 +392,11 @@ export function buildServices(deps: ServiceDeps): Services {
     urlPolicy: callbackUrlPolicy,
     authorization: payments,
     overload: backlog,
-    ingestion: new IngestionCap({ caps: { mit: deps.config.mitCapPerMinute, mitBatch: deps.config.mitBatchCapPerMinute }, clock }),
+    ingestion: new IngestionCap({
+      caps: { mit: deps.config.mitCapPerMinute, mitBatch: deps.config.mitBatchCapPerMinute },
+      clock,
+      counters: store.ingestionCounters,
+    }),
   });
 
   // Settlement runs: daily on the service clock, and on demand in the sandbox.

@@ -141,7 +141,7 @@ function repositories(
     subscriptions: new KyselySubscriptionsRepository(db),
     sessions: new KyselySessionsRepository(db),
     paymentLinks: new KyselyPaymentLinksRepository(db),
-    ingestionCounters: new KyselyIngestionCounters(db),
+    ingestionCounters: new KyselyIngestionCounters(db, dialect),
     multiLinks: new KyselyMultiLinksRepository(db),
     dashboardSessions: new KyselyDashboardSessionsRepository(db),
   };

@@ -63,7 +63,8 @@ export class MitService<R extends MitRepos = MitRepos> {
   async create(accountId: string, body: MitRequest, clientIp: string | null, effect: Effect | null = null): Promise<Transaction> {
     await refuseWhenOverloaded(this.deps.overload);
     const request = await this.prepare(accountId, body, clientIp, new Map());
-    return this.deps.authorization.submit({ ...request, effect, inCommit: this.counted(accountId, 'mit', 1) });
+    const [created] = await this.submitCounted(accountId, 'mit', [{ ...request, effect }]);
+    return created!;
   }
 
   /**
@@ -97,21 +98,43 @@ export class MitService<R extends MitRepos = MitRepos> {
         results[index] = { transaction: null, error: { errorCode: err.code, message: err.message, ...(err.errors ? { errors: err.errors } : {}) }, reference };
       }
     }
-    // The accepted entries are counted against the batch cap once, in the commit that writes them
+    // The accepted entries are counted against the batch cap once, for the commit that writes them
     // all: past the cap the whole batch is refused (429) and nothing is created. A retry whose first
     // attempt committed finds its transactions and writes (and counts) nothing again.
-    const first = accepted[0];
-    if (first) first.request = { ...first.request, inCommit: this.counted(accountId, 'mit_batch', accepted.length) };
-    const created = await this.deps.authorization.submitMany(accepted.map((a) => a.request));
+    const created = await this.submitCounted(
+      accountId,
+      'mit_batch',
+      accepted.map((a) => a.request),
+    );
     accepted.forEach((a, i) => {
       results[a.index] = { transaction: created[i]!, error: null, reference: created[i]!.reference };
     });
     return results;
   }
 
-  /** The create commit's hook that counts `count` accepted MITs against the channel's cap (throws 429 past it). */
-  private counted(accountId: string, channel: IngestionChannel, count: number): PaymentRequest<R>['inCommit'] {
-    return (repos) => this.deps.ingestion.takeInCommit(repos, accountId, channel, count);
+  /**
+   * Submits `requests` in one commit, counted against the channel's cap (429 past it, nothing
+   * created): in that commit, or just before it when the store counts ahead — then given back when
+   * the commit fails or creates nothing (a retry that found what its first attempt created).
+   */
+  private async submitCounted(accountId: string, channel: IngestionChannel, requests: PaymentRequest<R>[]): Promise<Transaction[]> {
+    const first = requests[0];
+    if (!first) return [];
+    const ahead = await this.deps.ingestion.takeAhead(accountId, channel, requests.length);
+    let committed = false;
+    const inCommit: PaymentRequest<R>['inCommit'] = async (repos) => {
+      committed = true;
+      await this.deps.ingestion.takeInCommit(repos, accountId, channel, requests.length);
+    };
+    try {
+      const created = await this.deps.authorization.submitMany([{ ...first, inCommit }, ...requests.slice(1)]);
+      if (!committed) await ahead?.giveBack();
+      return created;
+    } catch (err) {
+      // The request's own error is the answer; a count not given back only makes the cap stricter.
+      await ahead?.giveBack().catch(() => undefined);
+      throw err;
+    }
   }
 
   /** Business rules of one MIT: an ACTIVE subscription with a usable payment method, a callback URL on the approved domain. */

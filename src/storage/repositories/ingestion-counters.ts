@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { IngestionChannel, IngestionCountersRepository } from '../../modules/mit/ingestion-cap.js';
+import type { Dialect } from '../connect.js';
 import type { Database } from '../schema.js';
 import { queryTemplate, type Params } from '../query-template.js';
 
@@ -27,8 +28,47 @@ const pruneWindows = queryTemplate((db: Kysely<Database>, p: Params<{ accountId:
   db.deleteFrom('ingestionCounters').where('accountId', '=', p.accountId).where('channel', '=', p.channel).where('windowStart', '<', p.windowStart),
 );
 
+/**
+ * addWithin in a commit of its own that does not wait for its WAL flush (PostgreSQL): the counter
+ * row is locked for the statement, not through a payment commit's flush. The payment commit that
+ * follows is synchronous and later in the WAL, so it flushes this one with it; lost in a crash
+ * before that, the count was for MITs that were not stored either.
+ */
+const addAheadStatement = (p: { accountId: string; channel: string; windowStart: string; count: number; limit: number }) => sql<{ count: number }>`
+  with async_commit as (select set_config('synchronous_commit', 'off', true))
+  insert into ingestion_counters (account_id, channel, window_start, count)
+  select ${p.accountId}::text, ${p.channel}::text, ${p.windowStart}::timestamptz, ${p.count}::integer from async_commit
+  on conflict (account_id, channel, window_start)
+  do update set count = ingestion_counters.count + excluded.count
+  where ingestion_counters.count + excluded.count <= ${p.limit}::integer
+  returning count`;
+
 export class KyselyIngestionCounters implements IngestionCountersRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  readonly countsAhead: boolean;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    dialect: Dialect,
+  ) {
+    this.countsAhead = dialect === 'postgres';
+  }
+
+  async addAhead(accountId: string, channel: IngestionChannel, windowStart: string, count: number, limit: number): Promise<number | null> {
+    if (!this.countsAhead) return this.addWithin(accountId, channel, windowStart, count, limit);
+    const { rows } = await addAheadStatement({ accountId, channel, windowStart, count, limit }).execute(this.db);
+    return rows[0] ? Number(rows[0].count) : null;
+  }
+
+  async subtract(accountId: string, channel: IngestionChannel, windowStart: string, count: number): Promise<void> {
+    await this.db
+      .updateTable('ingestionCounters')
+      .set({ count: sql<number>`count - ${count}` })
+      .where('accountId', '=', accountId)
+      .where('channel', '=', channel)
+      .where('windowStart', '=', windowStart)
+      .where('count', '>=', count)
+      .execute();
+  }
 
   async addWithin(accountId: string, channel: IngestionChannel, windowStart: string, count: number, limit: number): Promise<number | null> {
     const row = await addWithinUpsert.executeTakeFirst(this.db, { accountId, channel, windowStart, count, limit });
