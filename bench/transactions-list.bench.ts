@@ -134,7 +134,7 @@ async function prepareSize(ctx: BenchContext, kind: StoreKind, rows: number): Pr
     const firstPage = await checkPage(pageUrl, headers);
     await checkPage(deepUrl, headers);
 
-    const repository = (d: typeof sdb) => new KyselyTransactionsRepository(d);
+    const repository = (d: typeof sdb) => new KyselyTransactionsRepository(d, kind);
     const [pageQuery] = await recordQueries(sdb, (d) => repository(d).list(meta.accountId, FILTER, null, 26));
     const [deepQuery] = await recordQueries(sdb, (d) => repository(d).list(meta.accountId, FILTER, middle, 26));
     for (const [what, query] of [

@@ -129,7 +129,7 @@ function repositories(
     accounts: new KyselyAccountsRepository(db),
     pointsOfSale: new KyselyPointsOfSaleRepository(db),
     terminals: new KyselyTerminalsRepository(db),
-    transactions: new KyselyTransactionsRepository(db),
+    transactions: new KyselyTransactionsRepository(db, dialect),
     paymentMethods: new KyselyPaymentMethodsRepository(db),
     notifications: new KyselyNotificationsRepository(db),
     sales: new KyselySalesRepository(db),

@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { ServiceClock } from '../../src/clock.js';
 import { newId } from '../../src/shared/ids.js';
 import type { Terminal } from '../../src/modules/terminals/terminal.js';
-import type { Transaction } from '../../src/modules/transactions/transaction.js';
+import type { Transaction, TransactionState } from '../../src/modules/transactions/transaction.js';
 import { connect } from '../../src/storage/connect.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { availableStores, createTestDatabase } from '../support/stores.js';
@@ -381,6 +381,42 @@ for (const kind of await availableStores()) {
           .sort()
           .reverse();
         assert.deepEqual(seen.slice(0, 5), tied, 'same createdAt → id descending');
+      });
+
+      test('finishAndApply: the operation finished and the transaction updated together, each only while its condition holds', async () => {
+        const opsAccount = (await seedAccount(t.store)).id;
+        const tx = newTransaction(opsAccount, posA, { state: 'PENDING', amount: 700 });
+        await t.store.transactions.insert([tx]);
+        const auth = newOperation(tx, { type: 'AUTHORIZATION', state: 'PROCESSING', amount: 700, finalizedAt: null });
+        await t.store.transactions.insertOperations([auth]);
+        const at = iso(T0 + 9 * HOUR);
+        const answer = {
+          id: auth.id,
+          patch: { state: 'SUCCESS' as const, errorCode: null, externalStatusCodes: null, acquirerReference: 'ref-1', finalizedAt: at },
+        };
+        const success = {
+          id: tx.id,
+          from: ['PENDING', 'PROCESSING'] as TransactionState[],
+          patch: { state: 'SUCCESS' as const, updatedAt: at, finalizedAt: at },
+          delta: { authorized: 700 },
+        };
+
+        const first = await t.store.transactions.finishAndApply(answer, success);
+        assert.equal(first.finished, true);
+        assert.equal(first.transaction?.state, 'SUCCESS');
+        assert.equal(first.transaction?.authorizedAmount, 700, 'the row as updated');
+        assert.deepEqual(first.transaction, await t.store.transactions.findById(opsAccount, tx.id), 'exactly the stored row');
+        assert.equal((await t.store.transactions.findOperation(tx.id, auth.id))?.acquirerReference, 'ref-1');
+
+        // Answered already, and the transaction is no longer PENDING or PROCESSING: neither applies.
+        const again = await t.store.transactions.finishAndApply(answer, success);
+        assert.deepEqual(again, { finished: false, transaction: null });
+        assert.equal((await t.store.transactions.findById(opsAccount, tx.id))?.authorizedAmount, 700, 'nothing added twice');
+
+        // One applies and the other does not: each says so (the caller then rolls its commit back).
+        const late = newOperation(tx, { type: 'AUTHORIZATION', state: 'PROCESSING', amount: 700, finalizedAt: null });
+        await t.store.transactions.insertOperations([late]);
+        assert.deepEqual(await t.store.transactions.finishAndApply({ ...answer, id: late.id }, success), { finished: true, transaction: null });
       });
 
       test('operations of a transaction and the final-operations list with its filters', async () => {

@@ -56,10 +56,11 @@ import {
   type PaymentEffects,
   type Transaction,
   type TransactionFlow,
+  type TransactionState,
   type TransactionType,
 } from './transaction.js';
 import type { KnownSections } from './notification.js';
-import type { DriveRecord, NewTransaction, PaymentRecords, TransactionsRepository } from './transactions.repository.js';
+import type { AggregateDelta, DriveRecord, NewTransaction, PaymentRecords, TransactionResultPatch, TransactionsRepository } from './transactions.repository.js';
 import { answeredEvent } from './answer-log.js';
 
 export type { PrimaryOperation } from './engine-rules.js';
@@ -584,52 +585,63 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     };
     const follow = followUpOf(tx, op, approved);
     const applied = await this.deps.transaction(async (repos) => {
-      const finished = await repos.transactions.finishOperation(op.id, {
-        state,
-        errorCode: answered.errorCode,
-        externalStatusCodes: answered.externalStatusCodes,
-        acquirerReference: answered.acquirerReference,
-        finalizedAt: now,
-      });
-      if (!finished) throw new Conflict(`operation ${op.id} was already answered`);
-      if (job) await job.settleIn(repos.jobs, { done: true });
-      else await repos.jobs.cancelQueued(driveJobKey(op.id), nowMs);
-
       let next: Operation | null = null;
-      let becameFinal = false;
-      // The row as this commit leaves it, from the update itself (RETURNING), not read again.
-      let after: Transaction | null;
+      let txState: TransactionState | null = null;
+      let change: { from: TransactionState[]; patch: TransactionResultPatch; delta: AggregateDelta };
       if (isPrimary(op.type)) {
-        const txState = nextTransactionState(tx.state, approved ? 'approve' : 'decline');
+        txState = nextTransactionState(tx.state, approved ? 'approve' : 'decline');
         if (!txState) throw new Conflict(`transaction ${tx.id} cannot take an answer in state ${tx.state}`);
         // An instant capture is recorded with this answer and reserves its amount in the same update.
         if (follow?.type === 'CAPTURE') next = this.newOperation(tx, 'CAPTURE', follow.amount, { at: now, referenceOperationId: op.id, chain: follow.chain });
-        const delta = combined(settlementDelta(op.type, op.amount, approved), next ? reservationDelta('CAPTURE', next.amount) : {});
-        after = await repos.transactions.applyResultReturning(
-          tx.id,
-          ['PENDING', 'PROCESSING'],
-          {
-            state: txState,
-            errorCode: answered.errorCode,
-            externalStatusCodes: result.externalStatusCodes,
-            acquirerReference: answered.acquirerReference,
-            sca: result.sca ?? null,
-            finalizedAt: isFinal(txState) ? now : null,
-            updatedAt: now,
-          },
-          delta,
-        );
-        if (!after) throw new Conflict(`transaction ${tx.id} changed meanwhile`);
-        becameFinal = isFinal(txState);
+        const patch = {
+          state: txState,
+          errorCode: answered.errorCode,
+          externalStatusCodes: result.externalStatusCodes,
+          acquirerReference: answered.acquirerReference,
+          sca: result.sca ?? null,
+          finalizedAt: isFinal(txState) ? now : null,
+          updatedAt: now,
+        };
+        change = {
+          from: ['PENDING', 'PROCESSING'],
+          patch,
+          delta: combined(settlementDelta(op.type, op.amount, approved), next ? reservationDelta('CAPTURE', next.amount) : {}),
+        };
       } else {
-        after = await repos.transactions.applyResultReturning(tx.id, ['SUCCESS'], { updatedAt: now }, settlementDelta(op.type, op.amount, approved));
-        if (!after) throw new Error(`transaction ${tx.id}: the answer to ${op.type} ${op.id} does not fit its aggregates`);
-        if (follow?.type === 'VOID') {
-          const rest = await this.reserveRest(repos, tx.id, now);
-          if (rest > 0) {
-            next = this.newOperation(tx, 'VOID', rest, { at: now, referenceOperationId: op.referenceOperationId, chain: follow.chain });
-            after = { ...after, pendingAmount: after.pendingAmount + rest };
-          }
+        change = { from: ['SUCCESS'], patch: { updatedAt: now }, delta: settlementDelta(op.type, op.amount, approved) };
+      }
+      // The operation's answer and the transaction's in one statement where the store can (one
+      // round trip on PostgreSQL); both are conditional, and either one missing rolls the commit back.
+      const { finished, transaction: updated } = await repos.transactions.finishAndApply(
+        {
+          id: op.id,
+          patch: {
+            state,
+            errorCode: answered.errorCode,
+            externalStatusCodes: answered.externalStatusCodes,
+            acquirerReference: answered.acquirerReference,
+            finalizedAt: now,
+          },
+        },
+        { id: tx.id, ...change },
+      );
+      if (!finished) throw new Conflict(`operation ${op.id} was already answered`);
+      // The row as this commit leaves it, from the update itself (RETURNING), not read again.
+      if (!updated) {
+        throw txState !== null
+          ? new Conflict(`transaction ${tx.id} changed meanwhile`)
+          : new Error(`transaction ${tx.id}: the answer to ${op.type} ${op.id} does not fit its aggregates`);
+      }
+      if (job) await job.settleIn(repos.jobs, { done: true });
+      else await repos.jobs.cancelQueued(driveJobKey(op.id), nowMs);
+
+      let after = updated;
+      const becameFinal = txState !== null && isFinal(txState);
+      if (txState === null && follow?.type === 'VOID') {
+        const rest = await this.reserveRest(repos, tx.id, now);
+        if (rest > 0) {
+          next = this.newOperation(tx, 'VOID', rest, { at: now, referenceOperationId: op.referenceOperationId, chain: follow.chain });
+          after = { ...after, pendingAmount: after.pendingAmount + rest };
         }
       }
       if (next) await this.insertOperations(repos, [next], nowMs + SYNC_SAFETY_NET_MS, 2);

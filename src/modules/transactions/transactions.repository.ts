@@ -127,6 +127,15 @@ export interface TransactionsRepository {
   /** applyResult that answers with the row as updated (null when it did not apply): no read after it. */
   applyResultReturning(id: string, from: TransactionState[], patch: TransactionResultPatch, delta?: AggregateDelta): Promise<Transaction | null>;
   reservationAmounts(id: string): Promise<ReservationAmounts | null>;
+  /**
+   * finishOperation and applyResultReturning together, in one statement where the store can
+   * (PostgreSQL: one round trip). Both run; when either did not apply, the caller's commit must
+   * roll back.
+   */
+  finishAndApply(
+    operation: { id: string; patch: OperationResultPatch },
+    transaction: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
+  ): Promise<{ finished: boolean; transaction: Transaction | null }>;
   /** Finishes an operation still PROCESSING; true when this call did it. */
   finishOperation(id: string, patch: OperationResultPatch): Promise<boolean>;
   /** Operations in a final state, newest finalized first. */

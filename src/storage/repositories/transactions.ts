@@ -24,6 +24,7 @@ import type {
   TransactionResultPatch,
   TransactionsRepository,
 } from '../../modules/transactions/transactions.repository.js';
+import type { Dialect } from '../connect.js';
 import type { Database, OperationsTable, TransactionsTable } from '../schema.js';
 import { keyedTemplates, queryTemplate, type Params } from '../query-template.js';
 
@@ -124,7 +125,42 @@ function buildResultUpdate(db: Kysely<Database>, p: Params<Record<string, unknow
   return q;
 }
 const resultUpdate = keyedTemplates(buildResultUpdate);
+
+/**
+ * finishOperation's and applyResult's updates in one statement (PostgreSQL's data-modifying CTEs):
+ * the transaction's row as updated, if it was, beside whether the operation was finished. The
+ * operation's keys carry an `op:` prefix (`op:id`, `op:set:<column>`).
+ */
+const finishAndApplyStatement = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => {
+  const opSet: Record<string, unknown> = {};
+  const txParams: Record<string, unknown> = {};
+  for (const key of Object.keys(p)) {
+    if (key.startsWith('op:set:')) opSet[key.slice(7)] = p[key];
+    else if (!key.startsWith('op:')) txParams[key] = p[key];
+  }
+  return db
+    .with('finished', (d) =>
+      d
+        .updateTable('operations')
+        .set(opSet as never)
+        .where('id', '=', p['op:id'] as string)
+        .where('state', '=', 'PROCESSING')
+        .returning('id'),
+    )
+    .with('updated', (d) => buildResultUpdate(d as unknown as Kysely<Database>, txParams as Params<Record<string, unknown>>).returningAll())
+    .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('one'))
+    .leftJoin('updated', (join) => join.onTrue())
+    .selectAll('updated')
+    .select((eb) => eb.selectFrom('finished').select(eb.fn.countAll<number>().as('n')).as('operationsFinished'));
+});
 const resultUpdateReturning = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => buildResultUpdate(db, p).returningAll());
+
+/** finishOperation's parameters: `id` and the patch's columns as `set:<column>`. */
+function finishParams(id: string, patch: OperationResultPatch): Record<string, unknown> {
+  const p: Record<string, unknown> = { id };
+  for (const [key, value] of Object.entries({ ...patch, externalStatusCodes: text(patch.externalStatusCodes) })) p[`set:${key}`] = value;
+  return p;
+}
 
 /** The parameters of applyResult's update (see buildResultUpdate): its shape follows the patch's columns and the delta's amounts. */
 function resultParams(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta): Record<string, unknown> {
@@ -199,7 +235,10 @@ const selectForDrive = queryTemplate((db: Kysely<Database>, p: Params<{ operatio
 );
 
 export class KyselyTransactionsRepository implements TransactionsRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
 
   async insert(transactions: NewTransaction[]): Promise<void> {
     if (transactions.length === 1) {
@@ -402,10 +441,27 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
   }
 
   async finishOperation(id: string, patch: OperationResultPatch): Promise<boolean> {
-    const p: Record<string, unknown> = { id };
-    for (const [key, value] of Object.entries({ ...patch, externalStatusCodes: text(patch.externalStatusCodes) })) p[`set:${key}`] = value;
-    const result = await finishOperationUpdate.executeTakeFirst(this.db, p);
+    const result = await finishOperationUpdate.executeTakeFirst(this.db, finishParams(id, patch));
     return Number(result?.numUpdatedRows) === 1;
+  }
+
+  async finishAndApply(
+    operation: { id: string; patch: OperationResultPatch },
+    transaction: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
+  ): Promise<{ finished: boolean; transaction: Transaction | null }> {
+    if (this.dialect !== 'postgres') {
+      const finished = await this.finishOperation(operation.id, operation.patch);
+      return { finished, transaction: await this.applyResultReturning(transaction.id, transaction.from, transaction.patch, transaction.delta) };
+    }
+    const p = resultParams(transaction.id, transaction.from, transaction.patch, transaction.delta ?? {});
+    for (const [key, value] of Object.entries(finishParams(operation.id, operation.patch))) p[`op:${key}`] = value;
+    const row = await finishAndApplyStatement.executeTakeFirst(this.db, p);
+    if (!row) throw new Error('finishAndApply returned no row');
+    const { operationsFinished, ...updated } = row;
+    return {
+      finished: Number(operationsFinished) === 1,
+      transaction: updated.id === null ? null : toTransaction(updated as Selectable<TransactionsTable>),
+    };
   }
 
   async listFinalOperations(accountId: string, f: OperationFilter, offset: number, limit: number) {
