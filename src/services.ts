@@ -132,9 +132,10 @@ export interface Services {
   jobs: JobDefinition<never>[];
 }
 
-function operatorMatcher(operatorKey: string): (secret: string) => boolean {
+/** Compares a secret's hash (hashSecret) with the operator key's in constant time. */
+function operatorMatcher(operatorKey: string): (secretHash: string) => boolean {
   const expected = Buffer.from(hashSecret(operatorKey), 'hex');
-  return (secret) => timingSafeEqual(Buffer.from(hashSecret(secret), 'hex'), expected);
+  return (secretHash) => timingSafeEqual(Buffer.from(secretHash, 'hex'), expected);
 }
 
 export function buildServices(deps: ServiceDeps): Services {
@@ -146,7 +147,7 @@ export function buildServices(deps: ServiceDeps): Services {
     transaction: (fn) => store.transaction((repos) => fn(repos)),
     clock,
     hashSecret,
-    isOperatorKey: operatorMatcher(deps.operatorKey),
+    isOperatorKeyHash: operatorMatcher(deps.operatorKey),
   });
   const pointsOfSale = new PointsOfSaleService({ pointsOfSale: store.pointsOfSale, clock, sealer });
   const terminals = new TerminalsService({

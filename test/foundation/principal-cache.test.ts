@@ -22,14 +22,14 @@ describe('principal cache', () => {
     let wall = 1_000;
     const cache = new PrincipalCache(() => wall, 1_000);
     cache.set('h', owner('2030-01-01T00:00:10.000Z'), cache.mark());
-    assert.deepEqual(cache.get('h', '2030-01-01T00:00:00.000Z'), owner('2030-01-01T00:00:10.000Z'));
-    assert.equal(cache.get('other', '2030-01-01T00:00:00.000Z'), null);
-    assert.equal(cache.get('h', '2030-01-01T00:00:10.000Z'), null, 'expired at exactly expiresAt, as the lookup says');
+    assert.deepEqual(cache.get('h', Date.parse('2030-01-01T00:00:00.000Z')), owner('2030-01-01T00:00:10.000Z'));
+    assert.equal(cache.get('other', Date.parse('2030-01-01T00:00:00.000Z')), null);
+    assert.equal(cache.get('h', Date.parse('2030-01-01T00:00:10.000Z')), null, 'expired at exactly expiresAt, as the lookup says');
     cache.set('h', owner(), cache.mark());
     wall += 999;
-    assert.ok(cache.get('h', '2031-01-01T00:00:00.000Z'), 'an API key does not expire');
+    assert.ok(cache.get('h', Date.parse('2031-01-01T00:00:00.000Z')), 'an API key does not expire');
     wall += 1;
-    assert.equal(cache.get('h', '2031-01-01T00:00:00.000Z'), null, 'gone after its time to live');
+    assert.equal(cache.get('h', Date.parse('2031-01-01T00:00:00.000Z')), null, 'gone after its time to live');
   });
 
   test('clear drops every entry, and a lookup that started before it does not put its answer back', () => {
@@ -37,11 +37,11 @@ describe('principal cache', () => {
     cache.set('h', owner(), cache.mark());
     const before = cache.mark();
     cache.clear();
-    assert.equal(cache.get('h', '2030-01-01T00:00:00.000Z'), null);
+    assert.equal(cache.get('h', Date.parse('2030-01-01T00:00:00.000Z')), null);
     cache.set('late', owner(), before);
-    assert.equal(cache.get('late', '2030-01-01T00:00:00.000Z'), null, 'read before the change: not remembered');
+    assert.equal(cache.get('late', Date.parse('2030-01-01T00:00:00.000Z')), null, 'read before the change: not remembered');
     cache.set('late', owner(), cache.mark());
-    assert.ok(cache.get('late', '2030-01-01T00:00:00.000Z'));
+    assert.ok(cache.get('late', Date.parse('2030-01-01T00:00:00.000Z')));
   });
 });
 

@@ -19,8 +19,8 @@ export interface AccountsDeps {
   transaction<T>(fn: (repos: { accounts: AccountsRepository }) => Promise<T>): Promise<T>;
   clock: Clock;
   hashSecret(secret: string): string;
-  /** The operator key's hash; compared in constant time by the caller-supplied matcher. */
-  isOperatorKey(secret: string): boolean;
+  /** Whether a secret's hash (hashSecret) is the operator key's; compared in constant time by the caller-supplied matcher. */
+  isOperatorKeyHash(secretHash: string): boolean;
   /** Real time, for how long an authenticated credential is remembered (tests pass a fake one). */
   wallNow?: () => number;
 }
@@ -122,13 +122,13 @@ export class AccountsService {
 
   /** Bearer secret → principal, or null when it is unknown, revoked, expired or of a deleted account. */
   async authenticate(secret: string): Promise<Principal | null> {
-    if (this.deps.isOperatorKey(secret)) return { tier: 'operator' };
+    // One hash for both checks; the time as text only for a lookup (the cache compares numbers).
     const hash = this.deps.hashSecret(secret);
-    const now = this.deps.clock.nowIso();
-    let owner = this.principals.get(hash, now);
+    if (this.deps.isOperatorKeyHash(hash)) return { tier: 'operator' };
+    let owner = this.principals.get(hash, this.deps.clock.now());
     if (!owner) {
       const mark = this.principals.mark();
-      owner = await this.deps.accounts.findCredentialOwner(hash, now);
+      owner = await this.deps.accounts.findCredentialOwner(hash, this.deps.clock.nowIso());
       if (!owner) return null;
       this.principals.set(hash, owner, mark);
     }

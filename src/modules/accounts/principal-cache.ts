@@ -13,7 +13,8 @@ export const PRINCIPAL_CACHE_MS = 1_000;
 const MAX_ENTRIES = 10_000;
 
 export class PrincipalCache {
-  private readonly entries = new Map<string, { owner: CredentialOwner; until: number }>();
+  /** `expiresMs`: the credential's expiry as a number (Infinity: none), compared without formatting the time. */
+  private readonly entries = new Map<string, { owner: CredentialOwner; until: number; expiresMs: number }>();
   /** Bumped by clear(): a read that started before a change does not put its answer back after it. */
   private generation = 0;
 
@@ -22,11 +23,11 @@ export class PrincipalCache {
     private readonly ttlMs = PRINCIPAL_CACHE_MS,
   ) {}
 
-  /** The owner of `hash` if it was authenticated less than ttlMs ago and its credential has not expired by `nowIso`. */
-  get(hash: string, nowIso: string): CredentialOwner | null {
+  /** The owner of `hash` if it was authenticated less than ttlMs ago and its credential has not expired by `nowMs` (service time). */
+  get(hash: string, nowMs: number): CredentialOwner | null {
     const entry = this.entries.get(hash);
     if (!entry) return null;
-    if (entry.until <= this.wallNow() || (entry.owner.expiresAt !== null && entry.owner.expiresAt <= nowIso)) {
+    if (entry.until <= this.wallNow() || entry.expiresMs <= nowMs) {
       this.entries.delete(hash);
       return null;
     }
@@ -41,7 +42,7 @@ export class PrincipalCache {
   set(hash: string, owner: CredentialOwner, mark: number): void {
     if (mark !== this.generation) return;
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(hash, { owner, until: this.wallNow() + this.ttlMs });
+    this.entries.set(hash, { owner, until: this.wallNow() + this.ttlMs, expiresMs: owner.expiresAt === null ? Infinity : Date.parse(owner.expiresAt) });
   }
 
   clear(): void {

@@ -75,17 +75,20 @@ export class KyselySubscriptionsRepository implements SubscriptionsRepository {
   }
 
   async findForCharge(accountId: string, id: string): Promise<ChargeRead | null> {
-    const found = await selectForCharge.executeTakeFirst(this.db, { id, accountId });
-    if (!found) return null;
-    const { pmPanSealed, posWebhookAuthenticationSealed, ...row } = found;
+    const row = await selectForCharge.executeTakeFirst(this.db, { id, accountId });
+    if (!row) return null;
+    // Taken out as takeJoined does (a rest pattern over this wide row is a slow copy).
     const subscription: Record<string, unknown> = { ...row };
+    const sealed = { pan: row.pmPanSealed ?? null, webhookAuthentication: row.posWebhookAuthenticationSealed ?? null };
+    delete subscription.pmPanSealed;
+    delete subscription.posWebhookAuthenticationSealed;
     const pm = takeJoined(subscription, 'pm', PAYMENT_METHOD_COLUMNS);
     const pos = takeJoined(subscription, 'pos', POINT_OF_SALE_COLUMNS);
     return {
       subscription: toSubscription(subscription as Selectable<SubscriptionsTable>),
       paymentMethod: pm && toPaymentMethod(pm as Parameters<typeof toPaymentMethod>[0]),
       pointOfSale: pos && toPointOfSale(pos as Parameters<typeof toPointOfSale>[0]),
-      sealed: { pan: pmPanSealed ?? null, webhookAuthentication: posWebhookAuthenticationSealed ?? null },
+      sealed,
     };
   }
 
