@@ -74,7 +74,7 @@ describe('MIT service counting ahead', () => {
           }) as never,
       },
       urlPolicy: { check: async () => undefined },
-      authorization: { submit: async () => assert.fail('not used'), submitMany },
+      authorization: { submitMany },
       overload: { isOverloaded: async () => false, retryAfterSeconds: () => 5 },
       ingestion: new IngestionCap({ caps: { mit: 10, mitBatch: 100 }, clock, counters }),
     });

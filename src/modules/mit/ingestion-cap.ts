@@ -25,7 +25,11 @@ export type IngestionChannel = 'mit' | 'mit_batch';
 
 export const INGESTION_WINDOW_MS = 60_000;
 
-/** Storage port of the counters. Runs inside `store.transaction` (the commit that writes the transactions). */
+/**
+ * Storage port of the counters: addWithin, pruneBefore and current inside `store.transaction` (the
+ * commit that writes the transactions) or on the store's own; addAhead and subtract on the store's
+ * own, each its own commit.
+ */
 export interface IngestionCountersRepository {
   /** The count is taken before the commit that writes the transactions (addAhead), not in it. */
   readonly countsAhead: boolean;

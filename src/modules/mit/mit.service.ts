@@ -34,7 +34,6 @@ export interface MitDeps<R extends MitRepos> {
   /** Callback URL rule (approved domain; no private address outside sandbox): 422 on `field`. */
   urlPolicy: { check(field: string, url: string, domain: string): Promise<void> };
   authorization: {
-    submit(request: PaymentRequest<R>): Promise<Transaction>;
     submitMany(requests: PaymentRequest<R>[]): Promise<Transaction[]>;
   };
   /** The backlog bound: while it is reached, a MIT or a batch is refused (503) before anything is read or stored. */

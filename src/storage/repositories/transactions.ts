@@ -79,16 +79,18 @@ export const insertOperationRow = keyedTemplates((db: Kysely<Database>, row: Par
   db.insertInto('operations').values(row),
 );
 
-/** finishOperation's update: the patch's columns (`set:` keys) of the operation `id` while PROCESSING. */
-const finishOperationUpdate = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => {
+/** finishOperation's update: the patch's columns (`${prefix}set:` keys) of the operation `${prefix}id` while PROCESSING. */
+function buildFinishOperation(db: Kysely<Database>, p: Params<Record<string, unknown>>, prefix = '') {
   const set: Record<string, unknown> = {};
-  for (const key of Object.keys(p)) if (key.startsWith('set:')) set[key.slice(4)] = p[key];
+  const setKey = `${prefix}set:`;
+  for (const key of Object.keys(p)) if (key.startsWith(setKey)) set[key.slice(setKey.length)] = p[key];
   return db
     .updateTable('operations')
     .set(set as never)
-    .where('id', '=', p.id as string)
+    .where('id', '=', p[`${prefix}id`] as string)
     .where('state', '=', 'PROCESSING');
-});
+}
+const finishOperationUpdate = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => buildFinishOperation(db, p));
 
 /**
  * applyResult's update, by the keys of `resultParams`: `id`, `from:<i>` (the states it applies
@@ -132,22 +134,10 @@ const resultUpdate = keyedTemplates(buildResultUpdate);
  * operation's keys carry an `op:` prefix (`op:id`, `op:set:<column>`).
  */
 const finishAndApplyStatement = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => {
-  const opSet: Record<string, unknown> = {};
-  const txParams: Record<string, unknown> = {};
-  for (const key of Object.keys(p)) {
-    if (key.startsWith('op:set:')) opSet[key.slice(7)] = p[key];
-    else if (!key.startsWith('op:')) txParams[key] = p[key];
-  }
+  // buildResultUpdate reads only its own keys (`id`, `from:`, `set:`, `add:`, the checks'): the `op:` ones pass it by.
   return db
-    .with('finished', (d) =>
-      d
-        .updateTable('operations')
-        .set(opSet as never)
-        .where('id', '=', p['op:id'] as string)
-        .where('state', '=', 'PROCESSING')
-        .returning('id'),
-    )
-    .with('updated', (d) => buildResultUpdate(d as unknown as Kysely<Database>, txParams as Params<Record<string, unknown>>).returningAll())
+    .with('finished', (d) => buildFinishOperation(d as unknown as Kysely<Database>, p, 'op:').returning('id'))
+    .with('updated', (d) => buildResultUpdate(d as unknown as Kysely<Database>, p).returningAll())
     .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('one'))
     .leftJoin('updated', (join) => join.onTrue())
     .selectAll('updated')
