@@ -44,7 +44,7 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
 }
 
 /** An account row, created straight through the repository (ACTIVE unless told otherwise). */
-export async function seedAccount(store: Store, createdAt = iso(T0), name = `acct-${newId().slice(0, 6)}`) {
+export async function seedAccount(store: Store, createdAt = iso(T0), name = `acct-${newId().slice(-12)}`) {
   const account = await store.accounts.insert({
     id: newId(),
     name,

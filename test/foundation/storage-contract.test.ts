@@ -557,7 +557,7 @@ for (const kind of await availableStores()) {
     });
 
     describe('jobs', () => {
-      const kind = () => `test.${newId().slice(0, 8)}`;
+      const kind = () => `test.${newId().slice(-12)}`;
 
       test('enqueue → claim leases due jobs only, oldest runAt first, and counts an attempt', async () => {
         const k = kind();

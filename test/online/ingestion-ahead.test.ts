@@ -60,18 +60,20 @@ describe('MIT service counting ahead', () => {
     return { counters, total: () => [...counts.values()].reduce((s, n) => s + n, 0) };
   }
 
+  const chargeable = {
+    subscription: { id: 's1', pointOfSaleId: 'p1', currency: 'DKK', customerId: null },
+    paymentMethod: { id: 'pm1', type: 'CARD' },
+    pointOfSale: { id: 'p1', domain: 'example.com', descriptor: null },
+    sealed: { pan: null, webhookAuthentication: null },
+  } as never;
+
   function service(submitMany: (requests: PaymentRequest<MitRepos>[]) => Promise<Transaction[]>) {
     const { counters, total } = aheadCounters();
     const clock = new ServiceClock(null, false);
     const mit = new MitService<MitRepos>({
       subscriptions: {
-        requireChargeable: async () =>
-          ({
-            subscription: { id: 's1', pointOfSaleId: 'p1', currency: 'DKK', customerId: null },
-            paymentMethod: { id: 'pm1', type: 'CARD' },
-            pointOfSale: { id: 'p1', domain: 'example.com', descriptor: null },
-            sealed: { pan: null, webhookAuthentication: null },
-          }) as never,
+        requireChargeable: async () => chargeable,
+        requireChargeableMany: async (_account, ids) => new Map(ids.map((id) => [id, chargeable])),
       },
       urlPolicy: { check: async () => undefined },
       authorization: { submitMany },

@@ -68,6 +68,29 @@ for (const kind of await availableStores()) {
       assert.ok(perMit.statements <= BUDGET.statements, `statements per MIT ${perMit.statements} > ${BUDGET.statements}`);
     });
 
+    test('a batch reads all its subscriptions in one statement, each checked on its own', async () => {
+      const others = [(await storedCard(t, m, 'cust-cost-2')).subscriptionId, (await storedCard(t, m, 'cust-cost-3')).subscriptionId];
+      const unknown = '00000000-0000-4000-8000-00000000000b';
+      const path = rx.newPath('batch-read');
+      const charged = [subscriptionId, ...others, subscriptionId, others[0]!];
+      const counters = t.runtime.store.counters;
+      counters.log = [];
+      counters.start();
+      const res = await m.api.post(`${API}/mit/batch`, {
+        transactions: [...charged, unknown].map((id, i) => mitBody(id, rx.url(path), { reference: `batch-read-${i}` })),
+      });
+      counters.stop();
+      assert.equal(res.status, 200, res.text);
+      const results = res.body.transactions as Array<{ transaction: { subscriptionId: string } | null; error: { errors: Record<string, string> } | null }>;
+      assert.deepEqual(
+        results.map((r) => r.transaction?.subscriptionId ?? null),
+        [...charged, null],
+      );
+      assert.deepEqual(Object.keys(results[5]!.error!.errors), ['subscriptionId']);
+      const reads = counters.log.filter((statement) => /from "subscriptions" as "s"/.test(statement));
+      assert.equal(reads.length, 1, reads.join('\n'));
+    });
+
     test('with the runner idle, as in the service: the drive and callback jobs are handed over with what their commits wrote, and read nothing', async () => {
       const runner = t.runtime.runner;
       const counters = t.runtime.store.counters;

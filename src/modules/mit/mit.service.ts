@@ -26,10 +26,9 @@ export type MitRepos = PipelineRepos & IngestionRepos;
 export interface MitDeps<R extends MitRepos> {
   /** The subscription with its payment method and point of sale (read together: one statement). */
   subscriptions: {
-    requireChargeable(
-      accountId: string,
-      subscriptionId: string,
-    ): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod; pointOfSale: PointOfSale | null; sealed: ChargeRead['sealed'] }>;
+    requireChargeable(accountId: string, subscriptionId: string): Promise<ChargeableRead>;
+    /** The same for a batch's subscriptions in one read: by id, what it charges or its 422. */
+    requireChargeableMany(accountId: string, subscriptionIds: readonly string[]): Promise<Map<string, ChargeableRead | AppError>>;
   };
   /** Callback URL rule (approved domain; no private address outside sandbox): 422 on `field`. */
   urlPolicy: { check(field: string, url: string, domain: string): Promise<void> };
@@ -48,6 +47,13 @@ export interface BatchResult {
   reference: string | null;
 }
 
+interface ChargeableRead {
+  subscription: Subscription;
+  paymentMethod: PaymentMethod;
+  pointOfSale: PointOfSale | null;
+  sealed: ChargeRead['sealed'];
+}
+
 interface Charged {
   subscription: Subscription;
   pointOfSale: PointOfSale;
@@ -61,7 +67,7 @@ export class MitService<R extends MitRepos = MitRepos> {
   /** POST /mit: validated, committed PENDING with its job (and counted against the cap); the answer follows by callback. */
   async create(accountId: string, body: MitRequest, clientIp: string | null, effect: Effect | null = null): Promise<Transaction> {
     await refuseWhenOverloaded(this.deps.overload);
-    const request = await this.prepare(accountId, body, clientIp, new Map());
+    const request = await this.prepare(accountId, body, clientIp, charged(await this.deps.subscriptions.requireChargeable(accountId, body.subscriptionId)));
     const [created] = await this.submitCounted(accountId, 'mit', [{ ...request, effect }]);
     return created!;
   }
@@ -74,8 +80,7 @@ export class MitService<R extends MitRepos = MitRepos> {
     // The whole batch, not some of its entries: a client retries it as it is.
     await refuseWhenOverloaded(this.deps.overload);
     const results: BatchResult[] = new Array(entries.length);
-    const accepted: Array<{ index: number; request: PaymentRequest<R> }> = [];
-    const cache = new Map<string, Promise<Charged>>();
+    const valid: Array<{ index: number; body: MitRequest; reference: string | null }> = [];
     for (const [index, entry] of entries.entries()) {
       const raw = entry as Record<string, unknown> | null;
       const reference = raw && typeof raw === 'object' && typeof raw.reference === 'string' ? raw.reference : null;
@@ -86,10 +91,16 @@ export class MitService<R extends MitRepos = MitRepos> {
           error: { errorCode: 'VALIDATION_ERROR', message: `The entry is invalid: ${Object.keys(errors).join(', ')}.`, errors },
           reference,
         };
-        continue;
-      }
+      } else valid.push({ index, body: entry as MitRequest, reference });
+    }
+    // Every subscription of the batch in one read, each checked once however many entries charge it.
+    const reads = await this.deps.subscriptions.requireChargeableMany(accountId, [...new Set(valid.map((v) => v.body.subscriptionId))]);
+    const accepted: Array<{ index: number; request: PaymentRequest<R> }> = [];
+    for (const { index, body, reference } of valid) {
       try {
-        const request = await this.prepare(accountId, entry as MitRequest, clientIp, cache);
+        const read = reads.get(body.subscriptionId)!;
+        if (read instanceof AppError) throw read;
+        const request = await this.prepare(accountId, body, clientIp, charged(read));
         // One effect key per entry position: a retried batch maps each entry to what it created before.
         accepted.push({ index, request: { ...request, effect: effectPart(effect, index) } });
       } catch (err) {
@@ -137,13 +148,8 @@ export class MitService<R extends MitRepos = MitRepos> {
   }
 
   /** Business rules of one MIT: an ACTIVE subscription with a usable payment method, a callback URL on the approved domain. */
-  private async prepare(accountId: string, body: MitRequest, clientIp: string | null, cache: Map<string, Promise<Charged>>): Promise<PaymentRequest<R>> {
-    let charged = cache.get(body.subscriptionId);
-    if (!charged) {
-      charged = this.load(accountId, body.subscriptionId);
-      cache.set(body.subscriptionId, charged);
-    }
-    const { subscription, pointOfSale, paymentMethod, sealed } = await charged;
+  private async prepare(accountId: string, body: MitRequest, clientIp: string | null, charged: Charged): Promise<PaymentRequest<R>> {
+    const { subscription, pointOfSale, paymentMethod, sealed } = charged;
     await this.deps.urlPolicy.check('notificationUrl', body.notificationUrl, pointOfSale.domain);
     return {
       accountId,
@@ -170,10 +176,10 @@ export class MitService<R extends MitRepos = MitRepos> {
       driveRead: { subscription, panSealed: sealed.pan, webhookAuthenticationSealed: sealed.webhookAuthentication },
     };
   }
+}
 
-  private async load(accountId: string, subscriptionId: string): Promise<Charged> {
-    const { subscription, paymentMethod, pointOfSale, sealed } = await this.deps.subscriptions.requireChargeable(accountId, subscriptionId);
-    if (!pointOfSale) throw notFound('point of sale');
-    return { subscription, pointOfSale, paymentMethod, sealed };
-  }
+/** A chargeable subscription whose point of sale still exists (else 404). */
+function charged(read: ChargeableRead): Charged {
+  if (!read.pointOfSale) throw notFound('point of sale');
+  return { ...read, pointOfSale: read.pointOfSale };
 }

@@ -32,6 +32,8 @@ export interface SubscriptionsRepository {
    * callback authorization, sealed, for the payment's drive (PaymentRequest.driveRead).
    */
   findForCharge(accountId: string, id: string): Promise<ChargeRead | null>;
+  /** findForCharge of many subscriptions in one statement (a MIT batch), by id; the account's only. */
+  findForChargeMany(accountId: string, ids: readonly string[]): Promise<Map<string, ChargeRead>>;
   /** Newest first (createdAt desc, id desc). */
   list(accountId: string, filter: SubscriptionFilter, offset: number, limit: number): Promise<{ items: Subscription[]; total: number }>;
   /** Applies `changes` only while the subscription is still in `expectedState`; false when it was not. */

@@ -22,6 +22,14 @@ import {
 import { subscriptionWire } from './subscriptions.schemas.js';
 import type { ChargeRead, SubscriptionChanges, SubscriptionFilter, SubscriptionsRepository } from './subscriptions.repository.js';
 
+/** A subscription that may be charged now, with what the charge needs. */
+export interface Chargeable {
+  subscription: Subscription;
+  paymentMethod: PaymentMethod;
+  pointOfSale: PointOfSale | null;
+  sealed: ChargeRead['sealed'];
+}
+
 /** The repositories a subscription change needs inside one database transaction. */
 export interface SubscriptionRepos {
   subscriptions: SubscriptionsRepository;
@@ -88,12 +96,30 @@ export class SubscriptionsService {
   }
 
   /** requireActive with the payment method it charges (read once: the check and the charge share it). */
-  async requireChargeable(
-    accountId: string,
-    subscriptionId: string,
-    field = 'subscriptionId',
-  ): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod; pointOfSale: PointOfSale | null; sealed: ChargeRead['sealed'] }> {
-    const read = await this.deps.subscriptions.findForCharge(accountId, subscriptionId);
+  async requireChargeable(accountId: string, subscriptionId: string, field = 'subscriptionId'): Promise<Chargeable> {
+    return this.chargeableOf(await this.deps.subscriptions.findForCharge(accountId, subscriptionId), field);
+  }
+
+  /**
+   * requireChargeable of many subscriptions (a MIT batch) with one read: by id, what it charges or
+   * the 422 it answers (every id given has an entry).
+   */
+  async requireChargeableMany(accountId: string, subscriptionIds: readonly string[]): Promise<Map<string, Chargeable | AppError>> {
+    const reads = await this.deps.subscriptions.findForChargeMany(accountId, subscriptionIds);
+    const checked = new Map<string, Chargeable | AppError>();
+    for (const id of subscriptionIds) {
+      checked.set(
+        id,
+        await this.chargeableOf(reads.get(id) ?? null, 'subscriptionId').catch((err: unknown) => {
+          if (err instanceof AppError) return err;
+          throw err;
+        }),
+      );
+    }
+    return checked;
+  }
+
+  private async chargeableOf(read: ChargeRead | null, field: string): Promise<Chargeable> {
     if (!read) throw fieldError(field, 'in:ACTIVE', 'no ACTIVE subscription with this id exists');
     // A deleted or expired payment method makes the subscription INVALID before anything is charged.
     const { subscription: found, paymentMethod, pointOfSale, sealed } = read;

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { IdempotencyRef, IdempotencyStore, StoredResponse } from '../../http/idempotency.js';
+import { newId } from '../../shared/ids.js';
 import type { Database } from '../schema.js';
 
 export class KyselyIdempotencyStore implements IdempotencyStore {
@@ -16,7 +16,7 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
     requestHash: string,
     times: { now: string; lockedUntil: string; expiresAt: string },
   ): Promise<{ claimed: true; effectKey: string; resumed: boolean } | { claimed: false; existing: StoredResponse }> {
-    const effectKey = randomUUID();
+    const effectKey = newId();
     const inserted = await this.db
       .insertInto('idempotencyKeys')
       .values({
