@@ -46,6 +46,21 @@ function typeOk(type: string, value: unknown): boolean {
 
 const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
+/** Compiled once per pattern: a batch checks the same few patterns 500 times. */
+const patterns = new Map<string, RegExp>();
+function patternOf(source: string): RegExp {
+  let regex = patterns.get(source);
+  if (!regex) patterns.set(source, (regex = new RegExp(source, 'u')));
+  return regex;
+}
+
+/** Length in code points, as JSON Schema counts (UTF-16 length is an upper bound: spread only when it matters). */
+function codePoints(value: string, schema: Schema): number {
+  const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity;
+  const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
+  return value.length <= max && value.length / 2 >= min ? value.length : [...value].length;
+}
+
 function check(schema: Schema, value: unknown, path: string, out: SchemaError[]): void {
   const err = (keyword: string, params: Record<string, unknown> = {}) => out.push({ keyword, instancePath: path, params });
   if (Array.isArray(schema.anyOf)) {
@@ -69,10 +84,10 @@ function check(schema: Schema, value: unknown, path: string, out: SchemaError[])
     if (typeof schema.maximum === 'number' && value > schema.maximum) err('maximum', { limit: schema.maximum });
   }
   if (typeof value === 'string') {
-    const length = [...value].length;
+    const length = codePoints(value, schema);
     if (typeof schema.minLength === 'number' && length < schema.minLength) err('minLength', { limit: schema.minLength });
     if (typeof schema.maxLength === 'number' && length > schema.maxLength) err('maxLength', { limit: schema.maxLength });
-    if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(value)) err('pattern', { pattern: schema.pattern });
+    if (typeof schema.pattern === 'string' && !patternOf(schema.pattern).test(value)) err('pattern', { pattern: schema.pattern });
     const format = typeof schema.format === 'string' ? FORMATS[schema.format] : undefined;
     if (format && !format(value)) err('format', { format: schema.format });
   }
@@ -95,7 +110,7 @@ function check(schema: Schema, value: unknown, path: string, out: SchemaError[])
         continue;
       }
       for (const [pattern, sub] of Object.entries((schema.patternProperties as Record<string, Schema> | undefined) ?? {})) {
-        if (new RegExp(pattern, 'u').test(key)) check(sub, object[key], `${path}/${escape(key)}`, out);
+        if (patternOf(pattern).test(key)) check(sub, object[key], `${path}/${escape(key)}`, out);
       }
     }
   }

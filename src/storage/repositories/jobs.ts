@@ -1,3 +1,4 @@
+import { insertRows } from '../bulk-insert.js';
 import { deferrable } from '../pg-write-combining.js';
 import { sql, type Kysely } from 'kysely';
 import { newId } from '../../shared/ids.js';
@@ -215,14 +216,7 @@ export class KyselyJobStore implements JobStore {
   }
 
   private async insertRows(rows: JobRow[]): Promise<void> {
-    // Chunks keep each statement under the SQLite parameter limit.
-    for (let i = 0; i < rows.length; i += 500) {
-      await this.db
-        .insertInto('jobs')
-        .values(rows.slice(i, i + 500))
-        .onConflict((oc) => oc.column('dedupeKey').doNothing())
-        .execute();
-    }
+    await insertRows(this.db, 'jobs', rows, 'dedupeKey');
   }
 
   async claim(workerId: string, at: ClaimTimes, leaseMs: number | Readonly<Record<string, number>>, limit: number, kinds: string[]): Promise<Job[]> {

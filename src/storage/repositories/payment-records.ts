@@ -11,11 +11,12 @@ import type { Operation } from '../../modules/transactions/transaction.js';
 import type { NewTransaction, PaymentRecords } from '../../modules/transactions/transactions.repository.js';
 import type { Dialect } from '../connect.js';
 import type { Database } from '../schema.js';
-import { insertJobRow, type JobPlacer, placeJobs, queueEveryJob } from './jobs.js';
+import { bulkInsert, insertRows, runBulk } from '../bulk-insert.js';
+import { insertJobRow, type JobPlacer, type JobRow, placeJobs, queueEveryJob } from './jobs.js';
 import { insertOperationRow, insertTransactionRow, operationRow, transactionRow } from './transactions.js';
 
-/** Rows per statement: within SQLite's parameter limit for the widest table (transactions). */
-const CHUNK = 200;
+/** PostgreSQL's limit of parameters in one statement is 65 535. */
+const ONE_STATEMENT_PARAMETERS = 65_535;
 
 /** The columns of `p` named `<prefix><column>`, as a row. */
 function rowOf(p: Readonly<Record<string, unknown>>, prefix: string): Record<string, unknown> {
@@ -68,48 +69,38 @@ export class KyselyPaymentRecords implements PaymentRecords {
           ['j:', jobRows[0]],
         ]),
       );
-    } else if (this.dialect === 'postgres' && transactions.length <= CHUNK && operations.length <= CHUNK && jobs.length <= CHUNK && operations.length > 0) {
-      // Foreign keys are checked at the end of the statement: the operations may name the transactions inserted with them.
-      const withOperations = this.db.with('recorded_operations', (db) => db.insertInto('operations').values(operations.map(operationRow)));
-      if (transactions.length > 0) {
-        await withOperations
-          .with('recorded_transactions', (db) => db.insertInto('transactions').values(transactions.map(transactionRow)))
-          .insertInto('jobs')
-          .values(jobRows)
-          .onConflict((oc) => oc.column('dedupeKey').doNothing())
-          .execute();
-      } else {
-        await withOperations
-          .insertInto('jobs')
-          .values(jobRows)
-          .onConflict((oc) => oc.column('dedupeKey').doNothing())
-          .execute();
-      }
+    } else if (this.dialect === 'postgres' && operations.length > 0 && (await this.recordInOneStatement(transactions, operations, jobRows))) {
+      // Done: one statement.
     } else if (transactions.length <= 1 && operations.length <= 1 && jobs.length <= 1) {
       // One payment (an MIT, a capture): statements compiled once (query-template.ts).
       if (transactions[0]) await insertTransactionRow.execute(this.db, transactionRow(transactions[0]));
       if (operations[0]) await insertOperationRow.execute(this.db, operationRow(operations[0]));
       if (jobRows[0]) await insertJobRow.execute(this.db, jobRows[0]);
     } else {
-      for (let i = 0; i < transactions.length; i += CHUNK)
-        await this.db
-          .insertInto('transactions')
-          .values(transactions.slice(i, i + CHUNK).map(transactionRow))
-          .execute();
-      for (let i = 0; i < operations.length; i += CHUNK)
-        await this.db
-          .insertInto('operations')
-          .values(operations.slice(i, i + CHUNK).map(operationRow))
-          .execute();
-      for (let i = 0; i < jobs.length; i += CHUNK) {
-        await this.db
-          .insertInto('jobs')
-          .values(jobRows.slice(i, i + CHUNK))
-          .onConflict((oc) => oc.column('dedupeKey').doNothing())
-          .execute();
-      }
+      await insertRows(this.db, 'transactions', transactions.map(transactionRow));
+      await insertRows(this.db, 'operations', operations.map(operationRow));
+      await insertRows(this.db, 'jobs', jobRows, 'dedupeKey');
     }
     // Drive jobs handed to this process's runner start after the commit; the others wait for a claim.
     if (firstQueuedAt !== null) this.onEnqueue(firstQueuedAt);
+  }
+
+  /**
+   * PostgreSQL, many payments: operations, transactions and jobs in one statement of data-modifying
+   * CTEs (foreign keys are checked at its end: the operations may name the transactions inserted
+   * with them). False, with nothing sent, when they do not fit in one statement.
+   */
+  private async recordInOneStatement(transactions: NewTransaction[], operations: Operation[], jobRows: JobRow[]): Promise<boolean> {
+    const ops = bulkInsert(this.db, 'operations', operations.map(operationRow));
+    if (!ops || ops.parameters.length > ONE_STATEMENT_PARAMETERS) return false;
+    let next = ops.parameters.length + 1;
+    const txs = transactions.length > 0 ? bulkInsert(this.db, 'transactions', transactions.map(transactionRow), { firstParameter: next }) : null;
+    if (transactions.length > 0 && !txs) return false;
+    next += txs?.parameters.length ?? 0;
+    const jobs = bulkInsert(this.db, 'jobs', jobRows, { conflictColumn: 'dedupeKey', firstParameter: next });
+    if (!jobs || next - 1 + jobs.parameters.length > ONE_STATEMENT_PARAMETERS) return false;
+    const ctes = [`"recorded_operations" as (${ops.sql})`, ...(txs ? [`"recorded_transactions" as (${txs.sql})`] : [])];
+    await runBulk(this.db, { sql: `with ${ctes.join(', ')} ${jobs.sql}`, parameters: [...ops.parameters, ...(txs?.parameters ?? []), ...jobs.parameters] });
+    return true;
   }
 }

@@ -1,0 +1,140 @@
+/**
+ * Multi-row inserts without Kysely's per-value work. Building `insertInto(t).values(rows)` for a
+ * batch of 500 MITs (16 000 values over three tables) took 13 % of the service's busy time on
+ * PostgreSQL (operation nodes, the CamelCasePlugin's transformer, the compiler, each per value),
+ * and its garbage most of another 15 %. Here Kysely compiles the statement for ONE row of the
+ * given columns, once per table and column set; the statement for n rows repeats that row's
+ * placeholders n times (cached per row count), and the parameters are the rows' values in order.
+ *
+ * Rows must share their defined columns (as rows made by one function do); otherwise `compile`
+ * answers null and the caller lets Kysely build the statement as usual.
+ */
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+type Table = keyof Database & string;
+
+interface Shape {
+  /** `insert into "t" ("a", "b") values ` */
+  head: string;
+  /** What follows the row (an ON CONFLICT clause), with a leading space, or ''. */
+  tail: string;
+  columns: readonly string[];
+  /** `$n` placeholders (PostgreSQL) or `?` (SQLite). */
+  numbered: boolean;
+  /** SQL text per row count and first parameter number. */
+  texts: Map<string, string>;
+}
+
+const shapes = new WeakMap<object, Map<string, Shape>>();
+
+/** The rows' common defined columns, or null when they differ. */
+function columnsOf(rows: readonly Readonly<Record<string, unknown>>[]): string[] | null {
+  const columns = Object.keys(rows[0]!).filter((key) => rows[0]![key] !== undefined);
+  for (let r = 1; r < rows.length; r++) {
+    const row = rows[r]!;
+    let defined = 0;
+    for (const key in row) if (row[key] !== undefined) defined++;
+    if (defined !== columns.length) return null;
+    for (const column of columns) if (row[column] === undefined) return null;
+  }
+  return columns;
+}
+
+function shapeOf(db: Kysely<Database>, table: Table, columns: readonly string[], conflictColumn: string | undefined): Shape {
+  const adapter = db.getExecutor().adapter;
+  let byKey = shapes.get(adapter);
+  if (!byKey) shapes.set(adapter, (byKey = new Map()));
+  const key = `${table}\u0001${conflictColumn ?? ''}\u0001${columns.join('\u0001')}`;
+  let shape = byKey.get(key);
+  if (shape) return shape;
+  const row = Object.fromEntries(columns.map((column) => [column, null]));
+  let query = db.insertInto(table).values(row as never);
+  if (conflictColumn) query = query.onConflict((oc) => oc.column(conflictColumn as never).doNothing());
+  const { sql } = query.compile();
+  const values = sql.indexOf(' values (');
+  const rowEnd = sql.indexOf(')', values + ' values ('.length);
+  if (values < 0 || rowEnd < 0) throw new Error(`bulk insert: unexpected statement ${sql}`);
+  shape = {
+    head: sql.slice(0, values + ' values '.length),
+    tail: sql.slice(rowEnd + 1),
+    columns,
+    numbered: sql.includes('$1'),
+    texts: new Map(),
+  };
+  if (byKey.size >= 64) byKey.clear();
+  byKey.set(key, shape);
+  return shape;
+}
+
+function textOf(shape: Shape, rowCount: number, firstParameter: number): string {
+  const key = `${rowCount}:${firstParameter}`;
+  let text = shape.texts.get(key);
+  if (text !== undefined) return text;
+  const width = shape.columns.length;
+  const tuples: string[] = [];
+  for (let r = 0; r < rowCount; r++) {
+    const slots: string[] = [];
+    for (let c = 0; c < width; c++) slots.push(shape.numbered ? `$${firstParameter + r * width + c}` : '?');
+    tuples.push(`(${slots.join(', ')})`);
+  }
+  text = shape.head + tuples.join(', ') + shape.tail;
+  if (shape.texts.size >= 32) shape.texts.clear();
+  shape.texts.set(key, text);
+  return text;
+}
+
+export interface BulkInsert {
+  sql: string;
+  parameters: unknown[];
+}
+
+/**
+ * `insert into <table> (<the rows' columns>) values (…), (…) [on conflict (<conflictColumn>) do nothing]`
+ * with the rows' values; PostgreSQL placeholders start at `firstParameter` (to go into a larger
+ * statement). Null when the rows do not share their columns (then let Kysely build it).
+ */
+export function bulkInsert(
+  db: Kysely<Database>,
+  table: Table,
+  rows: readonly Readonly<Record<string, unknown>>[],
+  options: { conflictColumn?: string; firstParameter?: number } = {},
+): BulkInsert | null {
+  if (rows.length === 0) throw new Error('bulk insert: no rows');
+  const columns = columnsOf(rows);
+  if (!columns) return null;
+  const shape = shapeOf(db, table, columns, options.conflictColumn);
+  const parameters = new Array<unknown>(rows.length * columns.length);
+  let i = 0;
+  for (const row of rows) for (const column of columns) parameters[i++] = row[column];
+  return { sql: textOf(shape, rows.length, options.firstParameter ?? 1), parameters };
+}
+
+/** Runs a bulk insert (or several joined into one statement) on `db` (a transaction or the pool). */
+export async function runBulk(db: Kysely<Database>, statement: BulkInsert): Promise<void> {
+  await db.executeQuery(CompiledQuery.raw(statement.sql, statement.parameters));
+}
+
+/** Parameters per statement: under SQLite's limit (32 766) and PostgreSQL's (65 535). */
+const MAX_PARAMETERS = 30_000;
+
+/** Inserts `rows` in as few statements as the parameter limits allow (Kysely builds them when the rows' columns differ). */
+export async function insertRows(
+  db: Kysely<Database>,
+  table: Table,
+  rows: readonly Readonly<Record<string, unknown>>[],
+  conflictColumn?: string,
+): Promise<void> {
+  if (rows.length === 0) return;
+  const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / Object.keys(rows[0]!).length));
+  for (let i = 0; i < rows.length; i += perStatement) {
+    const chunk = rows.slice(i, i + perStatement);
+    const bulk = bulkInsert(db, table, chunk, conflictColumn ? { conflictColumn } : {});
+    if (bulk) await runBulk(db, bulk);
+    else {
+      let query = db.insertInto(table).values(chunk as never);
+      if (conflictColumn) query = query.onConflict((oc) => oc.column(conflictColumn as never).doNothing());
+      await query.execute();
+    }
+  }
+}
