@@ -339,7 +339,7 @@ async function callbacks(ctx: BenchContext, kind: StoreKind, mitBaseline: Measur
       const delivery = await deliveries(receiver, prefix, m);
       await drained(runtime, 600_000);
       // Refusals by the backlog bound mean the rate was more than the service accepts.
-      const ok = !m.overloaded && !m.non2xx['503'] && sustained(delivery);
+      const ok = !m.overloaded && !m.non2xx['503'] && sustained(delivery, rate);
       report.figure(`${kind} POST /mit at ${rate}/s, runner on${m.overloaded ? ' (OVERLOADED: stopped)' : ''}`, m, mitBaseline, { refusalsExpected: true });
       deliveryNote(ctx, `${kind} ${rate} MITs/s ${ok ? 'sustained' : 'NOT sustained'}`, delivery);
       batcherNote(ctx, runtime, '   group commit', before);
@@ -450,7 +450,7 @@ async function cost(ctx: BenchContext, kind: StoreKind): Promise<void> {
     if (delivery.notSuccess) report.broken.push(`${kind} d): ${delivery.notSuccess} callbacks did not report SUCCESS`);
     deliveryNote(
       ctx,
-      `${kind} ${COST_RATE} MITs/s ${sustained(delivery) && !m.overloaded ? 'sustained' : 'NOT sustained (counts include the overload: queued jobs, deferrals)'}`,
+      `${kind} ${COST_RATE} MITs/s ${sustained(delivery, COST_RATE) && !m.overloaded ? 'sustained' : 'NOT sustained (counts include the overload: queued jobs, deferrals)'}`,
       delivery,
     );
     costNote(ctx, kind, delivery.accepted, start, end, idleStart, idleEnd);
@@ -502,8 +502,16 @@ function costNote(
   );
 }
 
-/** A rate is sustained when every callback arrived and the answer → callback p99 stayed within the limit. */
-const sustained = (d: Delivery): boolean => d.delivered === d.accepted && d.accepted > 0 && d.p99 <= CALLBACK_P99_TARGET_MS;
+/** Answers per second, as a share of the offered rate, below which the service did not keep up with the schedule. */
+const KEPT_UP_SHARE = 0.95;
+
+/**
+ * A rate is sustained when the answers kept up with it, every callback arrived and the answer →
+ * callback p99 stayed within the limit. (Answers falling behind by less than the load generator's
+ * stop limit — two seconds of requests — would otherwise pass: 750/s offered, 540/s answered.)
+ */
+const sustained = (d: Delivery, rate: number): boolean =>
+  d.acceptedPerSecond >= rate * KEPT_UP_SHARE && d.delivered === d.accepted && d.accepted > 0 && d.p99 <= CALLBACK_P99_TARGET_MS;
 
 export default defineSuite({
   name: 'mit',

@@ -53,7 +53,7 @@ export interface RuntimeOptions {
 
 export async function createRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
   const { logger } = options;
-  const connection = connect(config.database, options.connectOptions);
+  const connection = connect(config.database, { poolSize: config.dbPoolSize, ...options.connectOptions });
   try {
     const { applied } = await migrate(connection);
     if (applied.length) logger.info({ applied }, 'database migrated');

@@ -59,6 +59,9 @@ export interface ConnectOptions {
  * connection forever; it also bounds the wait for a free connection of a saturated pool.
  */
 export const CONNECT_TIMEOUT_MS = 5_000;
+
+/** Connections when the caller names no size (the service passes PAYMENTS_DB_POOL_SIZE). */
+const DEFAULT_POOL_SIZE = 8;
 /** Readiness answers within this time even when the database neither answers nor refuses. */
 export const PING_TIMEOUT_MS = 2_000;
 
@@ -116,7 +119,7 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
   // The search_path is a startup parameter, so every pooled connection is in the schema from its first query.
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.poolSize ?? 20,
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // TCP keepalive from 10 s of silence: a pooled connection whose peer vanished without a reset (a
     // network partition) is found dead by the kernel's probes instead of never.

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { ConfigError, DEFAULT_MAX_BACKLOG, DEFAULT_MAX_LAG_MS, loadConfig } from '../../src/config.js';
+import { ConfigError, DEFAULT_DB_POOL_SIZE, DEFAULT_MAX_BACKLOG, DEFAULT_MAX_LAG_MS, loadConfig } from '../../src/config.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -39,6 +39,14 @@ describe('loadConfig', () => {
     assert.equal(config.publicUrl, 'http://127.0.0.1:8080');
     assert.equal(config.maxBacklog, 50_000);
     assert.equal(config.maxBacklog, DEFAULT_MAX_BACKLOG);
+  });
+
+  test('PAYMENTS_DB_POOL_SIZE: PostgreSQL connections per process, 1 to 1000, default 8', () => {
+    assert.equal(loadConfig({}).dbPoolSize, DEFAULT_DB_POOL_SIZE);
+    assert.equal(DEFAULT_DB_POOL_SIZE, 8);
+    assert.equal(loadConfig({ PAYMENTS_DB_POOL_SIZE: '3' }).dbPoolSize, 3);
+    assert.match(expectConfigError({ PAYMENTS_DB_POOL_SIZE: '0' }, 'PAYMENTS_DB_POOL_SIZE').message, /between 1 and 1000/);
+    assert.match(expectConfigError({ PAYMENTS_DB_POOL_SIZE: 'many' }, 'PAYMENTS_DB_POOL_SIZE').message, /PAYMENTS_DB_POOL_SIZE/);
   });
 
   test('PAYMENTS_MAX_BACKLOG: an integer from 0 (off) to 1000000', () => {

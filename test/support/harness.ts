@@ -4,7 +4,7 @@
  * the partner and management API — the same way an integrator would.
  */
 import { randomBytes } from 'node:crypto';
-import { type Config, DEFAULT_MAX_BACKLOG, DEFAULT_MIT_BATCH_CAP_PER_MINUTE, DEFAULT_MIT_CAP_PER_MINUTE } from '../../src/config.js';
+import { type Config, DEFAULT_DB_POOL_SIZE, DEFAULT_MAX_BACKLOG, DEFAULT_MIT_BATCH_CAP_PER_MINUTE, DEFAULT_MIT_CAP_PER_MINUTE } from '../../src/config.js';
 import type { Acquirer } from '../../src/connectors/acquirer.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
@@ -71,6 +71,7 @@ export function testConfig(database: TestDatabase, overrides: Partial<Config> = 
     maxBacklog: DEFAULT_MAX_BACKLOG,
     // Off: a test's few jobs give no steady pace, and a refusal by it would depend on timing.
     maxLagMs: 0,
+    dbPoolSize: DEFAULT_DB_POOL_SIZE,
     mitCapPerMinute: DEFAULT_MIT_CAP_PER_MINUTE,
     mitBatchCapPerMinute: DEFAULT_MIT_BATCH_CAP_PER_MINUTE,
     ...overrides,
