@@ -10,7 +10,9 @@
  *   write, or any statement while a held INSERT may be a row another row refers to (a table with
  *   foreign keys pointing at it), savepoints and streamed reads. Held writes are in the order they
  *   were made; in one statement they see the same snapshot, which is why only independent writes
- *   are marked (new rows, updates by key). A held write that fails, fails the statement it goes
+ *   are marked (new rows, updates by key). A marked statement that is itself made of CTEs (the
+ *   engine's record of a payment) is held too, but goes as a statement of its own: PostgreSQL
+ *   allows data-modifying CTEs only at the top level. A held write that fails, fails the statement it goes
  *   with, and so the transaction, which is rolled back — as it would have been at once.
  * - **A lazy BEGIN.** BEGIN is sent with the first statement that is not held. A transaction whose
  *   writes were all held sends them as ONE statement without BEGIN/COMMIT (a single statement is
@@ -51,13 +53,34 @@ export function deferrable<Q extends { modifyEnd(modifier: Expression<unknown>):
   return query.modifyEnd(sql.raw(MARK));
 }
 
+/** Appends the mark to a statement's text (one built without Kysely, such as a bulk insert). */
+export function deferrableText(text: string): string {
+  return `${text} ${MARK}`;
+}
+
 const WRITE_TARGET = /^\s*(insert\s+into|update|delete\s+from)\s+"([^"]+)"/i;
+/** The writes of a statement of data-modifying CTEs (`WITH a AS (INSERT …) INSERT …`). */
+const CTE_WRITE_TARGETS = /\b(insert\s+into|update|delete\s+from)\s+"([^"]+)"/gi;
 const QUOTED = /"([^"]+)"/g;
 
 interface Held {
   query: CompiledQuery;
-  table: string;
+  /** The tables it writes. */
+  tables: string[];
   insert: boolean;
+  /** A statement of CTEs itself: it cannot go inside combine()'s (PostgreSQL wants data-modifying CTEs at the top level). */
+  cte: boolean;
+}
+
+/** `query` as a held write, or null when it is not one (not marked, or not a write). */
+function heldOf(query: CompiledQuery): Held | null {
+  if (!query.sql.endsWith(MARK)) return null;
+  const direct = WRITE_TARGET.exec(query.sql);
+  if (direct) return { query, tables: [direct[2]!], insert: /^\s*insert/i.test(direct[1]!), cte: false };
+  if (!/^\s*with\s/i.test(query.sql)) return null;
+  const writes = [...query.sql.matchAll(CTE_WRITE_TARGETS)];
+  if (writes.length === 0) return null;
+  return { query, tables: writes.map((m) => m[2]!), insert: writes.some((m) => /^insert/i.test(m[1]!)), cte: true };
 }
 
 /** The connection Kysely gets: the pool's own, with the held writes of its open transaction. */
@@ -76,9 +99,11 @@ class CombiningConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     if (!this.inTransaction) return this.inner.executeQuery<R>(query);
-    const target = query.sql.endsWith(MARK) ? WRITE_TARGET.exec(query.sql) : null;
-    if (target) {
-      this.held.push({ query, table: target[2]!, insert: /^\s*insert/i.test(target[1]!) });
+    const held = heldOf(query);
+    if (held) {
+      // A statement of CTEs goes alone: held first, the others are sent before it.
+      if (this.held.length > 0 && (held.cte || this.held.some((h) => h.cte))) this.sendHeld();
+      this.held.push(held);
       return { rows: [] };
     }
     if (this.mustFlushBefore(query.sql)) this.sendHeld();
@@ -131,9 +156,9 @@ class CombiningConnection implements DatabaseConnection {
 
   private mustFlushBefore(text: string): boolean {
     if (this.held.length === 0) return false;
-    if (this.held.some((h) => h.insert && REFERENCED_TABLES.has(h.table))) return true;
+    if (this.held.some((h) => h.insert && h.tables.some((table) => REFERENCED_TABLES.has(table)))) return true;
     const named = new Set([...text.matchAll(QUOTED)].map((m) => m[1]!));
-    return this.held.some((h) => named.has(h.table));
+    return this.held.some((h) => h.tables.some((table) => named.has(table)));
   }
 }
 

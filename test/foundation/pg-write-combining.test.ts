@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { connect, type Connection } from '../../src/storage/connect.js';
-import { combine, deferrable } from '../../src/storage/pg-write-combining.js';
+import { combine, deferrable, deferrableText } from '../../src/storage/pg-write-combining.js';
 import { createTestDatabase, postgresReachable, POSTGRES_SKIP_MESSAGE, type TestDatabase } from '../support/stores.js';
 
 test('combine: one statement of data-modifying CTEs, parameters numbered on', () => {
@@ -81,6 +81,33 @@ describe('PostgreSQL held writes', { skip: reachable ? false : POSTGRES_SKIP_MES
       { id: 1, note: 'a' },
       { id: 2, note: 'b' },
     ]);
+  });
+
+  test('a held statement of CTEs alone is the whole transaction; beside other held writes it goes as a statement of its own', async () => {
+    await db.insertInto('accounts').values({ id: 50, name: 'p50' }).execute();
+    const withCtes = (id: number) =>
+      CompiledQuery.raw(
+        deferrableText(`with "parent" as (update "accounts" set "name" = $1 where "id" = $2) insert into "logbook" ("id", "note") values ($3, $4)`),
+        [`p50 via ${id}`, 50, id, `cte ${id}`],
+      );
+    const alone = await sent(() => db.transaction().execute((trx) => trx.executeQuery(withCtes(51))));
+    assert.deepEqual({ statements: alone.statements, control: alone.control, commits: alone.commits }, { statements: 1, control: 0, commits: 1 });
+    const mixed = await sent(() =>
+      db.transaction().execute(async (trx) => {
+        await deferrable(trx.insertInto('logbook').values({ id: 52, note: 'plain' })).execute();
+        await trx.executeQuery(withCtes(53));
+        await trx.executeQuery(withCtes(54));
+        await deferrable(trx.insertInto('logbook').values({ id: 55, note: 'plain after' })).execute();
+      }),
+    );
+    // BEGIN, the plain write, each statement of CTEs, the last plain write, COMMIT: none nested in another.
+    assert.deepEqual({ statements: mixed.statements, control: mixed.control }, { statements: 6, control: 2 });
+    const rows = await db.selectFrom('logbook').select(['id', 'note']).where('id', '>=', 51).where('id', '<=', 55).orderBy('id').execute();
+    assert.deepEqual(
+      rows.map((r) => r.note),
+      ['cte 51', 'plain', 'cte 53', 'cte 54', 'plain after'],
+    );
+    assert.deepEqual(await db.selectFrom('accounts').select('name').where('id', '=', 50).execute(), [{ name: 'p50 via 54' }]);
   });
 
   test('an empty transaction sends nothing', async () => {

@@ -12,6 +12,7 @@ import type { NewTransaction, PaymentRecords } from '../../modules/transactions/
 import type { Dialect } from '../connect.js';
 import type { Database } from '../schema.js';
 import { bulkInsert, insertRows, runBulk } from '../bulk-insert.js';
+import { deferrable, deferrableText } from '../pg-write-combining.js';
 import { insertJobRow, type JobPlacer, type JobRow, placeJobs, queueEveryJob } from './jobs.js';
 import { insertOperationRow, insertTransactionRow, operationRow, transactionRow } from './transactions.js';
 
@@ -34,10 +35,13 @@ const recordOne = keyedTemplates((db: Kysely<Database>, p: Params<Record<string,
   const withRows = (
     't:id' in p ? withOperations.with('recorded_transactions', (d) => d.insertInto('transactions').values(rowOf(p, 't:') as never)) : withOperations
   ) as typeof withOperations;
-  return withRows
-    .insertInto('jobs')
-    .values(rowOf(p, 'j:') as never)
-    .onConflict((oc) => oc.column('dedupeKey').doNothing());
+  // Held (pg-write-combining.ts): a record that is its commit's only statement goes without BEGIN and COMMIT.
+  return deferrable(
+    withRows
+      .insertInto('jobs')
+      .values(rowOf(p, 'j:') as never)
+      .onConflict((oc) => oc.column('dedupeKey').doNothing()),
+  );
 });
 
 /** recordOne's parameters. */
@@ -100,7 +104,10 @@ export class KyselyPaymentRecords implements PaymentRecords {
     const jobs = bulkInsert(this.db, 'jobs', jobRows, { conflictColumn: 'dedupeKey', firstParameter: next });
     if (!jobs || next - 1 + jobs.parameters.length > ONE_STATEMENT_PARAMETERS) return false;
     const ctes = [`"recorded_operations" as (${ops.sql})`, ...(txs ? [`"recorded_transactions" as (${txs.sql})`] : [])];
-    await runBulk(this.db, { sql: `with ${ctes.join(', ')} ${jobs.sql}`, parameters: [...ops.parameters, ...(txs?.parameters ?? []), ...jobs.parameters] });
+    await runBulk(this.db, {
+      sql: deferrableText(`with ${ctes.join(', ')} ${jobs.sql}`),
+      parameters: [...ops.parameters, ...(txs?.parameters ?? []), ...jobs.parameters],
+    });
     return true;
   }
 }
