@@ -195,6 +195,25 @@ const COMPARATORS: Record<AmountMode, '=' | '<' | '>'> = { EQUAL: '=', LESS_THAN
 const likePrefix = (prefix: string): string => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** The drive's one read (findForDrive): compiled once (query-template.ts). */
+/** A transaction with its SUCCESS authorization or sale (capture, void, renew refer to it): compiled once. */
+const selectWithPrimaryOperation = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string }>) =>
+  db
+    .selectFrom('transactions as t')
+    .selectAll('t')
+    .select((eb) =>
+      eb
+        .selectFrom('operations as o')
+        .select('o.id')
+        .whereRef('o.transactionId', '=', 't.id')
+        .where('o.type', 'in', ['AUTHORIZATION', 'SALE'])
+        .where('o.state', '=', 'SUCCESS')
+        .limit(1)
+        .as('primaryOperationId'),
+    )
+    .where('t.id', '=', p.id)
+    .where('t.accountId', '=', p.accountId),
+);
+
 const selectForDrive = queryTemplate((db: Kysely<Database>, p: Params<{ operationId: string }>) =>
   db
     .selectFrom('operations as o')
@@ -325,22 +344,7 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
   }
 
   async findWithPrimaryOperation(accountId: string, id: string): Promise<{ transaction: Transaction; primaryOperationId: string | null } | null> {
-    const row = await this.db
-      .selectFrom('transactions as t')
-      .selectAll('t')
-      .select((eb) =>
-        eb
-          .selectFrom('operations as o')
-          .select('o.id')
-          .whereRef('o.transactionId', '=', 't.id')
-          .where('o.type', 'in', ['AUTHORIZATION', 'SALE'])
-          .where('o.state', '=', 'SUCCESS')
-          .limit(1)
-          .as('primaryOperationId'),
-      )
-      .where('t.id', '=', id)
-      .where('t.accountId', '=', accountId)
-      .executeTakeFirst();
+    const row = await selectWithPrimaryOperation.executeTakeFirst(this.db, { id, accountId });
     if (!row) return null;
     const { primaryOperationId, ...tx } = row;
     return { transaction: toTransaction(tx), primaryOperationId: primaryOperationId ?? null };
