@@ -1,7 +1,41 @@
 import { type Kysely, sql } from 'kysely';
 import type { IdempotencyRef, IdempotencyStore, StoredResponse } from '../../http/idempotency.js';
 import { newId } from '../../shared/ids.js';
+import { queryTemplate, type Params } from '../query-template.js';
 import type { Database } from '../schema.js';
+
+type Claim = IdempotencyRef & { requestHash: string; lockedUntil: string; createdAt: string; expiresAt: string; effectKey: string };
+
+/** A new in-flight claim (every request with an Idempotency-Key): compiled once. */
+const insertClaim = queryTemplate((db: Kysely<Database>, p: Params<Claim>) =>
+  db
+    .insertInto('idempotencyKeys')
+    .values({
+      accountId: p.accountId,
+      method: p.method,
+      path: p.path,
+      key: p.key,
+      requestHash: p.requestHash,
+      state: 'in_flight',
+      lockedUntil: p.lockedUntil,
+      createdAt: p.createdAt,
+      expiresAt: p.expiresAt,
+      effectKey: p.effectKey,
+    })
+    .onConflict((oc) => oc.columns(['accountId', 'method', 'path', 'key']).doNothing()),
+);
+
+/** The stored response of a finished request: compiled once. */
+const completeClaim = queryTemplate(
+  (db: Kysely<Database>, p: Params<IdempotencyRef & { responseStatus: number; responseBody: string; responseContentType: string }>) =>
+    db
+      .updateTable('idempotencyKeys')
+      .set({ state: 'completed', responseStatus: p.responseStatus, responseBody: p.responseBody, responseContentType: p.responseContentType })
+      .where('accountId', '=', p.accountId)
+      .where('method', '=', p.method)
+      .where('path', '=', p.path)
+      .where('key', '=', p.key),
+);
 
 export class KyselyIdempotencyStore implements IdempotencyStore {
   constructor(private readonly db: Kysely<Database>) {}
@@ -17,20 +51,18 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
     times: { now: string; lockedUntil: string; expiresAt: string },
   ): Promise<{ claimed: true; effectKey: string; resumed: boolean } | { claimed: false; existing: StoredResponse }> {
     const effectKey = newId();
-    const inserted = await this.db
-      .insertInto('idempotencyKeys')
-      .values({
-        ...ref,
-        requestHash,
-        state: 'in_flight',
-        lockedUntil: times.lockedUntil,
-        createdAt: times.now,
-        expiresAt: times.expiresAt,
-        effectKey,
-      })
-      .onConflict((oc) => oc.columns(['accountId', 'method', 'path', 'key']).doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimed: true, effectKey, resumed: false };
+    const inserted = await insertClaim.executeTakeFirst(this.db, {
+      accountId: ref.accountId,
+      method: ref.method,
+      path: ref.path,
+      key: ref.key,
+      requestHash,
+      lockedUntil: times.lockedUntil,
+      createdAt: times.now,
+      expiresAt: times.expiresAt,
+      effectKey,
+    });
+    if (Number(inserted?.numInsertedOrUpdatedRows ?? 0n) === 1) return { claimed: true, effectKey, resumed: false };
 
     // An expired record starts afresh: a new request with a new effect.
     const fresh = {
@@ -76,9 +108,15 @@ export class KyselyIdempotencyStore implements IdempotencyStore {
   }
 
   async complete(ref: IdempotencyRef, status: number, body: string, contentType: string): Promise<void> {
-    await this.keyed(this.db.updateTable('idempotencyKeys'), ref)
-      .set({ state: 'completed', responseStatus: status, responseBody: body, responseContentType: contentType })
-      .execute();
+    await completeClaim.execute(this.db, {
+      accountId: ref.accountId,
+      method: ref.method,
+      path: ref.path,
+      key: ref.key,
+      responseStatus: status,
+      responseBody: body,
+      responseContentType: contentType,
+    });
   }
 
   async release(ref: IdempotencyRef): Promise<void> {
