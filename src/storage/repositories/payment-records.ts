@@ -95,6 +95,7 @@ export class KyselyPaymentRecords implements PaymentRecords {
    * with them). False, with nothing sent, when they do not fit in one statement.
    */
   private async recordInOneStatement(transactions: NewTransaction[], operations: Operation[], jobRows: JobRow[]): Promise<boolean> {
+    if (jobRows.length === 0) return false;
     const ops = bulkInsert(this.db, 'operations', operations.map(operationRow));
     if (!ops || ops.parameters.length > ONE_STATEMENT_PARAMETERS) return false;
     let next = ops.parameters.length + 1;
