@@ -61,48 +61,53 @@ function codePoints(value: string, schema: Schema): number {
   return value.length <= max && value.length / 2 >= min ? value.length : [...value].length;
 }
 
+/** Records one failed keyword (a function of its own: no closure made per check — a batch checks 500 entries). */
+function fail(out: SchemaError[], path: string, keyword: string, params: Record<string, unknown> = {}): void {
+  out.push({ keyword, instancePath: path, params });
+}
+
 function check(schema: Schema, value: unknown, path: string, out: SchemaError[]): void {
-  const err = (keyword: string, params: Record<string, unknown> = {}) => out.push({ keyword, instancePath: path, params });
   if (Array.isArray(schema.anyOf)) {
-    const branches = (schema.anyOf as Schema[]).map((branch) => {
+    const branches: SchemaError[][] = [];
+    for (const branch of schema.anyOf as Schema[]) {
       const errors: SchemaError[] = [];
       check(branch, value, path, errors);
-      return errors;
-    });
+      branches.push(errors);
+    }
     if (branches.some((errors) => errors.length === 0)) return;
     for (const errors of branches) out.push(...errors);
-    err('anyOf');
+    fail(out, path, 'anyOf');
     return;
   }
   if (typeof schema.type === 'string' && !typeOk(schema.type, value)) {
-    err('type', { type: schema.type });
+    fail(out, path, 'type', { type: schema.type });
     return;
   }
-  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) err('enum', { allowedValues: schema.enum });
+  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) fail(out, path, 'enum', { allowedValues: schema.enum });
   if (typeof value === 'number') {
-    if (typeof schema.minimum === 'number' && value < schema.minimum) err('minimum', { limit: schema.minimum });
-    if (typeof schema.maximum === 'number' && value > schema.maximum) err('maximum', { limit: schema.maximum });
+    if (typeof schema.minimum === 'number' && value < schema.minimum) fail(out, path, 'minimum', { limit: schema.minimum });
+    if (typeof schema.maximum === 'number' && value > schema.maximum) fail(out, path, 'maximum', { limit: schema.maximum });
   }
   if (typeof value === 'string') {
     const length = codePoints(value, schema);
-    if (typeof schema.minLength === 'number' && length < schema.minLength) err('minLength', { limit: schema.minLength });
-    if (typeof schema.maxLength === 'number' && length > schema.maxLength) err('maxLength', { limit: schema.maxLength });
-    if (typeof schema.pattern === 'string' && !patternOf(schema.pattern).test(value)) err('pattern', { pattern: schema.pattern });
+    if (typeof schema.minLength === 'number' && length < schema.minLength) fail(out, path, 'minLength', { limit: schema.minLength });
+    if (typeof schema.maxLength === 'number' && length > schema.maxLength) fail(out, path, 'maxLength', { limit: schema.maxLength });
+    if (typeof schema.pattern === 'string' && !patternOf(schema.pattern).test(value)) fail(out, path, 'pattern', { pattern: schema.pattern });
     const format = typeof schema.format === 'string' ? FORMATS[schema.format] : undefined;
-    if (format && !format(value)) err('format', { format: schema.format });
+    if (format && !format(value)) fail(out, path, 'format', { format: schema.format });
   }
   if (Array.isArray(value)) {
-    if (typeof schema.minItems === 'number' && value.length < schema.minItems) err('minItems', { limit: schema.minItems });
-    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) err('maxItems', { limit: schema.maxItems });
-    if (schema.items) value.forEach((item, i) => check(schema.items as Schema, item, `${path}/${i}`, out));
+    if (typeof schema.minItems === 'number' && value.length < schema.minItems) fail(out, path, 'minItems', { limit: schema.minItems });
+    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) fail(out, path, 'maxItems', { limit: schema.maxItems });
+    if (schema.items) for (let i = 0; i < value.length; i++) check(schema.items as Schema, value[i], `${path}/${i}`, out);
   }
   if (typeOk('object', value) && (schema.properties || schema.patternProperties)) {
     const object = value as Record<string, unknown>;
     for (const key of (schema.required as string[] | undefined) ?? []) {
-      if (object[key] === undefined) err('required', { missingProperty: key });
+      if (object[key] === undefined) fail(out, path, 'required', { missingProperty: key });
     }
     const keys = Object.keys(object);
-    if (typeof schema.maxProperties === 'number' && keys.length > schema.maxProperties) err('maxProperties', { limit: schema.maxProperties });
+    if (typeof schema.maxProperties === 'number' && keys.length > schema.maxProperties) fail(out, path, 'maxProperties', { limit: schema.maxProperties });
     for (const key of keys) {
       const property = (schema.properties as Record<string, Schema> | undefined)?.[key];
       if (property) {

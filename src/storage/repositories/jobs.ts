@@ -7,7 +7,16 @@ import type { Dialect } from '../connect.js';
 import type { Database, JobsTable } from '../schema.js';
 import { keyedTemplates, queryTemplate, type Params } from '../query-template.js';
 
-const iso = (ms: number): string => new Date(ms).toISOString();
+/** The last time formatted, kept: the jobs of one commit (a batch's 500) share their timestamps. */
+let lastMs = Number.NaN;
+let lastIso = '';
+function iso(ms: number): string {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+}
 const DEFAULT_MAX_ATTEMPTS = 25;
 
 export function toJob(
