@@ -6,8 +6,8 @@
  * given columns, once per table and column set; the statement for n rows repeats that row's
  * placeholders n times (cached per row count), and the parameters are the rows' values in order.
  *
- * Rows must share their defined columns (as rows made by one function do); otherwise `compile`
- * answers null and the caller lets Kysely build the statement as usual.
+ * Rows must share their defined columns (as rows made by one function do); otherwise `bulkInsert`
+ * answers null and the caller lets Kysely build the statement as usual (`insertRows` does).
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
@@ -41,6 +41,12 @@ function columnsOf(rows: readonly Readonly<Record<string, unknown>>[]): string[]
   return columns;
 }
 
+/** Kysely's own insert of `rows` into `table`, skipping rows whose `conflictColumn` value is taken. */
+function kyselyInsert(db: Kysely<Database>, table: Table, rows: readonly Readonly<Record<string, unknown>>[], conflictColumn: string | undefined) {
+  const query = db.insertInto(table).values(rows as never);
+  return conflictColumn ? query.onConflict((oc) => oc.column(conflictColumn as never).doNothing()) : query;
+}
+
 function shapeOf(db: Kysely<Database>, table: Table, columns: readonly string[], conflictColumn: string | undefined): Shape {
   const adapter = db.getExecutor().adapter;
   let byKey = shapes.get(adapter);
@@ -49,9 +55,7 @@ function shapeOf(db: Kysely<Database>, table: Table, columns: readonly string[],
   let shape = byKey.get(key);
   if (shape) return shape;
   const row = Object.fromEntries(columns.map((column) => [column, null]));
-  let query = db.insertInto(table).values(row as never);
-  if (conflictColumn) query = query.onConflict((oc) => oc.column(conflictColumn as never).doNothing());
-  const { sql } = query.compile();
+  const { sql } = kyselyInsert(db, table, [row], conflictColumn).compile();
   const values = sql.indexOf(' values (');
   const rowEnd = sql.indexOf(')', values + ' values ('.length);
   if (values < 0 || rowEnd < 0) throw new Error(`bulk insert: unexpected statement ${sql}`);
@@ -131,10 +135,6 @@ export async function insertRows(
     const chunk = rows.slice(i, i + perStatement);
     const bulk = bulkInsert(db, table, chunk, conflictColumn ? { conflictColumn } : {});
     if (bulk) await runBulk(db, bulk);
-    else {
-      let query = db.insertInto(table).values(chunk as never);
-      if (conflictColumn) query = query.onConflict((oc) => oc.column(conflictColumn as never).doNothing());
-      await query.execute();
-    }
+    else await kyselyInsert(db, table, chunk, conflictColumn).execute();
   }
 }

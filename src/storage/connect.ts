@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import type { DatabaseConfig } from '../config.js';
+import { type DatabaseConfig, DEFAULT_DB_POOL_SIZE } from '../config.js';
 import type { Database } from './schema.js';
 import { openSqlite, sqliteDriver, type SqliteDriverName } from './sqlite-driver.js';
 import { StatementCounter } from './statement-counter.js';
@@ -60,8 +60,6 @@ export interface ConnectOptions {
  */
 export const CONNECT_TIMEOUT_MS = 5_000;
 
-/** Connections when the caller names no size (the service passes PAYMENTS_DB_POOL_SIZE). */
-const DEFAULT_POOL_SIZE = 8;
 /** Readiness answers within this time even when the database neither answers nor refuses. */
 export const PING_TIMEOUT_MS = 2_000;
 
@@ -119,7 +117,7 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
   // The search_path is a startup parameter, so every pooled connection is in the schema from its first query.
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.poolSize ?? DEFAULT_POOL_SIZE,
+    max: options.poolSize ?? DEFAULT_DB_POOL_SIZE,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // TCP keepalive from 10 s of silence: a pooled connection whose peer vanished without a reset (a
     // network partition) is found dead by the kernel's probes instead of never.

@@ -12,8 +12,8 @@
  *   were made; in one statement they see the same snapshot, which is why only independent writes
  *   are marked (new rows, updates by key). A marked statement that is itself made of CTEs (the
  *   engine's record of a payment) is held too, but goes as a statement of its own: PostgreSQL
- *   allows data-modifying CTEs only at the top level. A held write that fails, fails the statement it goes
- *   with, and so the transaction, which is rolled back — as it would have been at once.
+ *   allows data-modifying CTEs only at the top level. A held write that fails, fails the statement
+ *   it goes with, and so the transaction, which is rolled back — as it would have been at once.
  * - **A lazy BEGIN.** BEGIN is sent with the first statement that is not held. A transaction whose
  *   writes were all held sends them as ONE statement without BEGIN/COMMIT (a single statement is
  *   atomic by itself); one that sent nothing sends nothing.

@@ -31,6 +31,17 @@ for (const kind of await availableStores()) {
     });
     after(() => t.close());
 
+    const countJobs = async (column: 'dedupeKey' | 'kind', op: '=' | 'like', value: string) =>
+      Number(
+        (
+          await t.store.db
+            .selectFrom('jobs')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where(column, op, value)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+
     test('builds the statement Kysely builds for the same rows, with the same parameters', () => {
       const rows = [jobRow(1, 'k1'), jobRow(2, 'k2'), jobRow(3)];
       const kysely = t.store.db
@@ -80,12 +91,7 @@ for (const kind of await availableStores()) {
       await insertRows(t.store.db, 'jobs', rows, 'dedupeKey');
       const counts = counters.stop();
       assert.equal(counts.writes, 2, '3 500 rows of 10 columns: two statements of at most 30 000 parameters');
-      const stored = await t.store.db
-        .selectFrom('jobs')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('dedupeKey', 'like', 'bulk-split-%')
-        .executeTakeFirstOrThrow();
-      assert.equal(Number(stored.n), 2_500);
+      assert.equal(await countJobs('dedupeKey', 'like', 'bulk-split-%'), 2_500);
     });
 
     test('a batch of payments is recorded in one commit (one statement on PostgreSQL) and reads back as written', async () => {
@@ -112,12 +118,7 @@ for (const kind of await availableStores()) {
       }
       const stored = await t.store.db.selectFrom('operations').select(['id', 'transactionId']).where('accountId', '=', accountId).execute();
       assert.deepEqual(new Set(stored.map((o) => o.id)), new Set(ops.map((o) => o.id)));
-      const queued = await t.store.db
-        .selectFrom('jobs')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('kind', '=', 'test.bulk-drive')
-        .executeTakeFirstOrThrow();
-      assert.equal(Number(queued.n), 300);
+      assert.equal(await countJobs('kind', '=', 'test.bulk-drive'), 300);
     });
   });
 }

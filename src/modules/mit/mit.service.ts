@@ -8,10 +8,8 @@ import type { Static } from '@sinclair/typebox';
 import { type Effect, effectPart } from '../../shared/effect.js';
 import { AppError, type FieldErrors, notFound } from '../../shared/errors.js';
 import { type OverloadSignal, refuseWhenOverloaded } from '../../shared/overload.js';
-import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
-import type { Subscription } from '../subscriptions/subscription.js';
-import type { ChargeRead } from '../subscriptions/subscriptions.repository.js';
+import type { Chargeable } from '../subscriptions/subscriptions.repository.js';
 import type { InstantCapture, Transaction } from '../transactions/transaction.js';
 import type { PaymentRequest, PipelineRepos } from '../transactions/payment-engine.js';
 import { validateEntry } from './entry-validation.js';
@@ -26,9 +24,9 @@ export type MitRepos = PipelineRepos & IngestionRepos;
 export interface MitDeps<R extends MitRepos> {
   /** The subscription with its payment method and point of sale (read together: one statement). */
   subscriptions: {
-    requireChargeable(accountId: string, subscriptionId: string): Promise<ChargeableRead>;
+    requireChargeable(accountId: string, subscriptionId: string): Promise<Chargeable>;
     /** The same for a batch's subscriptions in one read: by id, what it charges or its 422. */
-    requireChargeableMany(accountId: string, subscriptionIds: readonly string[]): Promise<Map<string, ChargeableRead | AppError>>;
+    requireChargeableMany(accountId: string, subscriptionIds: readonly string[]): Promise<Map<string, Chargeable | AppError>>;
   };
   /** Callback URL rule (approved domain; no private address outside sandbox): 422 on `field`. */
   urlPolicy: { check(field: string, url: string, domain: string): Promise<void> };
@@ -47,19 +45,8 @@ export interface BatchResult {
   reference: string | null;
 }
 
-interface ChargeableRead {
-  subscription: Subscription;
-  paymentMethod: PaymentMethod;
-  pointOfSale: PointOfSale | null;
-  sealed: ChargeRead['sealed'];
-}
-
-interface Charged {
-  subscription: Subscription;
-  pointOfSale: PointOfSale;
-  paymentMethod: PaymentMethod;
-  sealed: ChargeRead['sealed'];
-}
+/** A chargeable subscription whose point of sale exists. */
+type Charged = Chargeable & { pointOfSale: PointOfSale };
 
 export class MitService<R extends MitRepos = MitRepos> {
   constructor(private readonly deps: MitDeps<R>) {}
@@ -179,7 +166,7 @@ export class MitService<R extends MitRepos = MitRepos> {
 }
 
 /** A chargeable subscription whose point of sale still exists (else 404). */
-function charged(read: ChargeableRead): Charged {
+function charged(read: Chargeable): Charged {
   if (!read.pointOfSale) throw notFound('point of sale');
   return { ...read, pointOfSale: read.pointOfSale };
 }

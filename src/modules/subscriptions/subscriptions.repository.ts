@@ -23,6 +23,9 @@ export interface ChargeRead {
   sealed: { pan: string | null; webhookAuthentication: string | null };
 }
 
+/** A subscription that may be charged now (SubscriptionsService.requireChargeable): its read, with a payment method. */
+export type Chargeable = ChargeRead & { paymentMethod: PaymentMethod };
+
 export interface SubscriptionsRepository {
   insert(subscription: Subscription): Promise<void>;
   findById(accountId: string, id: string): Promise<Subscription | null>;

@@ -3,7 +3,6 @@
  * modules use before charging (`requireActive`) or after the payment method went away.
  * Creation belongs to the CIT session: `createActive` runs inside the session's completion commit.
  */
-import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { Clock } from '../../clock.js';
 import { AppError, fieldError, notFound } from '../../shared/errors.js';
 import type { EventOutbox } from '../events/event-outbox.js';
@@ -20,15 +19,7 @@ import {
   type SubscriptionType,
 } from './subscription.js';
 import { subscriptionWire } from './subscriptions.schemas.js';
-import type { ChargeRead, SubscriptionChanges, SubscriptionFilter, SubscriptionsRepository } from './subscriptions.repository.js';
-
-/** A subscription that may be charged now, with what the charge needs. */
-export interface Chargeable {
-  subscription: Subscription;
-  paymentMethod: PaymentMethod;
-  pointOfSale: PointOfSale | null;
-  sealed: ChargeRead['sealed'];
-}
+import type { Chargeable, ChargeRead, SubscriptionChanges, SubscriptionFilter, SubscriptionsRepository } from './subscriptions.repository.js';
 
 /** The repositories a subscription change needs inside one database transaction. */
 export interface SubscriptionRepos {

@@ -194,7 +194,6 @@ const COMPARATORS: Record<AmountMode, '=' | '<' | '>'> = { EQUAL: '=', LESS_THAN
 /** LIKE pattern for a prefix, with the wildcard characters of the prefix escaped. */
 const likePrefix = (prefix: string): string => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** The drive's one read (findForDrive): compiled once (query-template.ts). */
 /** A transaction with its SUCCESS authorization or sale (capture, void, renew refer to it): compiled once. */
 const selectWithPrimaryOperation = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string }>) =>
   db
@@ -214,6 +213,7 @@ const selectWithPrimaryOperation = queryTemplate((db: Kysely<Database>, p: Param
     .where('t.accountId', '=', p.accountId),
 );
 
+/** The drive's one read (findForDrive): compiled once (query-template.ts). */
 const selectForDrive = queryTemplate((db: Kysely<Database>, p: Params<{ operationId: string }>) =>
   db
     .selectFrom('operations as o')
