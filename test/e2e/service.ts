@@ -137,8 +137,27 @@ export interface ServiceOptions {
   label?: string;
 }
 
-/** Starts `node --import tsx src/main.ts` and waits for GET /healthz → 200 (or throws with the log's tail). */
+/** How often a start is tried again when another process took the free port first. */
+const PORT_ATTEMPTS = 5;
+
+/**
+ * Starts `node --import tsx src/main.ts` and waits until it answers as itself (or throws with the
+ * log's tail). A port found free can be taken by another test's service before this one binds it;
+ * that start is then made again on a new port.
+ */
 export async function startService(o: ServiceOptions): Promise<ServiceProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnFreePort(o);
+    } catch (err) {
+      if (!(err instanceof PortTaken) || attempt === PORT_ATTEMPTS) throw err;
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+async function startOnFreePort(o: ServiceOptions): Promise<ServiceProcess> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const logPath = path.join(o.dir, `${o.label ?? 'service'}-${port}.log`);
@@ -196,19 +215,31 @@ export async function startService(o: ServiceOptions): Promise<ServiceProcess> {
   };
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (exited) throw new Error(`the service exited before answering /healthz; log ${logPath}:\n${logTail()}`);
-    try {
-      const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(1000) });
-      await res.arrayBuffer();
-      if (res.status === 200) return handle;
-    } catch {
-      // not listening yet
+    if (exited) {
+      const log = logTail();
+      if (log.includes('cannot listen')) throw new PortTaken(log);
+      throw new Error(`the service exited before answering; log ${logPath}:\n${log}`);
     }
+    // Answering with this start's operator key proves the port is this child's, not another test's.
+    if ((await readyStatus(baseUrl, o.operatorKey)) === 200) return handle;
     if (Date.now() > deadline) {
       await handle.kill();
-      throw new Error(`GET /healthz did not answer 200 within 60 s; log ${logPath}:\n${logTail()}`);
+      throw new Error(`the service did not answer as itself within 60 s; log ${logPath}:\n${logTail()}`);
     }
     await sleep(100);
+  }
+}
+
+async function readyStatus(baseUrl: string, operatorKey: string): Promise<number | null> {
+  try {
+    const res = await fetch(`${baseUrl}${API}/partner/accounts?perPage=1`, {
+      headers: { authorization: `Bearer ${operatorKey}` },
+      signal: AbortSignal.timeout(1000),
+    });
+    await res.arrayBuffer();
+    return res.status;
+  } catch {
+    return null; // not listening yet
   }
 }
 
