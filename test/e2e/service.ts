@@ -220,8 +220,9 @@ async function startOnFreePort(o: ServiceOptions): Promise<ServiceProcess> {
       if (log.includes('cannot listen')) throw new PortTaken(log);
       throw new Error(`the service exited before answering; log ${logPath}:\n${log}`);
     }
-    // Answering with this start's operator key proves the port is this child's, not another test's.
-    if ((await readyStatus(baseUrl, o.operatorKey)) === 200) return handle;
+    // Answering with this start's operator key proves the port is this child's, not another test's
+    // (a start without one, whose key the service generates, can only wait for /healthz).
+    if ((await readyStatus(baseUrl, o.operatorKey || null)) === 200) return handle;
     if (Date.now() > deadline) {
       await handle.kill();
       throw new Error(`the service did not answer as itself within 60 s; log ${logPath}:\n${logTail()}`);
@@ -230,10 +231,10 @@ async function startOnFreePort(o: ServiceOptions): Promise<ServiceProcess> {
   }
 }
 
-async function readyStatus(baseUrl: string, operatorKey: string): Promise<number | null> {
+async function readyStatus(baseUrl: string, operatorKey: string | null): Promise<number | null> {
   try {
-    const res = await fetch(`${baseUrl}${API}/partner/accounts?perPage=1`, {
-      headers: { authorization: `Bearer ${operatorKey}` },
+    const res = await fetch(operatorKey ? `${baseUrl}${API}/partner/accounts?perPage=1` : `${baseUrl}/healthz`, {
+      headers: operatorKey ? { authorization: `Bearer ${operatorKey}` } : {},
       signal: AbortSignal.timeout(1000),
     });
     await res.arrayBuffer();
