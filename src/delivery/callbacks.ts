@@ -16,7 +16,7 @@
  */
 import type { Clock } from '../clock.js';
 import { defineJob, newJob } from '../jobs/catalogue.js';
-import type { Job, JobContext, JobDefinition, JobQueue } from '../jobs/job.js';
+import type { Job, JobContext, JobDefinition, JobQueue, NewJob } from '../jobs/job.js';
 import { callbackRetryDelay } from '../jobs/retry-schedules.js';
 import type { DeliveryGate } from './delivery-gate.js';
 import { notFound } from '../shared/errors.js';
@@ -81,7 +81,13 @@ export class CallbackDelivery<R extends CallbackRepos> {
    * job's place in the queue (callbackJob), by default now.
    */
   async scheduleInCommit(repos: R, tx: Transaction, known: KnownToCallback = {}, queuedAt?: number, entered = false): Promise<void> {
-    if (!tx.notificationUrl) return;
+    const job = await this.writeInCommit(repos, tx, known, queuedAt, entered);
+    if (job) await repos.jobs.enqueue(job);
+  }
+
+  /** scheduleInCommit without the enqueue: the row is written, its job is the caller's to enqueue (null: no callback). */
+  async writeInCommit(repos: R, tx: Transaction, known: KnownToCallback = {}, queuedAt?: number, entered = false): Promise<NewJob | null> {
+    if (!tx.notificationUrl) return null;
     const authorization =
       known.webhookAuthenticationSealed !== undefined
         ? known.webhookAuthenticationSealed
@@ -95,7 +101,7 @@ export class CallbackDelivery<R extends CallbackRepos> {
     // A row of a state the transaction has just entered is new: its job, handed to this process's
     // runner, starts from it (NewJob.known) instead of reading it back.
     const job = callbackJob(tx, notification.id, queuedAt);
-    await repos.jobs.enqueue(entered ? { ...job, known: notification } : job);
+    return entered ? { ...job, known: notification } : job;
   }
 
   /**

@@ -304,8 +304,10 @@ export class JobRunner implements JobHandoff {
       let requeued = false;
       let deadWith: string | null = null;
       const settleIn = async (jobs: JobQueue, outcome: JobOutcome) => {
-        if ('done' in outcome) await jobs.complete(job.id, this.workerId, clock.now());
-        else await jobs.fail(job.id, this.workerId, clock.now(), outcome.error.slice(0, 2000), outcome.retryAt);
+        if ('done' in outcome) {
+          if (outcome.continueAs) await jobs.completeAs(job.id, clock.now(), outcome.continueAs);
+          else await jobs.complete(job.id, this.workerId, clock.now());
+        } else await jobs.fail(job.id, this.workerId, clock.now(), outcome.error.slice(0, 2000), outcome.retryAt);
         settled = true;
         requeued = 'error' in outcome && outcome.retryAt !== null;
         deadWith = 'error' in outcome && outcome.retryAt === null ? outcome.error : null;

@@ -477,5 +477,72 @@ for (const kind of await availableStores()) {
       await stopped;
       assert.deepEqual(ran, ['late'], 'stop waited for the commit under way, then for its job');
     });
+
+    /** Kind `first` settles in its own commit as done, continued as a job of `next`, then throws after that commit. */
+    const continuing = (first: string, next: string) =>
+      ({
+        kind: first,
+        maxAttempts: 5,
+        leaseMs: 30_000,
+        backoff: () => 1000,
+        handle: async (_payload: never, ctx) => {
+          await t.store.transaction((repos) =>
+            ctx.settleIn(repos.jobs, { done: true, continueAs: { kind: next, payload: { from: ctx.job.id }, dedupeKey: `${next}:${ctx.job.id}` } }),
+          );
+          throw new Error('a failure after the commit that settled the job');
+        },
+      }) as JobDefinition<never>;
+    const rowsOf = async (kinds: string[]) => await t.store.db.selectFrom('jobs').selectAll().where('kind', 'in', kinds).execute();
+
+    test("continueAs: the finished job's row becomes the next job under a new id (no row added), handed over; a failure after the commit leaves it alone", async () => {
+      const first = `first.${newId()}`;
+      const next = `next.${newId()}`;
+      const ran: Array<{ id: string; attempt: number; payload: unknown }> = [];
+      const { r } = await handingRunner([
+        continuing(first, next),
+        handedKind(next, async (payload, ctx) => void ran.push({ id: ctx.job.id, attempt: ctx.attempt, payload })),
+      ]);
+      await untilTaking(r, next);
+      await t.store.jobs.enqueue({ kind: first, payload: null });
+      r.notify();
+      await waitFor('the next job to run', () => ran.length === 1);
+      const firstId = (ran[0]!.payload as { from: string }).from;
+      assert.notEqual(ran[0]!.id, firstId, 'a new id');
+      assert.equal(ran[0]!.attempt, 1);
+      await waitFor('the next job to be done', async () => (await stateOf(ran[0]!.id)).state === 'done');
+      const rows = await rowsOf([first, next]);
+      assert.equal(rows.length, 1, 'one row: the first job became the next');
+      assert.deepEqual(
+        { kind: rows[0]!.kind, state: rows[0]!.state, attempts: rows[0]!.attempts, dedupeKey: rows[0]!.dedupeKey, lastError: rows[0]!.lastError },
+        { kind: next, state: 'done', attempts: 1, dedupeKey: `${next}:${firstId}`, lastError: null },
+        'the failure after the commit found no row of the first job to mark',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(ran.length, 1, 'ran once');
+    });
+
+    test('continueAs without a runner taking it: the next job is queued in the row, and a claim runs it', async () => {
+      const first = `first.${newId()}`;
+      const next = `next.${newId()}`;
+      const ran: string[] = [];
+      const r = runner(
+        [
+          continuing(first, next),
+          { kind: next, maxAttempts: 5, leaseMs: 30_000, backoff: () => 1000, handle: async (_p, ctx) => void ran.push(ctx.job.id) } as JobDefinition<never>,
+        ],
+        {
+          idlePollMs: 20,
+        },
+      );
+      await t.store.jobs.enqueue({ kind: first, payload: null });
+      r.start();
+      await waitFor('the next job to run', () => ran.length === 1);
+      await waitFor('the next job to be done', async () => (await stateOf(ran[0]!)).state === 'done');
+      const rows = await rowsOf([first, next]);
+      assert.deepEqual(
+        rows.map((row) => [row.id, row.kind, row.state, row.attempts]),
+        [[ran[0], next, 'done', 1]],
+      );
+    });
   });
 }

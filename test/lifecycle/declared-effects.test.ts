@@ -28,7 +28,7 @@ for (const kind of await availableStores()) {
         transactions: store.transactions,
         transaction: (fn) => store.transaction(fn),
         acquirer: new ScriptedAcquirer(),
-        callbacks: { scheduleInCommit: async () => undefined },
+        callbacks: { scheduleInCommit: async () => undefined, writeInCommit: async () => null },
         openInstrument: () => ({ kind: 'wallet', paymentMethodType: 'CARD' }),
         clock: t.runtime.clock,
       });

@@ -27,7 +27,7 @@
 import type { Clock } from '../../clock.js';
 import type { Acquirer, AcquirerResult, Initiator, Instrument } from '../../connectors/acquirer.js';
 import { defineJob, JOB_CATALOGUE, newJob, type PayloadOf } from '../../jobs/catalogue.js';
-import { type JobContext, type JobDefinition, type JobQueue, RetryLater } from '../../jobs/job.js';
+import { type JobContext, type JobDefinition, type JobQueue, type NewJob, RetryLater } from '../../jobs/job.js';
 import { acquirerRetryDelay } from '../../jobs/retry-schedules.js';
 import type { Effect } from '../../shared/effect.js';
 import type { EventsLog } from '../../shared/events-log.js';
@@ -96,6 +96,8 @@ export interface CallbackScheduler<R> {
   /** `queuedAt`: the answered operation's creation (service ms), the callback job's place in the queue. */
   /** `entered`: this commit moved the transaction into its state, so no delivery row of that state exists before it. */
   scheduleInCommit(repos: R, transaction: Transaction, known?: KnownToCallback, queuedAt?: number, entered?: boolean): Promise<void>;
+  /** scheduleInCommit that returns the callback's job instead of enqueueing it (null: no callback). */
+  writeInCommit(repos: R, transaction: Transaction, known?: KnownToCallback, queuedAt?: number, entered?: boolean): Promise<NewJob | null>;
 }
 
 /** What the engine knows when it writes a callback: sections of the body and the row it need not read. */
@@ -632,9 +634,6 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
           ? new Conflict(`transaction ${tx.id} changed meanwhile`)
           : new Error(`transaction ${tx.id}: the answer to ${op.type} ${op.id} does not fit its aggregates`);
       }
-      if (job) await job.settleIn(repos.jobs, { done: true });
-      else await repos.jobs.cancelQueued(driveJobKey(op.id), nowMs);
-
       let after = updated;
       const becameFinal = txState !== null && isFinal(txState);
       if (txState === null && follow?.type === 'VOID') {
@@ -650,8 +649,14 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       for (const event of eventsOf(after, answered, becameFinal)) await repos.events.append(after.accountId, event.name, event.payload);
       // A transaction's first answer knows all its operations: the primary one, nothing else yet.
       const operations = isPrimary(op.type) && !next ? [answered] : undefined;
-      if (callbackDue(after, answered, becameFinal, next !== null))
-        await this.deps.callbacks.scheduleInCommit(repos, after, { ...read, ...(operations ? { operations } : {}) }, Date.parse(op.createdAt), becameFinal);
+      const callback = callbackDue(after, answered, becameFinal, next !== null)
+        ? await this.deps.callbacks.writeInCommit(repos, after, { ...read, ...(operations ? { operations } : {}) }, Date.parse(op.createdAt), becameFinal)
+        : null;
+      // The drive job's row becomes the callback's job (one write, one row fewer) when the callback
+      // is of the state this answer entered: no other job of it can exist, and the answer is applied once.
+      if (job) await job.settleIn(repos.jobs, callback && becameFinal ? { done: true, continueAs: callback } : { done: true });
+      else await repos.jobs.cancelQueued(driveJobKey(op.id), nowMs);
+      if (callback && !(job && becameFinal)) await repos.jobs.enqueue(callback);
       return { operation: answered, transaction: after, follow: next, becameFinal };
     });
     this.deps.events?.logEvent('payment.answered', answeredEvent(applied.transaction, applied.operation, applied.follow));

@@ -132,6 +132,36 @@ const completeJob = queryTemplate((db: Kysely<Database>, p: Params<{ id: string;
   ),
 );
 
+/**
+ * The row of a finished job `finished` made the row of the next one (completeAs), a new id
+ * included: whatever still names the finished job (its run's settle after the commit, a worker
+ * that took its lease over) finds no row.
+ */
+const continueJob = queryTemplate((db: Kysely<Database>, row: Params<JobRow & { finished: string }>) =>
+  // Deferrable: an update by key, its result unused (pg-write-combining.ts).
+  deferrable(
+    db
+      .updateTable('jobs')
+      .set({
+        id: row.id,
+        kind: row.kind,
+        payload: row.payload,
+        state: row.state,
+        dedupeKey: row.dedupeKey,
+        runAt: row.runAt,
+        attempts: row.attempts,
+        maxAttempts: row.maxAttempts,
+        leasedBy: row.leasedBy,
+        leaseUntil: row.leaseUntil,
+        lastError: null,
+        finishedAt: null,
+        createdAt: row.createdAt,
+        updatedAt: row.updatedAt,
+      })
+      .where('id', '=', row.finished),
+  ),
+);
+
 const deferJob = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; workerId: string; runAt: string; at: string }>) =>
   db
     .updateTable('jobs')
@@ -257,6 +287,13 @@ export class KyselyJobStore implements JobStore {
   async complete(id: string, workerId: string, nowMs: number): Promise<void> {
     const at = iso(nowMs);
     await completeJob.execute(this.db, { id, workerId, at });
+  }
+
+  async completeAs(id: string, nowMs: number, next: NewJob): Promise<void> {
+    const { row, handed } = this.placer.place(next, nowMs);
+    // By id alone, not by lease: the caller's commit guards that its work is applied once.
+    await continueJob.execute(this.db, { ...row, finished: id });
+    if (!handed) this.onEnqueue(next.runAt ?? nowMs);
   }
 
   async cancelQueued(dedupeKey: string, nowMs: number): Promise<void> {
