@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
-import { startReceiver, waitFor } from './helpers.js';
+import { motoBody, startReceiver, waitFor } from './helpers.js';
 import { mitBody, storedCard } from './cit-flows.js';
 import type { Job } from '../../src/jobs/job.js';
 import { CALLBACK_JOB, type CallbackJobPayload, DRIVE_JOB, type DriveJobPayload } from '../../src/modules/transactions/payment-engine.js';
@@ -92,6 +92,34 @@ for (const kind of await availableStores()) {
       assert.equal(reads.length, 1, reads.join('\n'));
     });
 
+    test('capture, refund and void read their transaction once: the drive after the record commit is handed what the load and the reservation read', async () => {
+      const moto = await m.api.post(`${API}/moto`, motoBody(m, { amount: 1000 }));
+      assert.equal(moto.body.transaction?.state, 'SUCCESS', moto.text);
+      const id = moto.body.transaction.id as string;
+      const counters = t.runtime.store.counters;
+      for (const [action, body] of [
+        ['capture', { amount: 600 }],
+        ['refund', { amount: 200 }],
+        ['void', { amount: 400 }],
+      ] as const) {
+        counters.log = [];
+        counters.start();
+        const res = await m.api.post(`${API}/transactions/${id}/${action}`, body);
+        counters.stop();
+        assert.equal(res.status, 200, res.text);
+        assert.equal(res.body.success, true, `${action}: ${res.text}`);
+        const transactionReads = counters.log.filter((statement) => /^select .* from "transactions" as "t"/.test(statement));
+        assert.equal(transactionReads.length, 1, `${action}: one read of the transaction, the load:\n${counters.log.join('\n')}`);
+        assert.doesNotMatch(counters.log.join('\n'), /from "operations" as "o" inner join "transactions"/, `${action}: no drive read`);
+      }
+      const tx = (await m.api.get(`${API}/transactions/${id}`)).body;
+      assert.deepEqual(
+        [tx.aggregates?.captured ?? tx.transaction?.capturedAmount, tx.aggregates?.refunded ?? tx.transaction?.refundedAmount],
+        [600, 200],
+        JSON.stringify(tx),
+      );
+    });
+
     test('with the runner idle, as in the service: the drive and callback jobs are handed over with what their commits wrote, and read nothing', async () => {
       const runner = t.runtime.runner;
       const counters = t.runtime.store.counters;
@@ -113,14 +141,19 @@ for (const kind of await availableStores()) {
       });
       runner.start();
       try {
-        await new Promise((resolve) => setTimeout(resolve, 100)); // its first claim behind it
+        // Its first claim behind it: from then on it takes jobs handed over (the slot asked for is given back).
+        await waitFor(async () => {
+          const lease = runner.take(DRIVE_JOB);
+          lease?.cancel();
+          return lease !== null;
+        }, 'the runner to take handed jobs');
         const path = rx.newPath('handed');
         counters.log = [];
         counters.start();
         const res = await m.api.post(`${API}/mit`, mitBody(subscriptionId, rx.url(path), { reference: 'cost-handed' }));
         assert.equal(res.status, 200, res.text);
         await waitFor(async () => rx.at(path).length === 1, 'the callback');
-        await new Promise((resolve) => setTimeout(resolve, 50)); // the delivery's commit
+        await waitFor(async () => counters.log!.some((statement) => statement.includes('update "notifications"')), "the delivery's commit");
         counters.stop();
         for (const kind of [DRIVE_JOB, CALLBACK_JOB]) {
           const seen = compared.get(kind);

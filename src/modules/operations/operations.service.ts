@@ -14,7 +14,7 @@ import { type Effect, effectPart } from '../../shared/effect.js';
 import { notFound } from '../../shared/errors.js';
 import type { DriveResult, PaymentEngine, PipelineRepos } from '../transactions/payment-engine.js';
 import type { Operation, OperationState, Transaction } from '../transactions/transaction.js';
-import type { ReservationAmounts, TransactionsRepository } from '../transactions/transactions.repository.js';
+import type { DriveContext, ReservationAmounts, TransactionsRepository } from '../transactions/transactions.repository.js';
 import { amountExceeds, type LifecycleAction, refusalOf, type Refusal, uncaptured } from './lifecycle.js';
 import type { LifecycleRepository } from './operations.repository.js';
 
@@ -65,45 +65,50 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     input: { amount: number; voidRemaining?: boolean | undefined },
     effect: Effect | null = null,
   ): Promise<OperationResult> {
-    const { tx, primaryOperationId } = await this.load(accountId, transactionId);
+    const { tx, primaryOperationId, drive } = await this.load(accountId, transactionId);
     const recovered = await this.recover(tx, effect);
     if (recovered) return recovered[0]!;
     const refusal = refusalOf(tx, 'CAPTURE');
     if (refusal) return refused(refusal);
     // voidRemaining: the capture's success voids the uncaptured rest (recorded with the capture: it survives a crash).
-    return this.single(tx, 'CAPTURE', async (repos, now) =>
-      (await this.deps.engine.reserve(repos, tx.id, 'CAPTURE', input.amount, now))
-        ? this.operation(primaryOperationId, tx, 'CAPTURE', input.amount, now, effect, input.voidRemaining === true ? 'VOID_REMAINING' : null)
-        : null,
-    );
+    return this.single(tx, 'CAPTURE', drive, async (repos, now) => {
+      const reserved = await this.deps.engine.reserve(repos, tx.id, 'CAPTURE', input.amount, now);
+      const chain = input.voidRemaining === true ? 'VOID_REMAINING' : null;
+      return reserved && { operation: this.operation(primaryOperationId, tx, 'CAPTURE', input.amount, now, effect, chain), reserved };
+    });
   }
 
   async void(accountId: string, transactionId: string, input: { amount: number }, effect: Effect | null = null): Promise<OperationResult> {
-    const { tx, primaryOperationId } = await this.load(accountId, transactionId);
+    const { tx, primaryOperationId, drive } = await this.load(accountId, transactionId);
     const recovered = await this.recover(tx, effect);
     if (recovered) return recovered[0]!;
     const refusal = refusalOf(tx, 'VOID');
     if (refusal) return refused(refusal);
-    return this.single(tx, 'VOID', async (repos, now) => {
-      // -1: whatever is left uncaptured.
-      const amount = input.amount === -1 ? await this.deps.engine.reserveRest(repos, tx.id, now) : input.amount;
-      const reserved = input.amount === -1 ? amount > 0 : await this.deps.engine.reserve(repos, tx.id, 'VOID', amount, now);
-      return reserved ? this.operation(primaryOperationId, tx, 'VOID', amount, now, effect) : null;
+    return this.single(tx, 'VOID', drive, async (repos, now) => {
+      const operation = (amount: number) => this.operation(primaryOperationId, tx, 'VOID', amount, now, effect);
+      if (input.amount !== -1) {
+        const reserved = await this.deps.engine.reserve(repos, tx.id, 'VOID', input.amount, now);
+        return reserved && { operation: operation(input.amount), reserved };
+      }
+      // -1: whatever is left uncaptured (the transaction as reserved is not read back: the drive reads it).
+      const rest = await this.deps.engine.reserveRest(repos, tx.id, now);
+      return rest > 0 ? { operation: operation(rest), reserved: null } : null;
     });
   }
 
   async renew(accountId: string, transactionId: string, effect: Effect | null = null): Promise<OperationResult> {
-    const { tx, primaryOperationId } = await this.load(accountId, transactionId);
+    const { tx, primaryOperationId, drive } = await this.load(accountId, transactionId);
     const recovered = await this.recover(tx, effect);
     if (recovered) return recovered[0]!;
     const refusal = refusalOf(tx, 'RENEW');
     if (refusal) return refused(refusal);
     // Renew moves no money: its amount is the uncaptured balance it extends; the guard only
     // checks (in the same commit as the insert) that such a balance still exists.
-    return this.single(tx, 'RENEW', async (repos, now) => {
+    return this.single(tx, 'RENEW', drive, async (repos, now) => {
       if (!(await repos.lifecycle.lockIfUncaptured(tx.id, now))) return null;
       const a = await repos.transactions.reservationAmounts(tx.id);
-      return this.operation(primaryOperationId, tx, 'RENEW', a ? a.authorized - a.captured - a.voided : uncaptured(tx), now, effect);
+      const amount = a ? a.authorized - a.captured - a.voided : uncaptured(tx);
+      return { operation: this.operation(primaryOperationId, tx, 'RENEW', amount, now, effect), reserved: null };
     });
   }
 
@@ -112,14 +117,16 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
    * REFUND operation (and one acquirer call) per capture touched.
    */
   async refund(accountId: string, transactionId: string, input: { amount: number }, effect: Effect | null = null): Promise<RefundResult> {
-    const { tx } = await this.load(accountId, transactionId);
+    const { tx, drive } = await this.load(accountId, transactionId);
     const recovered = await this.recover(tx, effect);
     if (recovered) return { success: recovered.every((r) => r.success), operations: recovered };
     const refusal = refusalOf(tx, 'REFUND');
     if (refusal) return { success: false, operations: [refused(refusal)] };
     const engine = this.deps.engine;
+    let reserved: Transaction | null = null;
     const decided = await engine.record(async (repos, now): Promise<Decision> => {
-      if (!(await engine.reserve(repos, tx.id, 'REFUND', input.amount, now))) return { refusal: await this.refusalAfterMiss(repos, tx, 'REFUND') };
+      reserved = await engine.reserve(repos, tx.id, 'REFUND', input.amount, now);
+      if (!reserved) return { refusal: await this.refusalAfterMiss(repos, tx, 'REFUND') };
       // The reservation above holds the transaction row (PostgreSQL row lock; SQLite writes are
       // serial), so the allocation below sees every committed refund and races with none.
       let left = input.amount;
@@ -139,18 +146,35 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     });
     if ('refusal' in decided) return { success: false, operations: [refused(decided.refusal)] };
     const results: OperationResult[] = [];
-    for (const op of decided.operations) results.push(resultOf(await engine.drive(op.id)));
+    // The first part is driven with what the record commit left (no read); the next ones read the
+    // transaction as the answers before them left it.
+    for (const [i, op] of decided.operations.entries()) {
+      const known = i === 0 && reserved ? { ...drive, transaction: reserved, operation: op } : undefined;
+      results.push(resultOf(await engine.drive(op.id, known)));
+    }
     return { success: results.every((r) => r.success), operations: results };
   }
 
-  /** Capture, void and renew: one operation, recorded with its reservation (`reserve` answers null when it does not fit), then driven. */
-  private async single(tx: Transaction, action: LifecycleAction, reserve: (repos: R, now: string) => Promise<Operation | null>): Promise<OperationResult> {
+  /**
+   * Capture, void and renew: one operation, recorded with its reservation (`reserve` answers null
+   * when it does not fit), then driven — with what the load and the reservation read, when the
+   * reservation gave the transaction back (`reserved`), instead of reading them again.
+   */
+  private async single(
+    tx: Transaction,
+    action: LifecycleAction,
+    drive: DriveContext,
+    reserve: (repos: R, now: string) => Promise<{ operation: Operation; reserved: Transaction | null } | null>,
+  ): Promise<OperationResult> {
+    let reserved: Transaction | null = null;
     const decided = await this.deps.engine.record(async (repos, now): Promise<Decision> => {
-      const operation = await reserve(repos, now);
-      return operation ? { operations: [operation] } : { refusal: await this.refusalAfterMiss(repos, tx, action) };
+      const made = await reserve(repos, now);
+      reserved = made?.reserved ?? null;
+      return made ? { operations: [made.operation] } : { refusal: await this.refusalAfterMiss(repos, tx, action) };
     });
     if ('refusal' in decided) return refused(decided.refusal);
-    return resultOf(await this.deps.engine.drive(decided.operations[0]!.id));
+    const operation = decided.operations[0]!;
+    return resultOf(await this.deps.engine.drive(operation.id, reserved ? { ...drive, transaction: reserved, operation } : undefined));
   }
 
   /** A capture, void or renew of `amount`, referring to the transaction's authorization (or sale). */
@@ -184,11 +208,11 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     return results;
   }
 
-  /** The transaction with its SUCCESS authorization (or sale), which capture, void and renew refer to: one read. */
-  private async load(accountId: string, transactionId: string): Promise<{ tx: Transaction; primaryOperationId: string | null }> {
+  /** The transaction with its SUCCESS authorization (or sale), which capture, void and renew refer to, and what driving them reads: one read. */
+  private async load(accountId: string, transactionId: string): Promise<{ tx: Transaction; primaryOperationId: string | null; drive: DriveContext }> {
     const found = await this.deps.transactions.findWithPrimaryOperation(accountId, transactionId);
     if (!found) throw notFound('transaction');
-    return { tx: found.transaction, primaryOperationId: found.primaryOperationId };
+    return { tx: found.transaction, primaryOperationId: found.primaryOperationId, drive: found.drive };
   }
 
   /** A reservation that missed: the state changed meanwhile, or the amount does not fit. */

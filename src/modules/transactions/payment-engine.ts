@@ -343,9 +343,9 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     });
   }
 
-  /** Reserves `amount` for an operation of `type` on a SUCCESS transaction; false when it does not fit (nothing changed). */
-  reserve(repos: R, transactionId: string, type: OperationType, amount: number, now: string): Promise<boolean> {
-    return repos.transactions.applyResult(transactionId, ['SUCCESS'], { updatedAt: now }, reservationDelta(type, amount));
+  /** Reserves `amount` for an operation of `type` on a SUCCESS transaction: the transaction as reserved, or null when it does not fit (nothing changed). */
+  reserve(repos: R, transactionId: string, type: OperationType, amount: number, now: string): Promise<Transaction | null> {
+    return repos.transactions.applyResultReturning(transactionId, ['SUCCESS'], { updatedAt: now }, reservationDelta(type, amount));
   }
 
   /** Reserves for a void everything of the authorization not captured, voided or reserved; returns the amount (0: nothing left). */
@@ -388,9 +388,12 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     };
   }
 
-  /** Steps 2 and 3 for a recorded operation, then whatever its answer started; answers for the operation itself. */
-  async drive(operationId: string): Promise<DriveResult> {
-    return (await this.driveChain(operationId, 1)).first;
+  /**
+   * Steps 2 and 3 for a recorded operation, then whatever its answer started; answers for the
+   * operation itself. `known`: what findForDrive would read now, when the flow has it all (not read).
+   */
+  async drive(operationId: string, known?: DriveRecord): Promise<DriveResult> {
+    return (await this.driveChain(operationId, 1, undefined, undefined, known)).first;
   }
 
   /** Job definition of `payment.drive`, the one job of acquirer calls (register in services.ts). */

@@ -110,8 +110,11 @@ export interface TransactionsRepository {
   list(accountId: string, filter: TransactionFilter, after: Keyset | null, limit: number): Promise<Transaction[]>;
   operationsOf(transactionId: string): Promise<Operation[]>;
   findOperation(transactionId: string, operationId: string): Promise<Operation | null>;
-  /** A transaction with the id of its SUCCESS AUTHORIZATION or SALE operation (what capture, void and renew refer to), in one read. */
-  findWithPrimaryOperation(accountId: string, id: string): Promise<{ transaction: Transaction; primaryOperationId: string | null } | null>;
+  /**
+   * A transaction with the id of its SUCCESS AUTHORIZATION or SALE operation (what capture, void
+   * and renew refer to) and what driving its operations reads besides them, in one read.
+   */
+  findWithPrimaryOperation(accountId: string, id: string): Promise<PrimaryOperationRead | null>;
   /**
    * An operation with everything driving it needs, in one read; null when it does not exist: its
    * transaction, the transaction's payment method with its sealed number (deleted ones too; null
@@ -143,9 +146,19 @@ export interface TransactionsRepository {
 }
 
 /** What driving an operation reads (TransactionsRepository.findForDrive). */
-export interface DriveRecord {
+export interface DriveRecord extends DriveContext {
   transaction: Transaction;
   operation: Operation;
+}
+
+export interface PrimaryOperationRead {
+  transaction: Transaction;
+  primaryOperationId: string | null;
+  drive: DriveContext;
+}
+
+/** What findForDrive reads besides the operation and its transaction. */
+export interface DriveContext {
   paymentMethod: { paymentMethod: PaymentMethod; panSealed: string | null } | null;
   /** The point of sale's sealed webhookAuthentication: the Authorization header of its callbacks. */
   webhookAuthenticationSealed: string | null;

@@ -15,7 +15,9 @@ import type {
 import type {
   AggregateDelta,
   AmountMode,
+  DriveContext,
   DriveRecord,
+  PrimaryOperationRead,
   NewTransaction,
   OperationFilter,
   OperationResultPatch,
@@ -194,11 +196,20 @@ const COMPARATORS: Record<AmountMode, '=' | '<' | '>'> = { EQUAL: '=', LESS_THAN
 /** LIKE pattern for a prefix, with the wildcard characters of the prefix escaped. */
 const likePrefix = (prefix: string): string => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** A transaction with its SUCCESS authorization or sale (capture, void, renew refer to it): compiled once. */
+/**
+ * A transaction with its SUCCESS authorization or sale (capture, void, renew refer to it) and what
+ * driving its operations reads besides them (DriveContext): compiled once.
+ */
 const selectWithPrimaryOperation = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string }>) =>
   db
     .selectFrom('transactions as t')
+    .leftJoin('paymentMethods as pm', 'pm.id', 't.paymentMethodId')
+    .leftJoin('pointsOfSale as pos', 'pos.id', 't.pointOfSaleId')
+    .leftJoin('subscriptions as s', 's.id', 't.subscriptionId')
     .selectAll('t')
+    .select(joinedColumns('pm', 'pm', PAYMENT_METHOD_COLUMNS))
+    .select(joinedColumns('s', 'sub', SUBSCRIPTION_COLUMNS))
+    .select(['pm.panSealed as pmPanSealed', 'pos.webhookAuthenticationSealed as posWebhookAuthenticationSealed'])
     .select((eb) =>
       eb
         .selectFrom('operations as o')
@@ -242,6 +253,20 @@ const selectForDrive = queryTemplate((db: Kysely<Database>, p: Params<{ operatio
     ])
     .where('o.id', '=', p.operationId),
 );
+
+/**
+ * The payment method's and the subscription's columns (the callback body's `subscription`), taken
+ * out of a transaction row read with them (selectForDrive, selectWithPrimaryOperation).
+ */
+function driveContextOf(tx: Record<string, unknown>, panSealed: string | null, webhookAuthenticationSealed: string | null): DriveContext {
+  const pm = takeJoined(tx, 'pm', PAYMENT_METHOD_COLUMNS);
+  const subscription = takeJoined(tx, 'sub', SUBSCRIPTION_COLUMNS);
+  return {
+    paymentMethod: pm && { paymentMethod: toPaymentMethod(pm as Parameters<typeof toPaymentMethod>[0]), panSealed: panSealed ?? null },
+    webhookAuthenticationSealed: webhookAuthenticationSealed ?? null,
+    subscription: subscription && toSubscription(subscription as Parameters<typeof toSubscription>[0]),
+  };
+}
 
 export class KyselyTransactionsRepository implements TransactionsRepository {
   constructor(
@@ -343,11 +368,13 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     return row ? toOperation(row) : null;
   }
 
-  async findWithPrimaryOperation(accountId: string, id: string): Promise<{ transaction: Transaction; primaryOperationId: string | null } | null> {
+  async findWithPrimaryOperation(accountId: string, id: string): Promise<PrimaryOperationRead | null> {
     const row = await selectWithPrimaryOperation.executeTakeFirst(this.db, { id, accountId });
     if (!row) return null;
-    const { primaryOperationId, ...tx } = row;
-    return { transaction: toTransaction(tx), primaryOperationId: primaryOperationId ?? null };
+    const { primaryOperationId, pmPanSealed, posWebhookAuthenticationSealed, ...rest } = row;
+    const tx: Record<string, unknown> = { ...rest };
+    const drive = driveContextOf(tx, pmPanSealed, posWebhookAuthenticationSealed);
+    return { transaction: toTransaction(tx as Selectable<TransactionsTable>), primaryOperationId: primaryOperationId ?? null, drive };
   }
 
   async findForDrive(operationId: string): Promise<DriveRecord | null> {
@@ -375,10 +402,8 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
       posWebhookAuthenticationSealed,
       ...rest
     } = row;
-    // The payment method's and the subscription's columns (the callback body's `subscription`), taken out of the transaction's.
     const tx: Record<string, unknown> = { ...rest };
-    const pm = takeJoined(tx, 'pm', PAYMENT_METHOD_COLUMNS);
-    const subscription = takeJoined(tx, 'sub', SUBSCRIPTION_COLUMNS);
+    const drive = driveContextOf(tx, pmPanSealed, posWebhookAuthenticationSealed);
     const transaction = toTransaction(tx as Selectable<TransactionsTable>);
     const operation = toOperation({
       id: opId,
@@ -397,14 +422,7 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
       createdAt: opCreatedAt,
       finalizedAt: opFinalizedAt,
     });
-    const paymentMethod = pm && { paymentMethod: toPaymentMethod(pm as Parameters<typeof toPaymentMethod>[0]), panSealed: pmPanSealed ?? null };
-    return {
-      transaction,
-      operation,
-      paymentMethod,
-      webhookAuthenticationSealed: posWebhookAuthenticationSealed ?? null,
-      subscription: subscription && toSubscription(subscription as Parameters<typeof toSubscription>[0]),
-    };
+    return { transaction, operation, ...drive };
   }
 
   async applyResult(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta = {}): Promise<boolean> {
