@@ -98,26 +98,29 @@ export function handingPlacer(handoff: JobHandoff, afterCommit: (fn: () => void)
   };
 }
 
+/** The columns of a job row (jobRow): a template's placeholders, in the order written. */
+const jobColumns = (row: Params<JobRow>) => ({
+  id: row.id,
+  kind: row.kind,
+  payload: row.payload,
+  state: row.state,
+  dedupeKey: row.dedupeKey,
+  runAt: row.runAt,
+  attempts: row.attempts,
+  maxAttempts: row.maxAttempts,
+  leasedBy: row.leasedBy,
+  leaseUntil: row.leaseUntil,
+  createdAt: row.createdAt,
+  updatedAt: row.updatedAt,
+});
+
 /** One new job (jobRow), ignored when its dedupe key is taken: compiled once (query-template.ts). */
-export const insertJobRow = queryTemplate((db: Kysely<Database>, row: Params<ReturnType<typeof jobRow>>) =>
+export const insertJobRow = queryTemplate((db: Kysely<Database>, row: Params<JobRow>) =>
   // Deferrable: a new row, its result unused (on PostgreSQL sent with the commit's other writes, pg-write-combining.ts).
   deferrable(
     db
       .insertInto('jobs')
-      .values({
-        id: row.id,
-        kind: row.kind,
-        payload: row.payload,
-        state: row.state,
-        dedupeKey: row.dedupeKey,
-        runAt: row.runAt,
-        attempts: row.attempts,
-        maxAttempts: row.maxAttempts,
-        leasedBy: row.leasedBy,
-        leaseUntil: row.leaseUntil,
-        createdAt: row.createdAt,
-        updatedAt: row.updatedAt,
-      })
+      .values(jobColumns(row))
       .onConflict((oc) => oc.column('dedupeKey').doNothing()),
   ),
 );
@@ -142,22 +145,7 @@ const continueJob = queryTemplate((db: Kysely<Database>, row: Params<JobRow & { 
   deferrable(
     db
       .updateTable('jobs')
-      .set({
-        id: row.id,
-        kind: row.kind,
-        payload: row.payload,
-        state: row.state,
-        dedupeKey: row.dedupeKey,
-        runAt: row.runAt,
-        attempts: row.attempts,
-        maxAttempts: row.maxAttempts,
-        leasedBy: row.leasedBy,
-        leaseUntil: row.leaseUntil,
-        lastError: null,
-        finishedAt: null,
-        createdAt: row.createdAt,
-        updatedAt: row.updatedAt,
-      })
+      .set({ ...jobColumns(row), lastError: null, finishedAt: null })
       .where('id', '=', row.finished),
   ),
 );
