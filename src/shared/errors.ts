@@ -138,3 +138,14 @@ export const OPERATION_ERROR_CODES = [
   'ACQUIRER_TIMEOUT',
 ] as const;
 export type OperationErrorCode = (typeof OPERATION_ERROR_CODES)[number];
+
+/**
+ * A commit refused because a new row's id is taken (the store's unique violation of a primary
+ * key, translated by the store): the ids were random, so the same work with new ids will do.
+ */
+export class DuplicateId extends Error {
+  constructor(readonly table: string) {
+    super(`a new ${table} row's id is taken`);
+    this.name = 'DuplicateId';
+  }
+}

@@ -4,6 +4,7 @@
  * state change and the jobs it causes are written together or not at all.
  */
 import { CamelCasePlugin, Kysely } from 'kysely';
+import { duplicateIdOf } from './duplicate-id.js';
 import type { JobHandoff, JobStore } from '../jobs/job.js';
 import type { AccountsRepository } from '../modules/accounts/accounts.repository.js';
 import type { PointsOfSaleRepository } from '../modules/points-of-sale/points-of-sale.repository.js';
@@ -221,7 +222,7 @@ async function inTransaction<T>(
     result = await commit((db) => fn(repositories(db, dialect, options, queued, afterCommit, handing ?? queueEveryJob)));
   } catch (err) {
     handing?.giveBack();
-    throw err;
+    throw duplicateIdOf(err) ?? err;
   }
   runAll(committed);
   return result;

@@ -32,6 +32,7 @@ import { acquirerRetryDelay } from '../../jobs/retry-schedules.js';
 import type { Effect } from '../../shared/effect.js';
 import type { EventsLog } from '../../shared/events-log.js';
 import { newId, newTransactionId } from '../../shared/ids.js';
+import { DuplicateId } from '../../shared/errors.js';
 import type { EventOutbox } from '../events/event-outbox.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import {
@@ -171,6 +172,8 @@ export interface EngineDeps<R extends PipelineRepos> {
   clock: Clock;
   /** One `payment.answered` line per applied answer, after its commit. */
   events?: EventsLog;
+  /** Makes the id of a new transaction (tests: a chosen one); by default 11 random characters. */
+  newTransactionId?: () => string;
 }
 
 /** Where driving an operation left it. */
@@ -187,6 +190,12 @@ const INITIATOR: Record<TransactionFlow, Initiator> = { MIT: 'MIT', CIT: 'CIT', 
 const ACQUIRER_CALL = { CAPTURE: 'capture', REFUND: 'refund', VOID: 'void', RENEW: 'renew', PAYOUT: 'payout' } as const;
 
 class Conflict extends Error {}
+
+/**
+ * Tries of a create commit whose new transaction id was taken (55 random bits: at 10^8 stored
+ * transactions one insert in about 3·10^8 collides), each with new ids.
+ */
+const NEW_ID_TRIES = 3;
 
 /** Tries of reserveRest when concurrent reservations keep changing the remaining amount. */
 const RESERVE_REST_TRIES = 10;
@@ -217,11 +226,14 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   async authorize(request: PaymentRequest<R>): Promise<Transaction> {
     const recovered = await this.recover(request.accountId, request.effect);
     if (recovered) return recovered;
-    const built = this.build(request, 'PROCESSING');
     const safetyNet = SYNC_SAFETY_NET_MS + (request.beforeCall ? BEFORE_CALL_BUDGET_MS : 0);
-    await this.deps.transaction(async (repos) => {
-      await this.insertOperations(repos, [built.operation], this.deps.clock.now() + safetyNet, 2, [built.transaction]);
-      await request.inCommit?.(repos, built.transaction);
+    const built = await withNewIdsOnCollision(async () => {
+      const made = this.build(request, 'PROCESSING');
+      await this.deps.transaction(async (repos) => {
+        await this.insertOperations(repos, [made.operation], this.deps.clock.now() + safetyNet, 2, [made.transaction]);
+        await request.inCommit?.(repos, made.transaction);
+      });
+      return made;
     });
     const refusal = request.beforeCall ? await request.beforeCall(asCommitted(built.transaction)) : null;
     if (refusal) {
@@ -248,9 +260,10 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   async submitMany(requests: PaymentRequest<R>[]): Promise<Transaction[]> {
     if (requests.length === 0) return [];
     const existing = await this.existingFor(requests);
-    const built = requests.map((r) => (existing.has(r.effect?.key ?? '') ? null : this.build(r, 'PENDING')));
-    const fresh = built.flatMap((b, i) => (b ? [{ ...b, request: requests[i]! }] : []));
-    if (fresh.length > 0) {
+    const built = await withNewIdsOnCollision(async () => {
+      const made = requests.map((r) => (existing.has(r.effect?.key ?? '') ? null : this.build(r, 'PENDING')));
+      const fresh = made.flatMap((b, i) => (b ? [{ ...b, request: requests[i]! }] : []));
+      if (fresh.length === 0) return made;
       await this.deps.transaction(async (repos) => {
         await this.insertOperations(
           repos,
@@ -262,7 +275,8 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
         );
         for (const b of fresh) await b.request.inCommit?.(repos, b.transaction);
       });
-    }
+      return made;
+    });
     // What was just committed, as committed: no read back (a batch of 500 would be 500 reads).
     return requests.map((r, i) => existing.get(r.effect?.key ?? '') ?? asCommitted(built[i]!.transaction));
   }
@@ -432,7 +446,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     const now = this.deps.clock.nowIso();
     const pm = r.paymentMethod;
     const transaction: NewTransaction = {
-      id: newTransactionId(),
+      id: (this.deps.newTransactionId ?? newTransactionId)(),
       accountId: r.accountId,
       pointOfSaleId: r.pointOfSaleId,
       terminalId: r.terminalId ?? null,
@@ -671,6 +685,17 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   private async applyEffects(repos: R, transaction: Transaction): Promise<Transaction> {
     const effect = transaction.effects ? this.effects.get(transaction.effects) : undefined;
     return (effect ? await effect(repos, transaction) : undefined) ?? transaction;
+  }
+}
+
+/** `create` (it builds its rows with new ids each time) again while the commit found a new transaction's id taken. */
+async function withNewIdsOnCollision<T>(create: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await create();
+    } catch (err) {
+      if (!(err instanceof DuplicateId && err.table === 'transactions') || attempt === NEW_ID_TRIES) throw err;
+    }
   }
 }
 
