@@ -149,3 +149,21 @@ export class DuplicateId extends Error {
     this.name = 'DuplicateId';
   }
 }
+
+/**
+ * Tries of a create commit whose new row's random id was taken (transaction, payment-link and
+ * multi-link ids: 55 random bits fixed by the interface; at 10^8 rows about one insert in 3·10^8
+ * collides), each with new ids.
+ */
+export const NEW_ID_TRIES = 3;
+
+/** `create` (it makes its rows with new ids each time) again while its commit finds a new `table` row's id taken. */
+export async function withNewIdsOnCollision<T>(table: string, create: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await create();
+    } catch (err) {
+      if (!(err instanceof DuplicateId && err.table === table) || attempt === NEW_ID_TRIES) throw err;
+    }
+  }
+}

@@ -7,7 +7,7 @@
  */
 import type { Clock } from '../../clock.js';
 import type { Effect } from '../../shared/effect.js';
-import { AppError, EXISTING, FieldErrorCollector, type FieldRule, notFound } from '../../shared/errors.js';
+import { AppError, EXISTING, FieldErrorCollector, type FieldRule, notFound, withNewIdsOnCollision } from '../../shared/errors.js';
 import { newTransactionId } from '../../shared/ids.js';
 import { DAY_MS, parseInstant } from '../../shared/time.js';
 import { isOnApprovedDomain, type PointOfSale } from '../points-of-sale/point-of-sale.js';
@@ -134,8 +134,7 @@ export class MultiLinksService {
           type: l.type,
         }))
       : null;
-    const link: MultiLink = {
-      id: newTransactionId(),
+    const link: Omit<MultiLink, 'id'> = {
       accountId,
       pointOfSaleId: input.pointOfSaleId,
       state: 'ACTIVE',
@@ -164,9 +163,12 @@ export class MultiLinksService {
       createdAt: now,
       updatedAt: now,
     };
-    // The link and its order lines in one commit.
-    await this.deps.transaction((repos) => repos.multiLinks.insert(link));
-    return link;
+    // The link and its order lines in one commit, under a new id.
+    return withNewIdsOnCollision('multi_links', async () => {
+      const made: MultiLink = { id: newTransactionId(), ...link };
+      await this.deps.transaction((repos) => repos.multiLinks.insert(made));
+      return made;
+    });
   }
 
   /** GET: 404 for another merchant's. */

@@ -6,7 +6,7 @@
  * the same commit, so the payment window refuses payment from then on.
  */
 import type { Clock } from '../../clock.js';
-import { AppError, notFound } from '../../shared/errors.js';
+import { AppError, notFound, withNewIdsOnCollision } from '../../shared/errors.js';
 import { newTransactionId } from '../../shared/ids.js';
 import type { Session } from '../sessions/session.js';
 import type { CreateSessionInput, SessionRepos } from '../sessions/sessions.service.js';
@@ -40,27 +40,29 @@ export class PaymentLinksService {
   /** POST /payment-links: the body of POST /cit, validated by the sessions module. */
   async create(accountId: string, input: CreateSessionInput): Promise<PaymentLink> {
     let link: PaymentLink | null = null;
-    await this.deps.sessions.create(accountId, input, async (repos, session) => {
-      link = {
-        // The transaction-id format (INTERFACE §11.5); links made before it keep their UUID.
-        id: newTransactionId(),
-        accountId,
-        sessionId: session.id,
-        clientKey: session.clientKey,
-        pointOfSaleId: session.pointOfSaleId,
-        state: 'ACTIVE',
-        amount: session.amount,
-        currency: session.currency,
-        reference: session.reference,
-        customerId: session.customerId,
-        transactionId: null,
-        expiresAt: session.expiresAt,
-        stateChangedAt: session.createdAt,
-        createdAt: session.createdAt,
-        updatedAt: session.createdAt,
-      };
-      await repos.paymentLinks.insert(link);
-    });
+    await withNewIdsOnCollision('payment_links', () =>
+      this.deps.sessions.create(accountId, input, async (repos, session) => {
+        link = {
+          // The transaction-id format (INTERFACE §11.5); links made before it keep their UUID.
+          id: newTransactionId(),
+          accountId,
+          sessionId: session.id,
+          clientKey: session.clientKey,
+          pointOfSaleId: session.pointOfSaleId,
+          state: 'ACTIVE',
+          amount: session.amount,
+          currency: session.currency,
+          reference: session.reference,
+          customerId: session.customerId,
+          transactionId: null,
+          expiresAt: session.expiresAt,
+          stateChangedAt: session.createdAt,
+          createdAt: session.createdAt,
+          updatedAt: session.createdAt,
+        };
+        await repos.paymentLinks.insert(link);
+      }),
+    );
     return link!;
   }
 

@@ -13,7 +13,7 @@ import type { Instrument } from '../../connectors/acquirer.js';
 import { newJob } from '../../jobs/catalogue.js';
 import type { JobQueue } from '../../jobs/job.js';
 import type { Effect } from '../../shared/effect.js';
-import { AppError, EXISTING, FieldErrorCollector, notFound } from '../../shared/errors.js';
+import { AppError, EXISTING, FieldErrorCollector, notFound, withNewIdsOnCollision } from '../../shared/errors.js';
 import { newTransactionId } from '../../shared/ids.js';
 import { iso } from '../../shared/time.js';
 import type { CardInput } from '../payment-methods/card.js';
@@ -151,11 +151,23 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
     const [existing] = effect?.resumed ? await this.deps.transactions.findByIdempotencyKeys(accountId, [effect.key]) : [];
     if (existing) return existing;
     const now = this.deps.clock.nowIso();
-    const tx = { ...this.newTransaction(accountId, input, pointOfSale, terminal, now), idempotencyKey: effect?.key ?? null };
+    const id = await withNewIdsOnCollision('transactions', () => this.record(accountId, input, pointOfSale, terminal, now, effect));
+    return this.read(accountId, id);
+  }
 
+  /** The sale's transaction with a new id, in one commit: queued for its terminal, or rejected at once. Returns its id. */
+  private async record(
+    accountId: string,
+    input: SaleInput,
+    pointOfSale: PointOfSale,
+    terminal: Terminal | null,
+    now: string,
+    effect: Effect | null,
+  ): Promise<string> {
+    const tx = { ...this.newTransaction(accountId, input, pointOfSale, terminal, now), idempotencyKey: effect?.key ?? null };
     if (!terminal) {
-      await this.deps.sales.insertRejected(this.rejected(tx, 'TERMINAL_NOT_CONFIGURED', now));
-      return this.read(accountId, tx.id);
+      await this.deps.transaction((repos) => repos.sales.insertRejected(this.rejected(tx, 'TERMINAL_NOT_CONFIGURED', now)));
+      return tx.id;
     }
     const sale: TerminalSale = {
       transactionId: tx.id,
@@ -177,7 +189,7 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
         await repos.sales.insertRejected(this.rejected(tx, 'TERMINAL_BUSY', now));
       }
     });
-    return this.read(accountId, tx.id);
+    return tx.id;
   }
 
   /** The dispatch job: the sale reaches its terminal, which now waits for a card until the timeout. */

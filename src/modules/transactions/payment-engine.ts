@@ -32,7 +32,7 @@ import { acquirerRetryDelay } from '../../jobs/retry-schedules.js';
 import type { Effect } from '../../shared/effect.js';
 import type { EventsLog } from '../../shared/events-log.js';
 import { newId, newTransactionId } from '../../shared/ids.js';
-import { DuplicateId } from '../../shared/errors.js';
+import { withNewIdsOnCollision } from '../../shared/errors.js';
 import type { EventOutbox } from '../events/event-outbox.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import {
@@ -191,12 +191,6 @@ const ACQUIRER_CALL = { CAPTURE: 'capture', REFUND: 'refund', VOID: 'void', RENE
 
 class Conflict extends Error {}
 
-/**
- * Tries of a create commit whose new transaction id was taken (55 random bits: at 10^8 stored
- * transactions one insert in about 3·10^8 collides), each with new ids.
- */
-const NEW_ID_TRIES = 3;
-
 /** Tries of reserveRest when concurrent reservations keep changing the remaining amount. */
 const RESERVE_REST_TRIES = 10;
 
@@ -227,7 +221,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     const recovered = await this.recover(request.accountId, request.effect);
     if (recovered) return recovered;
     const safetyNet = SYNC_SAFETY_NET_MS + (request.beforeCall ? BEFORE_CALL_BUDGET_MS : 0);
-    const built = await withNewIdsOnCollision(async () => {
+    const built = await withNewIdsOnCollision('transactions', async () => {
       const made = this.build(request, 'PROCESSING');
       await this.deps.transaction(async (repos) => {
         await this.insertOperations(repos, [made.operation], this.deps.clock.now() + safetyNet, 2, [made.transaction]);
@@ -260,7 +254,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   async submitMany(requests: PaymentRequest<R>[]): Promise<Transaction[]> {
     if (requests.length === 0) return [];
     const existing = await this.existingFor(requests);
-    const built = await withNewIdsOnCollision(async () => {
+    const built = await withNewIdsOnCollision('transactions', async () => {
       const made = requests.map((r) => (existing.has(r.effect?.key ?? '') ? null : this.build(r, 'PENDING')));
       const fresh = made.flatMap((b, i) => (b ? [{ ...b, request: requests[i]! }] : []));
       if (fresh.length === 0) return made;
@@ -685,17 +679,6 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   private async applyEffects(repos: R, transaction: Transaction): Promise<Transaction> {
     const effect = transaction.effects ? this.effects.get(transaction.effects) : undefined;
     return (effect ? await effect(repos, transaction) : undefined) ?? transaction;
-  }
-}
-
-/** `create` (it builds its rows with new ids each time) again while the commit found a new transaction's id taken. */
-async function withNewIdsOnCollision<T>(create: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await create();
-    } catch (err) {
-      if (!(err instanceof DuplicateId && err.table === 'transactions') || attempt === NEW_ID_TRIES) throw err;
-    }
   }
 }
 
