@@ -229,19 +229,19 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       });
       return made;
     });
-    const refusal = request.beforeCall ? await request.beforeCall(asCommitted(built.transaction)) : null;
+    const refusal = request.beforeCall ? await request.beforeCall(built.committed) : null;
     if (refusal) {
       // Applied as the acquirer's decline would be, without calling it.
       const declined = { outcome: 'declined' as const, ...refusal, externalStatusCodes: { terminal: null, acquirer: null, network: null, sca: null } };
       try {
-        return (await this.apply(asCommitted(built.transaction), built.operation, declined, null, {})).transaction;
+        return (await this.apply(built.committed, built.operation, declined, null, {})).transaction;
       } catch (err) {
         if (!(err instanceof Conflict)) throw err;
         return this.reload(request.accountId, built.transaction.id);
       }
     }
     const { latest } = await this.driveChain(built.operation.id, 1, request.instrument);
-    return latest ?? asCommitted(built.transaction);
+    return latest ?? built.committed;
   }
 
   /** Asynchronous flows: the drive job calls the acquirer; the outcome goes to the callback. */
@@ -255,8 +255,10 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     if (requests.length === 0) return [];
     const existing = await this.existingFor(requests);
     const built = await withNewIdsOnCollision('transactions', async () => {
-      const made = requests.map((r) => (existing.has(r.effect?.key ?? '') ? null : this.build(r, 'PENDING')));
-      const fresh = made.flatMap((b, i) => (b ? [{ ...b, request: requests[i]! }] : []));
+      // One time for the commit's rows: they are created together.
+      const now = this.deps.clock.nowIso();
+      const made = requests.map((r) => (existing.has(r.effect?.key ?? '') ? null : { ...this.build(r, 'PENDING', now), request: r }));
+      const fresh = made.filter((b) => b !== null);
       if (fresh.length === 0) return made;
       await this.deps.transaction(async (repos) => {
         await this.insertOperations(
@@ -265,14 +267,14 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
           this.deps.clock.now(),
           1,
           fresh.map((b) => b.transaction),
-          fresh.map((b) => driveRecordOf(b.request, b.transaction, b.operation)),
+          fresh.map((b) => driveRecordOf(b.request, b.committed, b.operation)),
         );
         for (const b of fresh) await b.request.inCommit?.(repos, b.transaction);
       });
       return made;
     });
     // What was just committed, as committed: no read back (a batch of 500 would be 500 reads).
-    return requests.map((r, i) => existing.get(r.effect?.key ?? '') ?? asCommitted(built[i]!.transaction));
+    return requests.map((r, i) => existing.get(r.effect?.key ?? '') ?? built[i]!.committed);
   }
 
   /**
@@ -436,8 +438,12 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     );
   }
 
-  private build(r: PaymentRequest<R>, state: 'PENDING' | 'PROCESSING'): { transaction: NewTransaction; operation: Operation } {
-    const now = this.deps.clock.nowIso();
+  /** The rows of a new payment; `committed`: its transaction as the store will hold it once committed. */
+  private build(
+    r: PaymentRequest<R>,
+    state: 'PENDING' | 'PROCESSING',
+    now = this.deps.clock.nowIso(),
+  ): { transaction: NewTransaction; committed: Transaction; operation: Operation } {
     const pm = r.paymentMethod;
     const transaction: NewTransaction = {
       id: (this.deps.newTransactionId ?? newTransactionId)(),
@@ -483,7 +489,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       finalizedAt: null,
     };
     if (transaction.effects && !this.effects.has(transaction.effects)) throw new Error(`effects ${transaction.effects} are not declared`);
-    return { transaction, operation: this.newOperation(transaction, r.operation, r.amount, { at: now }) };
+    return { transaction, committed: asCommitted(transaction), operation: this.newOperation(transaction, r.operation, r.amount, { at: now }) };
   }
 
   private async reload(accountId: string, id: string): Promise<Transaction> {
@@ -691,12 +697,12 @@ export function driveJob(op: Pick<Operation, 'id'>, attempt: number, runAt: numb
   return newJob(DRIVE_JOB, { operationId: op.id, attempt }, { runAt, dedupeKey: driveJobKey(op.id), ...(known ? { known } : {}) });
 }
 
-/** What findForDrive would read for a transaction and operation just created by `request` (null: the flow did not give it all). */
-function driveRecordOf<R extends PipelineRepos>(request: PaymentRequest<R>, transaction: NewTransaction, operation: Operation): DriveRecord | null {
+/** What findForDrive would read for a transaction (as committed) and operation just created by `request` (null: the flow did not give it all). */
+function driveRecordOf<R extends PipelineRepos>(request: PaymentRequest<R>, transaction: Transaction, operation: Operation): DriveRecord | null {
   const read = request.driveRead;
   if (!read) return null;
   return {
-    transaction: asCommitted(transaction),
+    transaction,
     operation,
     paymentMethod: request.paymentMethod ? { paymentMethod: request.paymentMethod, panSealed: read.panSealed } : null,
     webhookAuthenticationSealed: read.webhookAuthenticationSealed,

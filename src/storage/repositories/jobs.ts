@@ -7,15 +7,24 @@ import type { Dialect } from '../connect.js';
 import type { Database, JobsTable } from '../schema.js';
 import { keyedTemplates, queryTemplate, type Params } from '../query-template.js';
 
-/** The last time formatted, kept: the jobs of one commit (a batch's 500) share their timestamps. */
-let lastMs = Number.NaN;
-let lastIso = '';
+/**
+ * The last two times formatted, kept: the jobs of one commit (a batch's 500) share their
+ * timestamps — two of them when they are handed over (now, and the lease's end).
+ */
+const formatted: Array<{ ms: number; iso: string }> = [
+  { ms: Number.NaN, iso: '' },
+  { ms: Number.NaN, iso: '' },
+];
 function iso(ms: number): string {
-  if (ms !== lastMs) {
-    lastIso = new Date(ms).toISOString();
-    lastMs = ms;
-  }
-  return lastIso;
+  const [first, second] = formatted as [{ ms: number; iso: string }, { ms: number; iso: string }];
+  if (ms === first.ms) return first.iso;
+  if (ms === second.ms) return second.iso;
+  // The older one makes way.
+  second.ms = first.ms;
+  second.iso = first.iso;
+  first.ms = ms;
+  first.iso = new Date(ms).toISOString();
+  return first.iso;
 }
 const DEFAULT_MAX_ATTEMPTS = 25;
 
