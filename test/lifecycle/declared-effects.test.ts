@@ -7,11 +7,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { JobRunner } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/logger.js';
-import { PaymentEngine } from '../../src/modules/transactions/payment-engine.js';
+import type { PaymentEngine } from '../../src/modules/transactions/payment-engine.js';
 import type { Repositories } from '../../src/storage/store.js';
 import { startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
-import { ScriptedAcquirer } from '../support/scripted-acquirer.js';
 import { availableStores } from '../support/stores.js';
+import { engineOver } from './fixtures.js';
 
 for (const kind of await availableStores()) {
   describe(`declared effects (${kind})`, () => {
@@ -23,15 +23,7 @@ for (const kind of await availableStores()) {
     before(async () => {
       t = await startTestRuntime(kind, {}, { startWorkers: false });
       m = await t.createMerchant();
-      const store = t.runtime.store;
-      engine = new PaymentEngine<Repositories>({
-        transactions: store.transactions,
-        transaction: (fn) => store.transaction(fn),
-        acquirer: new ScriptedAcquirer(),
-        callbacks: { scheduleInCommit: async () => undefined, writeInCommit: async () => null },
-        openInstrument: () => ({ kind: 'wallet', paymentMethodType: 'CARD' }),
-        clock: t.runtime.clock,
-      });
+      engine = engineOver(t);
       engine.declareEffects('TERMINAL_SALE', async (repos, transaction) => {
         if (failNext > 0) {
           failNext--;

@@ -7,7 +7,27 @@ import assert from 'node:assert/strict';
 import { newId, newTransactionId } from '../../src/shared/ids.js';
 import type { Operation, Transaction, TransactionFlow, TransactionState, TransactionType } from '../../src/modules/transactions/transaction.js';
 import type { NewTransaction } from '../../src/modules/transactions/transactions.repository.js';
+import { type EngineDeps, PaymentEngine } from '../../src/modules/transactions/payment-engine.js';
+import type { Repositories } from '../../src/storage/store.js';
 import { API, type TestMerchant, type TestResponse, type TestRuntime } from '../support/harness.js';
+import { ScriptedAcquirer } from '../support/scripted-acquirer.js';
+
+/**
+ * A payment engine of its own over the test runtime's store: a scripted acquirer (approves), no
+ * callbacks, wallet instruments; `deps` replaces any of these.
+ */
+export function engineOver(t: TestRuntime, deps: Partial<EngineDeps<Repositories>> = {}): PaymentEngine<Repositories> {
+  const store = t.runtime.store;
+  return new PaymentEngine<Repositories>({
+    transactions: store.transactions,
+    transaction: (fn) => store.transaction(fn),
+    acquirer: new ScriptedAcquirer(),
+    callbacks: { scheduleInCommit: async () => undefined, writeInCommit: async () => null },
+    openInstrument: () => ({ kind: 'wallet', paymentMethodType: 'CARD' }),
+    clock: t.runtime.clock,
+    ...deps,
+  });
+}
 
 export interface SeedOptions {
   amount?: number;

@@ -6,12 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { PaymentEngine, type PaymentRequest } from '../../src/modules/transactions/payment-engine.js';
+import type { PaymentEngine, PaymentRequest } from '../../src/modules/transactions/payment-engine.js';
 import { DuplicateId } from '../../src/shared/errors.js';
 import type { Repositories } from '../../src/storage/store.js';
 import { startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
-import { ScriptedAcquirer } from '../support/scripted-acquirer.js';
 import { availableStores } from '../support/stores.js';
+import { engineOver } from './fixtures.js';
 
 for (const kind of await availableStores()) {
   describe(`a taken transaction id (${kind})`, () => {
@@ -24,14 +24,7 @@ for (const kind of await availableStores()) {
     before(async () => {
       t = await startTestRuntime(kind, {}, { startWorkers: false });
       m = await t.createMerchant();
-      const store = t.runtime.store;
-      engine = new PaymentEngine<Repositories>({
-        transactions: store.transactions,
-        transaction: (fn) => store.transaction(fn),
-        acquirer: new ScriptedAcquirer(),
-        callbacks: { scheduleInCommit: async () => undefined, writeInCommit: async () => null },
-        openInstrument: () => ({ kind: 'wallet', paymentMethodType: 'CARD' }),
-        clock: t.runtime.clock,
+      engine = engineOver(t, {
         newTransactionId: () => {
           made++;
           return nextIds.shift() ?? `Z${String(made).padStart(10, '0')}`;

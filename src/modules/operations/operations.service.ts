@@ -14,7 +14,7 @@ import { type Effect, effectPart } from '../../shared/effect.js';
 import { notFound } from '../../shared/errors.js';
 import type { DriveResult, PaymentEngine, PipelineRepos } from '../transactions/payment-engine.js';
 import type { Operation, OperationState, Transaction } from '../transactions/transaction.js';
-import type { DriveContext, ReservationAmounts, TransactionsRepository } from '../transactions/transactions.repository.js';
+import type { DriveContext, DriveRecord, ReservationAmounts, TransactionsRepository } from '../transactions/transactions.repository.js';
 import { amountExceeds, type LifecycleAction, refusalOf, type Refusal, uncaptured } from './lifecycle.js';
 import type { LifecycleRepository } from './operations.repository.js';
 
@@ -149,8 +149,7 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     // The first part is driven with what the record commit left (no read); the next ones read the
     // transaction as the answers before them left it.
     for (const [i, op] of decided.operations.entries()) {
-      const known = i === 0 && reserved ? { ...drive, transaction: reserved, operation: op } : undefined;
-      results.push(resultOf(await engine.drive(op.id, known)));
+      results.push(resultOf(await engine.drive(op.id, i === 0 ? knownToDrive(drive, reserved, op) : undefined)));
     }
     return { success: results.every((r) => r.success), operations: results };
   }
@@ -174,7 +173,7 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     });
     if ('refusal' in decided) return refused(decided.refusal);
     const operation = decided.operations[0]!;
-    return resultOf(await this.deps.engine.drive(operation.id, reserved ? { ...drive, transaction: reserved, operation } : undefined));
+    return resultOf(await this.deps.engine.drive(operation.id, knownToDrive(drive, reserved, operation)));
   }
 
   /** A capture, void or renew of `amount`, referring to the transaction's authorization (or sale). */
@@ -223,6 +222,11 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     const a = await repos.transactions.reservationAmounts(tx.id);
     return amountExceeds(action, a ? available(action, a) : 0);
   }
+}
+
+/** What the drive of `operation` would read, when its reservation gave the transaction back (else it reads). */
+function knownToDrive(drive: DriveContext, reserved: Transaction | null, operation: Operation): DriveRecord | undefined {
+  return reserved ? { ...drive, transaction: reserved, operation } : undefined;
 }
 
 /** The answer of the API for where the engine left an operation. */

@@ -671,9 +671,10 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
         : null;
       // The drive job's row becomes the callback's job (one write, one row fewer) when the callback
       // is of the state this answer entered: no other job of it can exist, and the answer is applied once.
-      if (job) await job.settleIn(repos.jobs, callback && becameFinal ? { done: true, continueAs: callback } : { done: true });
+      const continued = job && callback && becameFinal ? callback : null;
+      if (job) await job.settleIn(repos.jobs, continued ? { done: true, continueAs: continued } : { done: true });
       else await repos.jobs.cancelQueued(driveJobKey(op.id), nowMs);
-      if (callback && !(job && becameFinal)) await repos.jobs.enqueue(callback);
+      if (callback && !continued) await repos.jobs.enqueue(callback);
       return { operation: answered, transaction: after, follow: next, becameFinal };
     });
     this.deps.events?.logEvent('payment.answered', answeredEvent(applied.transaction, applied.operation, applied.follow));
