@@ -208,9 +208,10 @@ describe('callback delivery', { concurrency: true }, () => {
       const rx = await startSilentReceiver();
       try {
         const m = await t.createMerchant({ physical: false });
+        // Before the request: the callback's attempt starts in the MOTO's answer commit, before its response arrives.
+        const started = Date.now();
         const moto = await m.api.post(`${API}/moto`, motoBody(m, { notificationUrl: rx.url('/silent') }));
         assert.equal(moto.status, 200, moto.text);
-        const started = Date.now();
         const txId = moto.body.transaction.id as string;
         const notification = await waitFor(
           async () => {
