@@ -185,7 +185,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const callbackUrlPolicy = new CallbackUrlPolicy({ allowPrivate });
   const callbacks = new CallbackDelivery<Repositories>({
     notifications: store.notifications,
-    transaction: (fn) => store.transaction(fn),
+    transaction: (fn, unit) => store.transaction(fn, unit),
     findTransaction: (accountId, id) => store.transactions.findById(accountId, id),
     pointsOfSale,
     builder: notificationBuilder,
@@ -242,7 +242,7 @@ export function buildServices(deps: ServiceDeps): Services {
   };
   const webhooks = new WebhooksService({
     webhooks: store.webhooks,
-    transaction: (fn) => store.transaction((repos) => fn(repos)),
+    transaction: (fn, unit) => store.transaction((repos) => fn(repos), unit),
     pointsOfSale,
     checkUrl: (field, url, domain) => callbackUrlPolicy.check(field, url, domain),
     async sender({ url, headers, body }) {

@@ -22,6 +22,7 @@ import type { DeliveryGate } from './delivery-gate.js';
 import { notFound } from '../shared/errors.js';
 import { type EventsLog, hostOf } from '../shared/events-log.js';
 import { newId } from '../shared/ids.js';
+import { DELIVERY_RECORD_UNIT, type UnitOptions } from '../shared/unit-of-work.js';
 import type { PointOfSaleWithSecret } from '../modules/points-of-sale/point-of-sale.js';
 import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS, type CallbackJobPayload, callbackJob, type KnownToCallback } from '../modules/transactions/payment-engine.js';
 import type { NotificationBuilder } from '../modules/transactions/notification.js';
@@ -46,8 +47,11 @@ export interface CallbackRepos {
 
 export interface CallbackDeps<R extends CallbackRepos> {
   notifications: NotificationsRepository;
-  /** One commit: an attempt, the notification's counters and the job's outcome. */
-  transaction<T>(fn: (repos: R) => Promise<T>): Promise<T>;
+  /**
+   * One commit: an attempt, the notification's counters and the job's outcome. `lingerMs`: the
+   * commit may wait that long to share another's (DELIVERY_RECORD_LINGER_MS).
+   */
+  transaction<T>(fn: (repos: R) => Promise<T>, options?: UnitOptions): Promise<T>;
   findTransaction(accountId: string, id: string): Promise<Transaction | null>;
   /** Only for callbacks queued before their row kept the Authorization value (migration 013). */
   pointsOfSale: { getWithSecret(accountId: string, id: string): Promise<PointOfSaleWithSecret | null> };
@@ -157,7 +161,7 @@ export class CallbackDelivery<R extends CallbackRepos> {
         },
       );
       await ctx.settleIn(repos.jobs, delivered ? { done: true } : { error: `callback not delivered: ${error}`, retryAt });
-    });
+    }, DELIVERY_RECORD_UNIT);
     deps.events?.logEvent('callback.attempt', {
       transactionId: notification.transactionId,
       accountId: notification.accountId,

@@ -54,6 +54,7 @@ import { KyselyDashboardSessionsRepository } from './repositories/dashboard-sess
 import type { Database } from './schema.js';
 import type { StatementCounter } from './statement-counter.js';
 import { groupCommitDialect, WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
+import type { UnitOptions } from '../shared/unit-of-work.js';
 
 export interface Repositories {
   /** Runs `fn` once this commit is done (nothing runs when it rolls back): log lines, wake-ups. */
@@ -92,8 +93,12 @@ export interface Store extends Repositories {
   readonly batcher: WriteBatcher | null;
   /** The connection's statement and commit counter (off by default; see statement-counter.ts). */
   readonly counters: StatementCounter;
-  /** One unit of work: on SQLite group-committed with others (see write-batcher.ts), on PostgreSQL one pool transaction. */
-  transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * One unit of work: on SQLite group-committed with others (see write-batcher.ts), on PostgreSQL one
+   * pool transaction. `lingerMs` (SQLite): the unit may wait that long to join a commit another
+   * starts — for bookkeeping whose caller waits for nobody; PostgreSQL commits it at once.
+   */
+  transaction<T>(fn: (repos: Repositories) => Promise<T>, options?: UnitOptions): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -186,7 +191,7 @@ function createSqliteStore(
     idempotency: new KyselyIdempotencyStore(batched),
     batcher,
     counters: connection.counters,
-    transaction: (fn) => inTransaction((work) => batcher.run(work), fn, connection.dialect, options, notify),
+    transaction: (fn, unit) => inTransaction((work) => batcher.run(work, unit), fn, connection.dialect, options, notify),
     ping: () => connection.ping(),
     async close() {
       await batcher.drain();

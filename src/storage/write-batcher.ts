@@ -5,8 +5,9 @@
  * COMMIT` on the single SQLite connection (node:sqlite or better-sqlite3, see sqlite-driver.ts):
  *
  *   - each closure runs in its own SAVEPOINT: one that throws is rolled back to its savepoint
- *     alone and its caller gets the error; the others commit (a batch of one needs no savepoint:
- *     its transaction is rolled back instead);
+ *     alone and its caller gets the error; the others commit (the first closure of a transaction
+ *     needs no savepoint: when it throws, the transaction is rolled back, and the closures after
+ *     it begin another);
  *   - no closure's promise settles before the COMMIT that holds it has returned and been made
  *     durable (`durable`: an fdatasync of the WAL in the thread pool, see wal-sync.ts — the event
  *     loop keeps serving meanwhile), so nothing is answered (HTTP response, job marked done,
@@ -15,6 +16,12 @@
  *     COMMIT rejects every closure of the batch;
  *   - while one batch commits, new closures queue for the next one: the commit rate stays at what
  *     the disk gives, and the rows per commit grow with the load.
+ *
+ * A unit may linger (`run(fn, { lingerMs })`): bookkeeping whose caller waits for nobody (a
+ * delivered callback's record) does not start a commit of its own but joins the next one that
+ * another unit starts, or commits alone once it has waited `lingerMs`. At low rates this saves a
+ * commit, its fsync and its wake-ups per such unit; under load commits follow each other anyway
+ * and a lingering unit waits for none.
  *
  * Closures run one after another (never interleaved), so each sees the writes of those before
  * it, exactly as serial transactions would. The batch holds Kysely's connection lock for its
@@ -33,6 +40,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
+import type { UnitOptions } from '../shared/unit-of-work.js';
 import type { Database } from './schema.js';
 import type { SqliteHandle, SqliteStatement as Statement } from './sqlite-handle.js';
 import { StatementCounter } from './statement-counter.js';
@@ -50,12 +58,16 @@ interface Item {
   fn: (conn: Kysely<Database>) => Promise<unknown>;
   resolve(value: unknown): void;
   reject(error: unknown): void;
+  /** Wall time (ms) until which the unit may wait for another's commit; 0: starts one at once. */
+  lingerUntil: number;
 }
 
 export interface BatcherStats {
   commits: number;
   closures: number;
   largestBatch: number;
+  /** Units that were queued to linger (joined another's commit, or waited theirs out). */
+  lingered: number;
 }
 
 /**
@@ -96,10 +108,15 @@ export class StatementCache {
 
 export class WriteBatcher {
   private queue: Item[] = [];
+  /** Queued units that start a commit (lingerUntil 0). */
+  private urgent = 0;
   private scheduled = false;
   private flushing: Promise<void> | null = null;
+  /** The timer that commits lingering units when the first of them has waited enough. */
+  private lingerTimer: NodeJS.Timeout | null = null;
+  private lingerTimerAt = Number.POSITIVE_INFINITY;
   private readonly maxBatch: number;
-  readonly stats: BatcherStats = { commits: 0, closures: 0, largestBatch: 0 };
+  readonly stats: BatcherStats = { commits: 0, closures: 0, largestBatch: 0, lingered: 0 };
 
   /**
    * @param db the Kysely instance of the SQLite connection (its lock serializes batches with reads)
@@ -114,10 +131,19 @@ export class WriteBatcher {
   }
 
   /** Runs `fn` in the next group commit; settles after that commit (or with `fn`'s own error). */
-  run<T>(fn: (conn: Kysely<Database>) => Promise<T>): Promise<T> {
+  run<T>(fn: (conn: Kysely<Database>) => Promise<T>, options: UnitOptions = {}): Promise<T> {
+    const lingerMs = options.lingerMs ?? 0;
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject });
-      this.schedule();
+      const lingerUntil = lingerMs > 0 ? Date.now() + lingerMs : 0;
+      this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, lingerUntil });
+      if (lingerUntil === 0) {
+        this.urgent++;
+        this.schedule();
+      } else {
+        this.stats.lingered++;
+        // A commit under way or about to start takes it; otherwise its own deadline does.
+        if (!this.flushing && !this.scheduled) this.armLingerTimer(lingerUntil);
+      }
     });
   }
 
@@ -131,30 +157,63 @@ export class WriteBatcher {
     return this.db.connection().execute(async () => this.statements.execute<R>(query));
   }
 
-  /** Resolves once everything queued so far is committed. */
+  /** Resolves once everything queued so far is committed (lingering units without waiting). */
   async drain(): Promise<void> {
-    while (this.flushing || this.queue.length) await (this.flushing ?? new Promise((r) => setImmediate(r)));
+    while (this.flushing || this.queue.length) {
+      if (!this.flushing) this.schedule();
+      await (this.flushing ?? new Promise((r) => setImmediate(r)));
+    }
   }
 
   private schedule(): void {
     if (this.scheduled || this.flushing) return;
     this.scheduled = true;
+    this.clearLingerTimer();
     // setImmediate, not a microtask: the requests read in the same I/O turn join this batch.
     setImmediate(() => {
       this.scheduled = false;
       this.flushing = this.flush().finally(() => {
         this.flushing = null;
-        if (this.queue.length) this.schedule();
+        if (this.urgent > 0) this.schedule();
+        else if (this.queue.length) this.armLingerTimer(this.firstLingerDeadline());
       });
     });
   }
 
   private async flush(): Promise<void> {
-    // Whatever queued while a batch committed forms the next one, at once.
-    while (this.queue.length) {
+    // Whatever queued while a batch committed forms the next one, at once — unless it may linger.
+    do {
       const batch = this.queue.splice(0, this.maxBatch);
+      for (const item of batch) if (item.lingerUntil === 0) this.urgent--;
       await this.commit(batch);
-    }
+    } while (this.queue.length && (this.urgent > 0 || this.firstLingerDeadline() <= Date.now()));
+  }
+
+  private firstLingerDeadline(): number {
+    let first = Number.POSITIVE_INFINITY;
+    for (const item of this.queue) if (item.lingerUntil < first) first = item.lingerUntil;
+    return first;
+  }
+
+  private armLingerTimer(at: number): void {
+    if (this.lingerTimer && this.lingerTimerAt <= at) return;
+    this.clearLingerTimer();
+    this.lingerTimerAt = at;
+    this.lingerTimer = setTimeout(
+      () => {
+        this.lingerTimer = null;
+        this.lingerTimerAt = Number.POSITIVE_INFINITY;
+        this.schedule();
+      },
+      Math.max(0, at - Date.now()),
+    );
+  }
+
+  private clearLingerTimer(): void {
+    if (!this.lingerTimer) return;
+    clearTimeout(this.lingerTimer);
+    this.lingerTimer = null;
+    this.lingerTimerAt = Number.POSITIVE_INFINITY;
   }
 
   private async commit(batch: Item[]): Promise<void> {
@@ -163,20 +222,27 @@ export class WriteBatcher {
     let committed = false;
     try {
       await this.db.connection().execute(async (conn) => {
-        exec('BEGIN IMMEDIATE');
-        // A batch of one needs no savepoint: if its closure throws, the whole transaction is its own.
-        const solo = batch.length === 1;
+        const handle = this.statements.handle;
         try {
+          // `fresh`: no unit has written into the open transaction yet. Such a unit needs no
+          // savepoint: if it throws, the transaction rolled back is its alone, and the units after
+          // it start a new one.
+          let fresh = true;
           for (const item of batch) {
-            if (!solo) exec('SAVEPOINT group_commit_item');
+            if (!handle.inTransaction) {
+              exec('BEGIN IMMEDIATE');
+              fresh = true;
+            }
+            if (!fresh) exec('SAVEPOINT group_commit_item');
             try {
               const value = await item.fn(conn);
-              if (!solo) exec('RELEASE group_commit_item');
+              if (!fresh) exec('RELEASE group_commit_item');
+              fresh = false;
               outcomes.push({ ok: true, value });
             } catch (error) {
               // An I/O or full-disk error ends the whole transaction: then the batch fails as one.
-              if (!this.statements.handle.inTransaction) throw error;
-              if (solo) exec('ROLLBACK');
+              if (!handle.inTransaction) throw error;
+              if (fresh) exec('ROLLBACK');
               else {
                 exec('ROLLBACK TO group_commit_item');
                 exec('RELEASE group_commit_item');
@@ -184,8 +250,8 @@ export class WriteBatcher {
               outcomes.push({ ok: false, error });
             }
           }
-          // Nothing left to commit when the only closure was rolled back.
-          if (this.statements.handle.inTransaction) {
+          // Nothing left to commit when the last units were rolled back with their transaction.
+          if (handle.inTransaction) {
             await this.options.beforeCommit?.(batch.length);
             exec('COMMIT');
             committed = true;
@@ -197,7 +263,7 @@ export class WriteBatcher {
           // The batch's own error is the one its callers get (SQLITE_BUSY, SQLITE_IOERR, SQLITE_FULL → 503),
           // not a failing ROLLBACK's (after an I/O or full-disk error SQLite has usually rolled back by itself).
           try {
-            if (this.statements.handle.inTransaction) exec('ROLLBACK');
+            if (handle.inTransaction) exec('ROLLBACK');
           } catch {}
           throw error;
         }

@@ -207,6 +207,72 @@ for (const driver of availableSqliteDrivers()) {
       );
     });
 
+    test('group commit: a failing first unit is rolled back with its transaction (no savepoint), the units after it commit in another', async () => {
+      const batcher = new WriteBatcher(connection.db, connection.statements!);
+      const insert = (db: Parameters<Parameters<WriteBatcher['run']>[0]>[0], id: number, n = 0) => sql`insert into t (id, v, n) values (${id}, ${`f${id}`}, ${n})`.execute(db);
+      const counter = connection.statements!.counter;
+      counter.log = [];
+      counter.start();
+      const results = await Promise.allSettled([
+        batcher.run(async (db) => {
+          await insert(db, 80);
+          await insert(db, 81, -1);
+        }),
+        batcher.run((db) => insert(db, 82)),
+        batcher.run((db) => insert(db, 83)),
+      ]);
+      counter.stop();
+      const control = counter.log.filter((s) => !/^insert/i.test(s));
+      counter.log = null;
+      assert.deepEqual(
+        results.map((r) => r.status === 'fulfilled' || (r.reason as { code?: string }).code),
+        ['SQLITE_CONSTRAINT_CHECK', true, true],
+      );
+      assert.deepEqual(control, ['BEGIN IMMEDIATE', 'ROLLBACK', 'BEGIN IMMEDIATE', 'SAVEPOINT group_commit_item', 'RELEASE group_commit_item', 'COMMIT']);
+      assert.equal(batcher.stats.commits, 1);
+      const rows = await sql<{ id: number }>`select id from t where id between 80 and 89 order by id`.execute(connection.db);
+      assert.deepEqual(
+        rows.rows.map((r) => r.id),
+        [82, 83],
+        'the first unit left nothing',
+      );
+    });
+
+    test('group commit: a lingering unit joins the next commit another unit starts, or commits alone once it has waited; drain takes it at once', async () => {
+      const batcher = new WriteBatcher(connection.db, connection.statements!);
+      const insert = (id: number, lingerMs?: number) =>
+        batcher.run((db) => sql`insert into t (id, v, n) values (${id}, ${`l${id}`}, ${0})`.execute(db), lingerMs === undefined ? {} : { lingerMs });
+      const settled = new Set<number>();
+      const track = (id: number, p: Promise<unknown>) => p.then(() => settled.add(id));
+
+      const joined = track(90, insert(90, 60_000));
+      await new Promise((r) => setTimeout(r, 30));
+      assert.equal(settled.has(90), false, 'it starts no commit of its own');
+      assert.equal(batcher.stats.commits, 0);
+      await insert(91);
+      await joined;
+      assert.equal(batcher.stats.commits, 1, 'it joined the commit of the unit after it');
+
+      const started = Date.now();
+      const alone = track(92, insert(92, 80));
+      await new Promise((r) => setTimeout(r, 20));
+      assert.equal(settled.has(92), false);
+      await alone;
+      assert.ok(Date.now() - started >= 75, 'committed alone after its wait');
+      assert.equal(batcher.stats.commits, 2);
+
+      void track(93, insert(93, 60_000));
+      await batcher.drain();
+      assert.equal(settled.has(93), true, 'drain commits it without waiting');
+      assert.equal(batcher.stats.commits, 3);
+      assert.equal(batcher.stats.lingered, 3);
+      const rows = await sql<{ id: number }>`select id from t where id between 90 and 99 order by id`.execute(connection.db);
+      assert.deepEqual(
+        rows.rows.map((r) => r.id),
+        [90, 91, 92, 93],
+      );
+    });
+
     test('inTransaction is asked of the connection: BEGIN, COMMIT, and a transaction SQLite ended by itself', () => {
       const handle = openSqlite(':memory:', driver);
       try {
