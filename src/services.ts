@@ -242,7 +242,7 @@ export function buildServices(deps: ServiceDeps): Services {
   };
   const webhooks = new WebhooksService({
     webhooks: store.webhooks,
-    transaction: (fn, unit) => store.transaction((repos) => fn(repos), unit),
+    transaction: (fn) => store.transaction((repos) => fn(repos)),
     pointsOfSale,
     checkUrl: (field, url, domain) => callbackUrlPolicy.check(field, url, domain),
     async sender({ url, headers, body }) {

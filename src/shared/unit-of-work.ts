@@ -8,10 +8,14 @@ export interface UnitOptions {
 }
 
 /**
- * The record of a delivery attempt (callback or webhook) may wait this long for another commit:
+ * The record of a callback's attempt (with its job's end) may wait this long for another commit:
  * the receiver has its answer already and nobody waits for the record. At low rates it shares the
  * next payment's commit instead of paying a commit and an fsync of its own; a crash within the wait
- * sends the delivery again (deliveries are at least once, with their X-Delivery-Id).
+ * sends the callback again (callbacks are at least once, with their X-Delivery-Id).
+ *
+ * Not for webhooks: their job ends in the runner's commit after the record's, so a lingering
+ * record would wait for nothing; ending the job in the record's commit made the fan-out of 100k
+ * deliveries on SQLite about 5 % slower (3 runs each), though it saved a commit per delivery.
  */
 export const DELIVERY_RECORD_LINGER_MS = 20;
 

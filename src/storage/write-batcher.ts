@@ -18,10 +18,10 @@
  *     the disk gives, and the rows per commit grow with the load.
  *
  * A unit may linger (`run(fn, { lingerMs })`): bookkeeping whose caller waits for nobody (a
- * delivered callback's record) does not start a commit of its own but joins the next one that
- * another unit starts, or commits alone once it has waited `lingerMs`. At low rates this saves a
- * commit, its fsync and its wake-ups per such unit; under load commits follow each other anyway
- * and a lingering unit waits for none.
+ * delivered callback's record) that finds the batcher idle does not start a commit of its own but
+ * joins the next one that another unit starts, or commits alone once it has waited `lingerMs`. At
+ * low rates this saves a commit, its fsync and its wake-ups per such unit; under load the batcher
+ * is seldom idle, and a unit queued while a commit is under way joins the next one at once.
  *
  * Closures run one after another (never interleaved), so each sees the writes of those before
  * it, exactly as serial transactions would. The batch holds Kysely's connection lock for its
@@ -132,17 +132,18 @@ export class WriteBatcher {
 
   /** Runs `fn` in the next group commit; settles after that commit (or with `fn`'s own error). */
   run<T>(fn: (conn: Kysely<Database>) => Promise<T>, options: UnitOptions = {}): Promise<T> {
-    const lingerMs = options.lingerMs ?? 0;
+    // Only a unit that finds the batcher idle lingers: one queued while a commit is under way or
+    // about to start joins the next commit at once (under load lingering would only add waits).
+    const lingers = (options.lingerMs ?? 0) > 0 && !this.flushing && !this.scheduled;
     return new Promise<T>((resolve, reject) => {
-      const lingerUntil = lingerMs > 0 ? Date.now() + lingerMs : 0;
+      const lingerUntil = lingers ? Date.now() + options.lingerMs! : 0;
       this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, lingerUntil });
       if (lingerUntil === 0) {
         this.urgent++;
         this.schedule();
       } else {
         this.stats.lingered++;
-        // A commit under way or about to start takes it; otherwise its own deadline does.
-        if (!this.flushing && !this.scheduled) this.armLingerTimer(lingerUntil);
+        this.armLingerTimer(lingerUntil);
       }
     });
   }

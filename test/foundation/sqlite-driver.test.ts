@@ -209,7 +209,8 @@ for (const driver of availableSqliteDrivers()) {
 
     test('group commit: a failing first unit is rolled back with its transaction (no savepoint), the units after it commit in another', async () => {
       const batcher = new WriteBatcher(connection.db, connection.statements!);
-      const insert = (db: Parameters<Parameters<WriteBatcher['run']>[0]>[0], id: number, n = 0) => sql`insert into t (id, v, n) values (${id}, ${`f${id}`}, ${n})`.execute(db);
+      const insert = (db: Parameters<Parameters<WriteBatcher['run']>[0]>[0], id: number, n = 0) =>
+        sql`insert into t (id, v, n) values (${id}, ${`f${id}`}, ${n})`.execute(db);
       const counter = connection.statements!.counter;
       counter.log = [];
       counter.start();
@@ -253,6 +254,7 @@ for (const driver of availableSqliteDrivers()) {
       await joined;
       assert.equal(batcher.stats.commits, 1, 'it joined the commit of the unit after it');
 
+      await batcher.drain();
       const started = Date.now();
       const alone = track(92, insert(92, 80));
       await new Promise((r) => setTimeout(r, 20));
@@ -261,6 +263,7 @@ for (const driver of availableSqliteDrivers()) {
       assert.ok(Date.now() - started >= 75, 'committed alone after its wait');
       assert.equal(batcher.stats.commits, 2);
 
+      await batcher.drain();
       void track(93, insert(93, 60_000));
       await batcher.drain();
       assert.equal(settled.has(93), true, 'drain commits it without waiting');
@@ -271,6 +274,19 @@ for (const driver of availableSqliteDrivers()) {
         rows.rows.map((r) => r.id),
         [90, 91, 92, 93],
       );
+    });
+
+    test('group commit: a unit that may linger but is queued while a commit is under way joins the next commit at once', async () => {
+      let late: Promise<unknown> | null = null;
+      const batcher = new WriteBatcher(connection.db, connection.statements!, {
+        beforeCommit: () => {
+          late ??= batcher.run((db) => sql`insert into t (id, v, n) values (${95}, ${'busy'}, ${0})`.execute(db), { lingerMs: 60_000 });
+        },
+      });
+      await batcher.run((db) => sql`insert into t (id, v, n) values (${94}, ${'first'}, ${0})`.execute(db));
+      await late;
+      assert.equal(batcher.stats.commits, 2, 'committed in the next commit, not after its 60 s');
+      assert.equal(batcher.stats.lingered, 0);
     });
 
     test('inTransaction is asked of the connection: BEGIN, COMMIT, and a transaction SQLite ended by itself', () => {

@@ -43,5 +43,5 @@ export function webhookRelayJob(deps: { service: WebhooksService; jobs: JobQueue
 
 /** The handler ends the delivery itself after the schedule's last attempt (the catalogue's attempts leave slack for runs lost to a crash). */
 export function webhookDeliveryJob(deps: { service: WebhooksService }): JobDefinition<{ deliveryId: string }> {
-  return defineJob(WEBHOOK_DELIVER_JOB, (payload, ctx) => deps.service.deliver(payload.deliveryId, ctx));
+  return defineJob(WEBHOOK_DELIVER_JOB, (payload) => deps.service.deliver(payload.deliveryId));
 }

@@ -1,12 +1,11 @@
 import type { Clock } from '../../clock.js';
 import type { DeliveryGate } from '../../delivery/delivery-gate.js';
 import { newJob } from '../../jobs/catalogue.js';
-import { type JobContext, RetryLater } from '../../jobs/job.js';
+import { RetryLater } from '../../jobs/job.js';
 import type { Sealer } from '../../security/secret-box.js';
 import { FieldErrorCollector, fieldError, notFound } from '../../shared/errors.js';
 import type { EventsLog } from '../../shared/events-log.js';
 import { newId } from '../../shared/ids.js';
-import { DELIVERY_RECORD_UNIT, type UnitOptions } from '../../shared/unit-of-work.js';
 import { isOnApprovedDomain } from '../points-of-sale/point-of-sale.js';
 import {
   type DeliveryAttempt,
@@ -52,8 +51,7 @@ export type UrlCheck = (field: string, url: string, domain: string) => Promise<v
 
 export interface WebhooksDeps {
   webhooks: WebhooksRepository;
-  /** One commit; `lingerMs`: it may wait that long to share another's (DELIVERY_RECORD_LINGER_MS). */
-  transaction<T>(fn: (uow: WebhooksUnitOfWork) => Promise<T>, options?: UnitOptions): Promise<T>;
+  transaction<T>(fn: (uow: WebhooksUnitOfWork) => Promise<T>): Promise<T>;
   /** The merchant's points of sale, whose approved domains webhook URLs must be on. */
   pointsOfSale: { list(accountId: string, offset: number, limit: number): Promise<{ items: Array<{ domain: string }>; total: number }> };
   checkUrl: UrlCheck;
@@ -239,10 +237,9 @@ export class WebhooksService {
    * One attempt of a delivery. Sends nothing when the delivery is no longer pending or its webhook
    * is deleted or paused. A failed attempt before the last throws RetryLater with the schedule's delay.
    * When the delivery gate is full for the merchant or the webhook's host:port it throws Deferred:
-   * nothing sent, nothing recorded, and the job's attempt not counted. Given the job's `settleIn`,
-   * a delivered attempt ends its job in the commit that records it.
+   * nothing sent, nothing recorded, and the job's attempt not counted.
    */
-  async deliver(deliveryId: string, job?: Pick<JobContext, 'settleIn'>): Promise<void> {
+  async deliver(deliveryId: string): Promise<void> {
     const { webhooks } = this.deps;
     const delivery = await webhooks.findDelivery(deliveryId);
     if (!delivery || delivery.state !== 'PENDING') return;
@@ -289,7 +286,6 @@ export class WebhooksService {
       durationMs: Math.max(0, Math.round(result.durationMs)),
       attemptedAt: iso(attemptedAt),
     };
-    // Nobody waits for the record of a delivered attempt: it may share the next commit (linger).
     const { stillPending, paused } = await this.deps.transaction(async (uow) => {
       // A failed attempt may pause the webhook and cancel its pending deliveries: it takes the
       // webhook lock first (the order every such commit keeps: webhook, then deliveries). A
@@ -303,14 +299,10 @@ export class WebhooksService {
         finishedAt: retryInMs === null ? iso(finishedAt) : null,
       });
       if (state === null) return { stillPending: false, paused: null }; // another worker recorded this attempt; it owns what follows
-      if (result.ok) {
-        await job?.settleIn(uow.jobs, { done: true });
-        return { stillPending: false, paused: null };
-      }
-      const pause = await this.autoPause(uow, webhook, finishedAt);
+      const pause = result.ok ? null : await this.autoPause(uow, webhook, finishedAt);
       if (pause) return { stillPending: false, paused: pause.pausedNow ? pause.stats : null };
       return { stillPending: state === 'PENDING', paused: null };
-    }, result.ok ? DELIVERY_RECORD_UNIT : {});
+    });
     if (paused) {
       this.deps.events?.logEvent('webhook.paused', {
         webhookId: webhook.id,

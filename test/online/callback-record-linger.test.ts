@@ -1,0 +1,60 @@
+/**
+ * A delivered callback's record — the attempt, the row's counters and its job's end — is one commit
+ * that may linger (src/shared/unit-of-work.ts): on SQLite, when it finds the group commit idle it
+ * waits for the next commit another unit starts instead of paying its own (the rules are tested on
+ * the batcher in sqlite-driver.test.ts); PostgreSQL commits it at once. Both record the delivery.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { DELIVERY_RECORD_LINGER_MS, type UnitOptions } from '../../src/shared/unit-of-work.js';
+import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
+import { availableStores } from '../support/stores.js';
+import { mitBody, storedCard } from './cit-flows.js';
+import { startReceiver, waitFor } from './helpers.js';
+
+for (const kind of await availableStores()) {
+  describe(`callback record commit (${kind})`, () => {
+    let t: TestRuntime;
+    let m: TestMerchant;
+    let rx: Awaited<ReturnType<typeof startReceiver>>;
+    before(async () => {
+      t = await startTestRuntime(kind);
+      m = await t.createMerchant();
+      rx = await startReceiver();
+    });
+    after(async () => {
+      await rx.close();
+      await t.close();
+    });
+
+    test('the record of a delivered callback is one commit that may linger; the row says DELIVERED', async () => {
+      const { subscriptionId } = await storedCard(t, m, 'cust-linger');
+      const store = t.runtime.store;
+      const original = store.transaction.bind(store);
+      const units: UnitOptions[] = [];
+      store.transaction = ((fn: Parameters<typeof original>[0], unit?: UnitOptions) => {
+        units.push(unit ?? {});
+        return original(fn, unit);
+      }) as typeof store.transaction;
+      try {
+        const path = rx.newPath('linger');
+        const res = await m.api.post(`${API}/mit`, mitBody(subscriptionId, rx.url(path)));
+        assert.equal(res.status, 200, res.text);
+        const id = res.body.transaction.id as string;
+        await waitFor(() => rx.at(path).length > 0 || null, 'the callback');
+        const row = await waitFor(async () => {
+          const found = await store.db.selectFrom('notifications').select(['state', 'attempts']).where('transactionId', '=', id).executeTakeFirst();
+          return found?.state === 'DELIVERED' ? found : null;
+        }, 'the delivery recorded');
+        assert.equal(Number(row.attempts), 1);
+        assert.deepEqual(
+          units.filter((u) => u.lingerMs !== undefined),
+          [{ lingerMs: DELIVERY_RECORD_LINGER_MS }],
+          'one commit for the record, allowed to linger',
+        );
+      } finally {
+        store.transaction = original;
+      }
+    });
+  });
+}
