@@ -19,6 +19,7 @@
  */
 import type { Clock } from '../../clock.js';
 import { AppError } from '../../shared/errors.js';
+import type { ChargeRead } from '../subscriptions/subscriptions.repository.js';
 
 /** 'mit': POST /mit; 'mit_batch': the entries of POST /mit/batch. */
 export type IngestionChannel = 'mit' | 'mit_batch';
@@ -35,7 +36,19 @@ export interface IngestionCountersRepository {
   readonly countsAhead: boolean;
   /** addWithin in a short commit of its own, before the commit that writes the transactions. */
   addAhead(accountId: string, channel: IngestionChannel, windowStart: string, count: number, limit: number): Promise<number | null>;
-  /** Takes back `count` that addAhead took for transactions that were not created. */
+  /**
+   * addAhead and the charge read of the subscription a MIT charges, in one statement (stores that
+   * count ahead): the read (null: no such subscription) and the new total (null: refused).
+   */
+  addAheadReading?(
+    accountId: string,
+    channel: IngestionChannel,
+    windowStart: string,
+    count: number,
+    limit: number,
+    subscriptionId: string,
+  ): Promise<{ read: ChargeRead | null; total: number | null }>;
+  /** Takes back `count` that addAhead took for transactions that were not created (a counter back at 0 is removed). */
   subtract(accountId: string, channel: IngestionChannel, windowStart: string, count: number): Promise<void>;
   /**
    * Adds `count` to the counter of (merchant, channel, window) unless the total would exceed
@@ -99,6 +112,39 @@ export class IngestionCap {
     return { giveBack: () => counters.subtract(accountId, channel, windowStart, count) };
   }
 
+  /**
+   * takeAhead of one MIT folded into the read of the subscription it charges (one statement), on a
+   * store that counts ahead; null elsewhere or without a cap (read, then count, as usual). Returns
+   * the read and either the count taken (`ahead`, to give back when nothing is created) or
+   * `refuse`, which throws the 429 — for the caller to call once the read and the request are
+   * checked, so that a missing subscription or a bad URL answers as it would without the fold —
+   * and `accepted`, to call once they are: the first count of a minute then prunes the minutes
+   * before it (a refused request changes nothing).
+   */
+  async takeAheadReading(
+    accountId: string,
+    channel: IngestionChannel,
+    subscriptionId: string,
+  ): Promise<{ read: ChargeRead | null; ahead: TakenAhead | null; refuse: (() => Promise<never>) | null; accepted: () => Promise<void> } | null> {
+    const limit = this.limitOf(channel);
+    const { counters } = this.deps;
+    if (limit === 0 || !counters.countsAhead || !counters.addAheadReading) return null;
+    const nowMs = this.deps.clock.now();
+    const windowStartMs = Math.floor(nowMs / INGESTION_WINDOW_MS) * INGESTION_WINDOW_MS;
+    const windowStart = new Date(windowStartMs).toISOString();
+    const { read, total } = await counters.addAheadReading(accountId, channel, windowStart, 1, limit, subscriptionId);
+    if (total === null) {
+      return { read, ahead: null, refuse: () => this.refusal(counters, accountId, channel, 1, limit, nowMs), accepted: async () => undefined };
+    }
+    return {
+      read,
+      ahead: { giveBack: () => counters.subtract(accountId, channel, windowStart, 1) },
+      refuse: null,
+      // The first count of a window for this merchant: the windows before it are over.
+      accepted: async () => (total === 1 ? counters.pruneBefore(accountId, channel, windowStart) : undefined),
+    };
+  }
+
   /** Counts `count` in the current minute with `add`; throws 429 past the cap. Returns the minute's start. */
   private async take(
     counters: IngestionCountersRepository,
@@ -117,6 +163,20 @@ export class IngestionCap {
       if (total === count) await counters.pruneBefore(accountId, channel, windowStart);
       return windowStart;
     }
+    return this.refusal(counters, accountId, channel, count, limit, nowMs);
+  }
+
+  /** The 429 of a count past the cap, with the minute's use in its message and headers. */
+  private async refusal(
+    counters: IngestionCountersRepository,
+    accountId: string,
+    channel: IngestionChannel,
+    count: number,
+    limit: number,
+    nowMs: number,
+  ): Promise<never> {
+    const windowStartMs = Math.floor(nowMs / INGESTION_WINDOW_MS) * INGESTION_WINDOW_MS;
+    const windowStart = new Date(windowStartMs).toISOString();
     const used = await counters.current(accountId, channel, windowStart);
     const resetMs = windowStartMs + INGESTION_WINDOW_MS;
     const retryAfterS = Math.max(1, Math.ceil((resetMs - nowMs) / 1000));

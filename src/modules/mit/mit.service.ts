@@ -9,11 +9,11 @@ import { type Effect, effectPart } from '../../shared/effect.js';
 import { AppError, type FieldErrors, notFound } from '../../shared/errors.js';
 import { type OverloadSignal, refuseWhenOverloaded } from '../../shared/overload.js';
 import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
-import type { Chargeable } from '../subscriptions/subscriptions.repository.js';
+import type { Chargeable, ChargeRead } from '../subscriptions/subscriptions.repository.js';
 import type { InstantCapture, Transaction } from '../transactions/transaction.js';
 import type { PaymentRequest, PipelineRepos } from '../transactions/payment-engine.js';
 import { validateEntry } from './entry-validation.js';
-import type { IngestionCap, IngestionChannel, IngestionRepos } from './ingestion-cap.js';
+import type { IngestionCap, IngestionChannel, IngestionRepos, TakenAhead } from './ingestion-cap.js';
 import { MitBody } from './mit.schemas.js';
 
 export type MitRequest = Static<typeof MitBody>;
@@ -25,6 +25,8 @@ export interface MitDeps<R extends MitRepos> {
   /** The subscription with its payment method and point of sale (read together: one statement). */
   subscriptions: {
     requireChargeable(accountId: string, subscriptionId: string): Promise<Chargeable>;
+    /** requireChargeable's check of a read made with the ingestion count (IngestionCap.takeAheadReading). */
+    chargeableOf(read: ChargeRead | null): Promise<Chargeable>;
     /** The same for a batch's subscriptions in one read: by id, what it charges or its 422. */
     requireChargeableMany(accountId: string, subscriptionIds: readonly string[]): Promise<Map<string, Chargeable | AppError>>;
   };
@@ -54,8 +56,24 @@ export class MitService<R extends MitRepos = MitRepos> {
   /** POST /mit: validated, committed PENDING with its job (and counted against the cap); the answer follows by callback. */
   async create(accountId: string, body: MitRequest, clientIp: string | null, effect: Effect | null = null): Promise<Transaction> {
     await refuseWhenOverloaded(this.deps.overload);
-    const request = await this.prepare(accountId, body, clientIp, charged(await this.deps.subscriptions.requireChargeable(accountId, body.subscriptionId)));
-    const [created] = await this.submitCounted(accountId, 'mit', [{ ...request, effect }]);
+    // A store that counts ahead reads the subscription and takes the count in one statement.
+    const folded = await this.deps.ingestion.takeAheadReading(accountId, 'mit', body.subscriptionId);
+    if (!folded) {
+      const request = await this.prepare(accountId, body, clientIp, charged(await this.deps.subscriptions.requireChargeable(accountId, body.subscriptionId)));
+      const [created] = await this.submitCounted(accountId, 'mit', [{ ...request, effect }]);
+      return created!;
+    }
+    let request: PaymentRequest<R>;
+    try {
+      request = await this.prepare(accountId, body, clientIp, charged(await this.deps.subscriptions.chargeableOf(folded.read)));
+      // Past the cap: the 429, once the subscription and the request were found good (as unfolded).
+      if (folded.refuse) await folded.refuse();
+      await folded.accepted();
+    } catch (err) {
+      await folded.ahead?.giveBack().catch(() => undefined);
+      throw err;
+    }
+    const [created] = await this.submitCounted(accountId, 'mit', [{ ...request, effect }], folded.ahead);
     return created!;
   }
 
@@ -114,10 +132,16 @@ export class MitService<R extends MitRepos = MitRepos> {
    * created): in that commit, or just before it when the store counts ahead — then given back when
    * the commit fails or creates nothing (a retry that found what its first attempt created).
    */
-  private async submitCounted(accountId: string, channel: IngestionChannel, requests: PaymentRequest<R>[]): Promise<Transaction[]> {
+  private async submitCounted(
+    accountId: string,
+    channel: IngestionChannel,
+    requests: PaymentRequest<R>[],
+    takenAhead?: TakenAhead | null,
+  ): Promise<Transaction[]> {
     const first = requests[0];
     if (!first) return [];
-    const ahead = await this.deps.ingestion.takeAhead(accountId, channel, requests.length);
+    // `takenAhead`: counted already, with the read (create); null: nothing to give back.
+    const ahead = takenAhead !== undefined ? takenAhead : await this.deps.ingestion.takeAhead(accountId, channel, requests.length);
     let committed = false;
     const inCommit: PaymentRequest<R>['inCommit'] = async (repos) => {
       committed = true;

@@ -3,6 +3,7 @@ import type { IngestionChannel, IngestionCountersRepository } from '../../module
 import type { Dialect } from '../connect.js';
 import type { Database } from '../schema.js';
 import { queryTemplate, type Params } from '../query-template.js';
+import { findForChargeCountingAhead } from './subscriptions.js';
 
 /** The conditional upsert of addWithin, compiled once (query-template.ts). */
 const addWithinUpsert = queryTemplate(
@@ -59,7 +60,22 @@ export class KyselyIngestionCounters implements IngestionCountersRepository {
     return rows[0] ? Number(rows[0].count) : null;
   }
 
+  async addAheadReading(accountId: string, channel: IngestionChannel, windowStart: string, count: number, limit: number, subscriptionId: string) {
+    if (!this.countsAhead) throw new Error('addAheadReading: this store counts in the commit');
+    return findForChargeCountingAhead(this.db, { accountId, id: subscriptionId }, { channel, windowStart, count, limit });
+  }
+
   async subtract(accountId: string, channel: IngestionChannel, windowStart: string, count: number): Promise<void> {
+    // A count given back to zero leaves no row: a refused request (4xx) changes nothing. A count
+    // taken meanwhile by another request finds no row and inserts one, as for a new window.
+    const emptied = await this.db
+      .deleteFrom('ingestionCounters')
+      .where('accountId', '=', accountId)
+      .where('channel', '=', channel)
+      .where('windowStart', '=', windowStart)
+      .where('count', '=', count)
+      .executeTakeFirst();
+    if (Number(emptied.numDeletedRows) > 0) return;
     await this.db
       .updateTable('ingestionCounters')
       .set({ count: sql<number>`count - ${count}` })

@@ -70,6 +70,50 @@ const selectForCharge = queryTemplate((db: Kysely<Database>, p: Params<{ id: str
   chargeQuery(db).where('s.id', '=', p.id).where('s.accountId', '=', p.accountId),
 );
 
+/**
+ * PostgreSQL: the charge read of one subscription and an ingestion count taken ahead
+ * (ingestion-counters.ts) in one statement — one round trip fewer per POST /mit. The count is the
+ * conditional upsert of addAhead in a data-modifying CTE, in a commit that does not wait for its WAL
+ * flush; the read is left-joined to the one row of that setting, so a missing subscription still
+ * answers the count (the caller gives it back).
+ */
+const chargeReadCountingAhead = queryTemplate(
+  (db: Kysely<Database>, p: Params<{ id: string; accountId: string; channel: string; windowStart: string; count: number; limit: number }>) =>
+    db
+      .with('asyncCommit', (qb) => qb.selectNoFrom(sql<string>`set_config('synchronous_commit', 'off', true)`.as('setting')))
+      .with('counted', (qb) =>
+        qb
+          .insertInto('ingestionCounters')
+          .values({ accountId: p.accountId, channel: p.channel, windowStart: p.windowStart, count: p.count })
+          .onConflict((oc) =>
+            oc
+              .columns(['accountId', 'channel', 'windowStart'])
+              .doUpdateSet({ count: sql<number>`ingestion_counters.count + excluded.count` })
+              .where(sql<number>`ingestion_counters.count + excluded.count`, '<=', p.limit),
+          )
+          .returning('count'),
+      )
+      .selectFrom('asyncCommit')
+      .leftJoin(chargeQuery(db).where('s.id', '=', p.id).where('s.accountId', '=', p.accountId).as('c'), (join) => join.onTrue())
+      .selectAll('c')
+      .select((eb) => eb.selectFrom('counted').select('count').as('ingestionCount')),
+);
+
+/** The charge read (null: no such subscription) and the count's new total (null: refused), in one statement. */
+export async function findForChargeCountingAhead(
+  db: Kysely<Database>,
+  read: { accountId: string; id: string },
+  take: { channel: string; windowStart: string; count: number; limit: number },
+): Promise<{ read: ChargeRead | null; total: number | null }> {
+  // The left-joined read's columns (null when there is no such subscription) and the count.
+  const row = (await chargeReadCountingAhead.executeTakeFirst(db, { ...read, ...take })) as unknown as (ChargeRow & { ingestionCount?: unknown }) | undefined;
+  if (!row) throw new Error('the counting charge read returned no row');
+  const total = row.ingestionCount === null || row.ingestionCount === undefined ? null : Number(row.ingestionCount);
+  // Taken out, not copied by a rest pattern (see toChargeRead).
+  delete row.ingestionCount;
+  return { read: row.id === null ? null : toChargeRead(row), total };
+}
+
 function toChargeRead(row: ChargeRow): ChargeRead {
   // Taken out as takeJoined does (a rest pattern over this wide row is a slow copy).
   const subscription: Record<string, unknown> = { ...row };
