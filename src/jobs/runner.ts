@@ -43,12 +43,6 @@ export class JobRunner implements JobHandoff {
   /** Compiled payload schemas of the definitions that declare one (catalogue.ts). */
   private readonly payloadChecks = new Map<string, TypeCheck<TSchema>>();
   private readonly concurrency: number;
-  /**
-   * While jobs run, a claim waits until this many slots are free (a quarter of them): under a
-   * backlog every job ending or enqueue would otherwise claim the one slot it freed — a write per
-   * job. At most refillAt - 1 slots stay idle meanwhile.
-   */
-  private readonly refillAt: number;
   private readonly idlePollMs: number;
   private running = 0;
   /** Slots held for jobs handed over in commits under way (take). */
@@ -84,7 +78,6 @@ export class JobRunner implements JobHandoff {
   constructor(private readonly options: RunnerOptions) {
     for (const definition of options.definitions) this.register(definition);
     this.concurrency = options.concurrency ?? 32;
-    this.refillAt = Math.max(1, Math.floor(this.concurrency / 4));
     this.idlePollMs = options.idlePollMs ?? 250;
     this.wallNow = options.wallNow ?? wallClock;
   }
@@ -197,11 +190,9 @@ export class JobRunner implements JobHandoff {
     let outage = false;
     while (!this.stopped) {
       let claimed = 0;
-      let waitForSlots = false;
       try {
         const free = this.concurrency - this.busySlots();
-        waitForSlots = free < this.refillAt && this.busySlots() > 0;
-        if (free > 0 && !waitForSlots) {
+        if (free > 0) {
           const notifiedBefore = this.notifications;
           const jobs = await this.claimBatch(free);
           claimed = jobs.length;
@@ -220,8 +211,6 @@ export class JobRunner implements JobHandoff {
       }
       if (this.stopped) break;
       if (failures > 0) await this.sleep(Math.min(CLAIM_BACKOFF_CAP_MS, this.idlePollMs * 2 ** (failures - 1)));
-      // Woken by the job ending that frees enough slots (track); no read of the next due time.
-      else if (waitForSlots) await this.sleep(this.idlePollMs);
       else if (claimed === 0 || this.claimedAll || this.busySlots() >= this.concurrency) await this.sleep(await this.idleDelay());
     }
   }
@@ -270,13 +259,7 @@ export class JobRunner implements JobHandoff {
     this.inFlight.add(promise);
     void promise.then((requeued) => {
       this.inFlight.delete(promise);
-      if (!requeued && this.claimedAll) return;
-      if (this.busySlots() > 0 && this.concurrency - this.busySlots() < this.refillAt) {
-        // The loop claims once enough slots are free; until then nothing is handed ahead of the queue.
-        this.claimedAll = false;
-        return;
-      }
-      this.notify();
+      if (requeued || !this.claimedAll) this.notify();
     });
   }
 

@@ -124,57 +124,6 @@ for (const kind of await availableStores()) {
       await waitFor('the retried job', () => done.includes(flaky));
     });
 
-    test('claims under a backlog take batches: while jobs run, a claim waits until a quarter of the slots are free', async () => {
-      const kind = `held.${newId()}`;
-      const releases: Array<() => void> = [];
-      let claims = 0;
-      const claimed: number[] = [];
-      const store = Object.create(t.store.jobs) as typeof t.store.jobs;
-      store.claim = async (...args: Parameters<typeof t.store.jobs.claim>) => {
-        claims++;
-        const jobs = await t.store.jobs.claim(...args);
-        claimed.push(jobs.length);
-        return jobs;
-      };
-      const r = runner(
-        [
-          {
-            kind,
-            maxAttempts: 5,
-            leaseMs: 30_000,
-            backoff: () => 1000,
-            handle: () => new Promise<void>((resolve) => releases.push(resolve)),
-          } as JobDefinition<never>,
-        ],
-        { store, concurrency: 8, idlePollMs: 60_000 },
-      );
-      for (let i = 0; i < 20; i++) await t.store.jobs.enqueue({ kind, payload: {} });
-      r.start();
-      await waitFor('the first claim to fill every slot', () => releases.length === 8);
-      assert.deepEqual(claimed, [8]);
-      releases.shift()!();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.equal(claims, 1, 'one slot free of 8: no claim yet');
-      r.notify();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.equal(claims, 1, 'an enqueue notice claims nothing either');
-      releases.shift()!();
-      await waitFor('the claim of the two free slots', () => releases.length === 8);
-      assert.deepEqual(claimed, [8, 2]);
-      await waitFor('every job', async () => {
-        while (releases.length) releases.shift()!();
-        return (await t.store.db.selectFrom('jobs').select('id').where('kind', '=', kind).where('state', '!=', 'done').execute()).length === 0;
-      });
-      assert.equal(
-        claimed.reduce((a, b) => a + b, 0),
-        20,
-      );
-      assert.ok(
-        claimed.slice(0, -1).every((n) => n >= 2),
-        `every claim that found jobs left took at least 2: ${claimed.join(', ')}`,
-      );
-    });
-
     test("dead-letters after the definition's maxAttempts (not the store's default of 25)", async () => {
       const kind = `dead.${newId()}`;
       let calls = 0;
