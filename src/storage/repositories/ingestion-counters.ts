@@ -3,22 +3,11 @@ import type { IngestionChannel, IngestionCountersRepository } from '../../module
 import type { Dialect } from '../connect.js';
 import type { Database } from '../schema.js';
 import { queryTemplate, type Params } from '../query-template.js';
+import { countWithinLimit, type CountTake } from './ingestion-upsert.js';
 import { findForChargeCountingAhead } from './subscriptions.js';
 
 /** The conditional upsert of addWithin, compiled once (query-template.ts). */
-const addWithinUpsert = queryTemplate(
-  (db: Kysely<Database>, p: Params<{ accountId: string; channel: string; windowStart: string; count: number; limit: number }>) =>
-    db
-      .insertInto('ingestionCounters')
-      .values({ accountId: p.accountId, channel: p.channel, windowStart: p.windowStart, count: p.count })
-      .onConflict((oc) =>
-        oc
-          .columns(['accountId', 'channel', 'windowStart'])
-          .doUpdateSet({ count: sql<number>`ingestion_counters.count + excluded.count` })
-          .where(sql<number>`ingestion_counters.count + excluded.count`, '<=', p.limit),
-      )
-      .returning('count'),
-);
+const addWithinUpsert = queryTemplate((db: Kysely<Database>, p: Params<CountTake>) => countWithinLimit(db, p));
 
 /**
  * The ingestion caps' counters (016_ingestion_caps). One conditional upsert takes the count: it

@@ -6,6 +6,7 @@ import { joinedColumns, takeJoined } from './joined-columns.js';
 import { PAYMENT_METHOD_COLUMNS, toPaymentMethod } from './payment-methods.js';
 import { POINT_OF_SALE_COLUMNS, toPointOfSale } from './points-of-sale.js';
 import { queryTemplate, type Params } from '../query-template.js';
+import { countWithinLimit, type CountTake } from './ingestion-upsert.js';
 
 /** Compiled once (query-template.ts). */
 const selectSubscription = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string }>) =>
@@ -77,33 +78,21 @@ const selectForCharge = queryTemplate((db: Kysely<Database>, p: Params<{ id: str
  * flush; the read is left-joined to the one row of that setting, so a missing subscription still
  * answers the count (the caller gives it back).
  */
-const chargeReadCountingAhead = queryTemplate(
-  (db: Kysely<Database>, p: Params<{ id: string; accountId: string; channel: string; windowStart: string; count: number; limit: number }>) =>
-    db
-      .with('asyncCommit', (qb) => qb.selectNoFrom(sql<string>`set_config('synchronous_commit', 'off', true)`.as('setting')))
-      .with('counted', (qb) =>
-        qb
-          .insertInto('ingestionCounters')
-          .values({ accountId: p.accountId, channel: p.channel, windowStart: p.windowStart, count: p.count })
-          .onConflict((oc) =>
-            oc
-              .columns(['accountId', 'channel', 'windowStart'])
-              .doUpdateSet({ count: sql<number>`ingestion_counters.count + excluded.count` })
-              .where(sql<number>`ingestion_counters.count + excluded.count`, '<=', p.limit),
-          )
-          .returning('count'),
-      )
-      .selectFrom('asyncCommit')
-      .leftJoin(chargeQuery(db).where('s.id', '=', p.id).where('s.accountId', '=', p.accountId).as('c'), (join) => join.onTrue())
-      .selectAll('c')
-      .select((eb) => eb.selectFrom('counted').select('count').as('ingestionCount')),
+const chargeReadCountingAhead = queryTemplate((db: Kysely<Database>, p: Params<{ id: string } & CountTake>) =>
+  db
+    .with('counted', (qb) => countWithinLimit(qb, p))
+    .with('asyncCommit', (qb) => qb.selectNoFrom(sql<string>`set_config('synchronous_commit', 'off', true)`.as('setting')))
+    .selectFrom('asyncCommit')
+    .leftJoin(chargeQuery(db).where('s.id', '=', p.id).where('s.accountId', '=', p.accountId).as('c'), (join) => join.onTrue())
+    .selectAll('c')
+    .select((eb) => eb.selectFrom('counted').select('count').as('ingestionCount')),
 );
 
 /** The charge read (null: no such subscription) and the count's new total (null: refused), in one statement. */
 export async function findForChargeCountingAhead(
   db: Kysely<Database>,
   read: { accountId: string; id: string },
-  take: { channel: string; windowStart: string; count: number; limit: number },
+  take: Omit<CountTake, 'accountId'>,
 ): Promise<{ read: ChargeRead | null; total: number | null }> {
   // The left-joined read's columns (null when there is no such subscription) and the count.
   const row = (await chargeReadCountingAhead.executeTakeFirst(db, { ...read, ...take })) as unknown as (ChargeRow & { ingestionCount?: unknown }) | undefined;
