@@ -134,9 +134,10 @@ export class WriteBatcher {
   run<T>(fn: (conn: Kysely<Database>) => Promise<T>, options: UnitOptions = {}): Promise<T> {
     // Only a unit that finds the batcher idle lingers: one queued while a commit is under way or
     // about to start joins the next commit at once (under load lingering would only add waits).
-    const lingers = (options.lingerMs ?? 0) > 0 && !this.flushing && !this.scheduled;
+    const lingerMs = options.lingerMs ?? 0;
+    const lingers = lingerMs > 0 && !this.flushing && !this.scheduled;
     return new Promise<T>((resolve, reject) => {
-      const lingerUntil = lingers ? Date.now() + options.lingerMs! : 0;
+      const lingerUntil = lingers ? Date.now() + lingerMs : 0;
       this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, lingerUntil });
       if (lingerUntil === 0) {
         this.urgent++;

@@ -26,6 +26,12 @@ export type IngestionChannel = 'mit' | 'mit_batch';
 
 export const INGESTION_WINDOW_MS = 60_000;
 
+/** The minute (service time) `nowMs` falls in: its start in ms and as the counters' timestamp. */
+function windowOf(nowMs: number): { windowStartMs: number; windowStart: string } {
+  const windowStartMs = Math.floor(nowMs / INGESTION_WINDOW_MS) * INGESTION_WINDOW_MS;
+  return { windowStartMs, windowStart: new Date(windowStartMs).toISOString() };
+}
+
 /**
  * Storage port of the counters: addWithin, pruneBefore and current inside `store.transaction` (the
  * commit that writes the transactions) or on the store's own; addAhead and subtract on the store's
@@ -115,33 +121,28 @@ export class IngestionCap {
   /**
    * takeAhead of one MIT folded into the read of the subscription it charges (one statement), on a
    * store that counts ahead; null elsewhere or without a cap (read, then count, as usual). Returns
-   * the read and either the count taken (`ahead`, to give back when nothing is created) or
-   * `refuse`, which throws the 429 — for the caller to call once the read and the request are
-   * checked, so that a missing subscription or a bad URL answers as it would without the fold —
-   * and `accepted`, to call once they are: the first count of a minute then prunes the minutes
-   * before it (a refused request changes nothing).
+   * the read, the count taken (`ahead`, to give back when nothing is created; null when refused),
+   * and `accept`, for the caller to call once the read and the request are checked — so that a
+   * missing subscription or a bad URL answers as it would without the fold: past the cap it throws
+   * the 429; otherwise the first count of a minute prunes the minutes before it.
    */
   async takeAheadReading(
     accountId: string,
     channel: IngestionChannel,
     subscriptionId: string,
-  ): Promise<{ read: ChargeRead | null; ahead: TakenAhead | null; refuse: (() => Promise<never>) | null; accepted: () => Promise<void> } | null> {
+  ): Promise<{ read: ChargeRead | null; ahead: TakenAhead | null; accept: () => Promise<void> } | null> {
     const limit = this.limitOf(channel);
     const { counters } = this.deps;
     if (limit === 0 || !counters.countsAhead || !counters.addAheadReading) return null;
     const nowMs = this.deps.clock.now();
-    const windowStartMs = Math.floor(nowMs / INGESTION_WINDOW_MS) * INGESTION_WINDOW_MS;
-    const windowStart = new Date(windowStartMs).toISOString();
+    const { windowStart } = windowOf(nowMs);
     const { read, total } = await counters.addAheadReading(accountId, channel, windowStart, 1, limit, subscriptionId);
-    if (total === null) {
-      return { read, ahead: null, refuse: () => this.refusal(counters, accountId, channel, 1, limit, nowMs), accepted: async () => undefined };
-    }
+    if (total === null) return { read, ahead: null, accept: () => this.refusal(counters, accountId, channel, 1, limit, nowMs) };
     return {
       read,
       ahead: { giveBack: () => counters.subtract(accountId, channel, windowStart, 1) },
-      refuse: null,
       // The first count of a window for this merchant: the windows before it are over.
-      accepted: async () => (total === 1 ? counters.pruneBefore(accountId, channel, windowStart) : undefined),
+      accept: async () => (total === 1 ? counters.pruneBefore(accountId, channel, windowStart) : undefined),
     };
   }
 
@@ -155,8 +156,7 @@ export class IngestionCap {
     limit: number,
   ): Promise<string> {
     const nowMs = this.deps.clock.now();
-    const windowStartMs = Math.floor(nowMs / INGESTION_WINDOW_MS) * INGESTION_WINDOW_MS;
-    const windowStart = new Date(windowStartMs).toISOString();
+    const { windowStart } = windowOf(nowMs);
     const total = count <= limit ? await counters[add](accountId, channel, windowStart, count, limit) : null;
     if (total !== null) {
       // The first count of a window for this merchant: the windows before it are over.
@@ -175,8 +175,7 @@ export class IngestionCap {
     limit: number,
     nowMs: number,
   ): Promise<never> {
-    const windowStartMs = Math.floor(nowMs / INGESTION_WINDOW_MS) * INGESTION_WINDOW_MS;
-    const windowStart = new Date(windowStartMs).toISOString();
+    const { windowStartMs, windowStart } = windowOf(nowMs);
     const used = await counters.current(accountId, channel, windowStart);
     const resetMs = windowStartMs + INGESTION_WINDOW_MS;
     const retryAfterS = Math.max(1, Math.ceil((resetMs - nowMs) / 1000));

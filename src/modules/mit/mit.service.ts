@@ -58,22 +58,20 @@ export class MitService<R extends MitRepos = MitRepos> {
     await refuseWhenOverloaded(this.deps.overload);
     // A store that counts ahead reads the subscription and takes the count in one statement.
     const folded = await this.deps.ingestion.takeAheadReading(accountId, 'mit', body.subscriptionId);
-    if (!folded) {
-      const request = await this.prepare(accountId, body, clientIp, charged(await this.deps.subscriptions.requireChargeable(accountId, body.subscriptionId)));
-      const [created] = await this.submitCounted(accountId, 'mit', [{ ...request, effect }]);
-      return created!;
-    }
     let request: PaymentRequest<R>;
     try {
-      request = await this.prepare(accountId, body, clientIp, charged(await this.deps.subscriptions.chargeableOf(folded.read)));
+      const chargeable = folded
+        ? await this.deps.subscriptions.chargeableOf(folded.read)
+        : await this.deps.subscriptions.requireChargeable(accountId, body.subscriptionId);
+      request = await this.prepare(accountId, body, clientIp, charged(chargeable));
       // Past the cap: the 429, once the subscription and the request were found good (as unfolded).
-      if (folded.refuse) await folded.refuse();
-      await folded.accepted();
+      await folded?.accept();
     } catch (err) {
-      await folded.ahead?.giveBack().catch(() => undefined);
+      await folded?.ahead?.giveBack().catch(() => undefined);
       throw err;
     }
-    const [created] = await this.submitCounted(accountId, 'mit', [{ ...request, effect }], folded.ahead);
+    // Unfolded (undefined): the count is taken ahead of, or in, the create commit, as for a batch.
+    const [created] = await this.submitCounted(accountId, 'mit', [{ ...request, effect }], folded?.ahead);
     return created!;
   }
 

@@ -88,7 +88,7 @@ export class SubscriptionsService {
 
   /** requireActive with the payment method it charges (read once: the check and the charge share it). */
   async requireChargeable(accountId: string, subscriptionId: string, field = 'subscriptionId'): Promise<Chargeable> {
-    return this.checkChargeable(await this.deps.subscriptions.findForCharge(accountId, subscriptionId), field);
+    return this.chargeableOf(await this.deps.subscriptions.findForCharge(accountId, subscriptionId), field);
   }
 
   /**
@@ -101,7 +101,7 @@ export class SubscriptionsService {
     for (const id of subscriptionIds) {
       checked.set(
         id,
-        await this.checkChargeable(reads.get(id) ?? null, 'subscriptionId').catch((err: unknown) => {
+        await this.chargeableOf(reads.get(id) ?? null, 'subscriptionId').catch((err: unknown) => {
           if (err instanceof AppError) return err;
           throw err;
         }),
@@ -110,12 +110,8 @@ export class SubscriptionsService {
     return checked;
   }
 
-  /** requireChargeable of a charge read made elsewhere (the MIT's, together with its ingestion count). */
-  chargeableOf(read: ChargeRead | null, field = 'subscriptionId'): Promise<Chargeable> {
-    return this.checkChargeable(read, field);
-  }
-
-  private async checkChargeable(read: ChargeRead | null, field: string): Promise<Chargeable> {
+  /** requireChargeable of a charge read (also one made elsewhere: the MIT's, together with its ingestion count). */
+  async chargeableOf(read: ChargeRead | null, field = 'subscriptionId'): Promise<Chargeable> {
     if (!read) throw fieldError(field, 'in:ACTIVE', 'no ACTIVE subscription with this id exists');
     // A deleted or expired payment method makes the subscription INVALID before anything is charged.
     const { subscription: found, paymentMethod, pointOfSale, sealed } = read;

@@ -3,7 +3,7 @@ import type { IngestionChannel, IngestionCountersRepository } from '../../module
 import type { Dialect } from '../connect.js';
 import type { Database } from '../schema.js';
 import { queryTemplate, type Params } from '../query-template.js';
-import { countWithinLimit, type CountTake } from './ingestion-upsert.js';
+import { countingAhead, countWithinLimit, type CountTake, totalOf } from './ingestion-upsert.js';
 import { findForChargeCountingAhead } from './subscriptions.js';
 
 /** The conditional upsert of addWithin, compiled once (query-template.ts). */
@@ -18,20 +18,8 @@ const pruneWindows = queryTemplate((db: Kysely<Database>, p: Params<{ accountId:
   db.deleteFrom('ingestionCounters').where('accountId', '=', p.accountId).where('channel', '=', p.channel).where('windowStart', '<', p.windowStart),
 );
 
-/**
- * addWithin in a commit of its own that does not wait for its WAL flush (PostgreSQL): the counter
- * row is locked for the statement, not through a payment commit's flush. The payment commit that
- * follows is synchronous and later in the WAL, so it flushes this one with it; lost in a crash
- * before that, the count was for MITs that were not stored either.
- */
-const addAheadStatement = (p: { accountId: string; channel: string; windowStart: string; count: number; limit: number }) => sql<{ count: number }>`
-  with async_commit as (select set_config('synchronous_commit', 'off', true))
-  insert into ingestion_counters (account_id, channel, window_start, count)
-  select ${p.accountId}::text, ${p.channel}::text, ${p.windowStart}::timestamptz, ${p.count}::integer from async_commit
-  on conflict (account_id, channel, window_start)
-  do update set count = ingestion_counters.count + excluded.count
-  where ingestion_counters.count + excluded.count <= ${p.limit}::integer
-  returning count`;
+/** addAhead's statement (countingAhead), compiled once. */
+const addAheadStatement = queryTemplate((db: Kysely<Database>, p: Params<CountTake>) => countingAhead(db, p));
 
 export class KyselyIngestionCounters implements IngestionCountersRepository {
   readonly countsAhead: boolean;
@@ -45,8 +33,8 @@ export class KyselyIngestionCounters implements IngestionCountersRepository {
 
   async addAhead(accountId: string, channel: IngestionChannel, windowStart: string, count: number, limit: number): Promise<number | null> {
     if (!this.countsAhead) return this.addWithin(accountId, channel, windowStart, count, limit);
-    const { rows } = await addAheadStatement({ accountId, channel, windowStart, count, limit }).execute(this.db);
-    return rows[0] ? Number(rows[0].count) : null;
+    const row = await addAheadStatement.executeTakeFirst(this.db, { accountId, channel, windowStart, count, limit });
+    return totalOf(row?.ingestionCount);
   }
 
   async addAheadReading(accountId: string, channel: IngestionChannel, windowStart: string, count: number, limit: number, subscriptionId: string) {

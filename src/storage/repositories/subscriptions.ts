@@ -6,7 +6,7 @@ import { joinedColumns, takeJoined } from './joined-columns.js';
 import { PAYMENT_METHOD_COLUMNS, toPaymentMethod } from './payment-methods.js';
 import { POINT_OF_SALE_COLUMNS, toPointOfSale } from './points-of-sale.js';
 import { queryTemplate, type Params } from '../query-template.js';
-import { countWithinLimit, type CountTake } from './ingestion-upsert.js';
+import { countingAhead, type CountTake, totalOf } from './ingestion-upsert.js';
 
 /** Compiled once (query-template.ts). */
 const selectSubscription = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string }>) =>
@@ -73,19 +73,14 @@ const selectForCharge = queryTemplate((db: Kysely<Database>, p: Params<{ id: str
 
 /**
  * PostgreSQL: the charge read of one subscription and an ingestion count taken ahead
- * (ingestion-counters.ts) in one statement — one round trip fewer per POST /mit. The count is the
- * conditional upsert of addAhead in a data-modifying CTE, in a commit that does not wait for its WAL
- * flush; the read is left-joined to the one row of that setting, so a missing subscription still
- * answers the count (the caller gives it back).
+ * (ingestion-counters.ts) in one statement — one round trip fewer per POST /mit: addAhead's
+ * statement (countingAhead) with the read left-joined to its one row, so a missing subscription
+ * still answers the count (the caller gives it back).
  */
 const chargeReadCountingAhead = queryTemplate((db: Kysely<Database>, p: Params<{ id: string } & CountTake>) =>
-  db
-    .with('counted', (qb) => countWithinLimit(qb, p))
-    .with('asyncCommit', (qb) => qb.selectNoFrom(sql<string>`set_config('synchronous_commit', 'off', true)`.as('setting')))
-    .selectFrom('asyncCommit')
+  countingAhead(db, p)
     .leftJoin(chargeQuery(db).where('s.id', '=', p.id).where('s.accountId', '=', p.accountId).as('c'), (join) => join.onTrue())
-    .selectAll('c')
-    .select((eb) => eb.selectFrom('counted').select('count').as('ingestionCount')),
+    .selectAll('c'),
 );
 
 /** The charge read (null: no such subscription) and the count's new total (null: refused), in one statement. */
@@ -97,7 +92,7 @@ export async function findForChargeCountingAhead(
   // The left-joined read's columns (null when there is no such subscription) and the count.
   const row = (await chargeReadCountingAhead.executeTakeFirst(db, { ...read, ...take })) as unknown as (ChargeRow & { ingestionCount?: unknown }) | undefined;
   if (!row) throw new Error('the counting charge read returned no row');
-  const total = row.ingestionCount === null || row.ingestionCount === undefined ? null : Number(row.ingestionCount);
+  const total = totalOf(row.ingestionCount);
   // Taken out, not copied by a rest pattern (see toChargeRead).
   delete row.ingestionCount;
   return { read: row.id === null ? null : toChargeRead(row), total };
