@@ -47,8 +47,8 @@ const CALLBACK_RATE_TARGET = 2_000;
 const CALLBACK_P99_TARGET_MS = 1_000;
 /** Callbacks delivered during a load of twice the sustained rate, as a share of that rate (issue 10). */
 const OVERLOAD_SHARE_TARGET = 0.8;
-/** d): the rate at which one MIT's cost is counted (the rate the CPU profiles of issue 10 were taken at). */
-const COST_RATE = 100;
+/** d): the rate at which one MIT's cost is counted (the rate the CPU profiles of issue 10 were taken at); BENCH_COST_RATE counts it at another, past saturation say. */
+const COST_RATE = Number(process.env.BENCH_COST_RATE ?? 100);
 
 const json = { 'content-type': 'application/json' };
 

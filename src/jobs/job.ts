@@ -17,8 +17,9 @@ export interface NewJob {
   maxAttempts?: number;
   /**
    * What the enqueuing commit wrote and the handler would read first (process memory, never
-   * stored): given to the handler only when the job is handed to this process's runner in that
-   * commit (JobHandoff), so it is exactly what the handler would read. A claimed job has none.
+   * stored): given to the handler when the job is handed to this process's runner in that commit
+   * (JobHandoff), or when that runner claims it later for its first attempt (JobHandoff.remember).
+   * A job claimed by another process, or run again, has none: its handler reads.
    */
   known?: unknown;
 }
@@ -34,7 +35,7 @@ export interface Job {
   lastError: string | null;
   createdAt: string;
   updatedAt: string;
-  /** NewJob.known, when the job was handed over in the commit that wrote it. */
+  /** NewJob.known, when the job was handed over in the commit that wrote it, or claimed here for its first attempt. */
   known?: unknown;
 }
 
@@ -102,6 +103,11 @@ export interface JobStore extends JobQueue {
  */
 export interface JobHandoff {
   take(kind: string): LocalLease | null;
+  /**
+   * A job of a kind it may take was queued instead (no slot free, or jobs due ahead of it), by a
+   * commit now done: what that commit wrote (NewJob.known) is kept for the job's first claim here.
+   */
+  remember(jobId: string, kind: string, known: unknown): void;
 }
 
 /** A runner slot held for a job written leased to it (JobHandoff), in a commit under way. */

@@ -34,6 +34,12 @@ export interface RunnerOptions {
 
 /** Longest wait between claims while claiming fails (the database is down). */
 const CLAIM_BACKOFF_CAP_MS = 5_000;
+/**
+ * At most this many jobs' known records are kept for their first claim (JobRunner.remember): a
+ * backlog a few seconds deep at the rates this serves; beyond it, the oldest jobs read.
+ */
+export const KNOWN_LIMIT = 8_192;
+
 /** A job whose handler met a database outage runs again this much later (service time). */
 const OUTAGE_RETRY_MS = 1_000;
 
@@ -44,6 +50,13 @@ export class JobRunner implements JobHandoff {
   private readonly payloadChecks = new Map<string, TypeCheck<TSchema>>();
   private readonly concurrency: number;
   private readonly idlePollMs: number;
+  /**
+   * What the commits that queued jobs here wrote (JobHandoff.remember), by job id, for their first
+   * claim: under a backlog most jobs are claimed, not handed over, and each would read again what
+   * its commit wrote (issue 10: a read per MIT). Oldest first; at most KNOWN_LIMIT entries (a job
+   * claimed by another process leaves its entry until pushed out).
+   */
+  private readonly known = new Map<string, unknown>();
   private running = 0;
   /** Slots held for jobs handed over in commits under way (take). */
   private reserved = 0;
@@ -142,6 +155,20 @@ export class JobRunner implements JobHandoff {
       },
       cancel: () => void settle(),
     };
+  }
+
+  remember(jobId: string, kind: string, known: unknown): void {
+    if (!this.definitions.get(kind)?.handoff) return;
+    this.known.set(jobId, known);
+    if (this.known.size > KNOWN_LIMIT) this.known.delete(this.known.keys().next().value!);
+  }
+
+  /** `job` with what its commit wrote, when remembered here and this is its first attempt (a run after a crash or a retry reads). */
+  private withKnown(job: Job): Job {
+    if (!this.known.has(job.id)) return job;
+    const known = this.known.get(job.id);
+    this.known.delete(job.id);
+    return job.attempts === 1 ? { ...job, known } : job;
   }
 
   private busySlots(): number {
@@ -263,9 +290,10 @@ export class JobRunner implements JobHandoff {
     });
   }
 
-  private claimBatch(limit: number): Promise<Job[]> {
+  private async claimBatch(limit: number): Promise<Job[]> {
     const leases = Object.fromEntries([...this.definitions.values()].map((d) => [d.kind, d.leaseMs]));
-    return this.options.store.claim(this.workerId, { now: this.options.clock.now(), wallNow: this.wallNow() }, leases, limit, this.kinds);
+    const jobs = await this.options.store.claim(this.workerId, { now: this.options.clock.now(), wallNow: this.wallNow() }, leases, limit, this.kinds);
+    return this.known.size === 0 ? jobs : jobs.map((job) => this.withKnown(job));
   }
 
   /** The heartbeat: every running job's lease is moved one lease ahead of now (wall time). */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { ServiceClock } from '../../src/clock.js';
 import { exponentialBackoff, type JobDefinition, RetryLater } from '../../src/jobs/job.js';
-import { JobRunner } from '../../src/jobs/runner.js';
+import { JobRunner, KNOWN_LIMIT } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/logger.js';
 import { newId } from '../../src/shared/ids.js';
 import { availableStores } from '../support/stores.js';
@@ -426,6 +426,46 @@ for (const kind of await availableStores()) {
       assert.deepEqual(ran.slice(1), ['first', 'second']);
       assert.equal(ran.includes('rolled-back'), false);
       assert.equal((await t.store.db.selectFrom('jobs').select('id').where('payload', 'like', '%rolled-back%').execute()).length, 0);
+    });
+
+    test("a job queued with its commit's record (the runner full) gets that record at its first claim here; not a retry, not one pushed out of the runner's memory", async () => {
+      const kind = `known.${newId()}`;
+      const seen: Array<{ name: string; attempt: number; known: unknown }> = [];
+      let release: () => void = () => undefined;
+      const blocker = new Promise<void>((resolve) => (release = resolve));
+      const { r } = await handingRunner(
+        [
+          handedKind(kind, async (payload: never, ctx) => {
+            const { name } = payload as { name: string };
+            seen.push({ name, attempt: ctx.attempt, known: ctx.job.known });
+            if (name === 'blocking') await blocker;
+            if (name === 'failing' && ctx.attempt === 1) throw new RetryLater('once more', 1000);
+          }),
+        ],
+        1,
+      );
+      const enqueue = (name: string) => t.store.transaction((repos) => repos.jobs.enqueue({ kind, payload: { name }, known: { wrote: name } }));
+      await enqueue('blocking');
+      await waitFor('the blocking job, handed over', () => seen.length === 1);
+      assert.deepEqual(seen[0], { name: 'blocking', attempt: 1, known: { wrote: 'blocking' } });
+      // The one slot is taken: these are queued, for a claim.
+      await enqueue('forgotten');
+      const forgottenId = (
+        await t.store.db.selectFrom('jobs').select('id').where('kind', '=', kind).where('payload', 'like', '%forgotten%').executeTakeFirstOrThrow()
+      ).id;
+      assert.equal((await stateOf(forgottenId)).state, 'queued');
+      // Newer records push the oldest out: the runner keeps KNOWN_LIMIT of them.
+      for (let i = 0; i < KNOWN_LIMIT; i++) r.remember(`other-${i}`, kind, {});
+      await enqueue('queued');
+      await enqueue('failing');
+      release();
+      r.notify();
+      await waitFor('every job to run once', () => seen.length === 4, 4000);
+      t.clock.ms += 1000;
+      r.notify();
+      await waitFor('the retry', () => seen.length === 5);
+      const byRun = seen.slice(1).map(({ name, attempt, known }) => `${name}#${attempt}:${known === undefined ? 'read' : (known as { wrote: string }).wrote}`);
+      assert.deepEqual(byRun.sort(), ['failing#1:failing', 'failing#2:read', 'forgotten#1:read', 'queued#1:queued'].sort());
     });
 
     test('a notice of a job not yet due does not wake the runner for a claim: it wakes when the job comes due', async () => {

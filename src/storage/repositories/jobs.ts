@@ -89,14 +89,19 @@ export function placeJobs(placer: JobPlacer, jobs: NewJob[], now: number): { row
 
 /**
  * One commit's placer with a runner here: a due job of a kind it takes (JobHandoff.take) is written
- * leased to it and `afterCommit` starts it; `giveBack` frees the slots of a commit that failed.
+ * leased to it and `afterCommit` starts it; `giveBack` frees the slots of a commit that failed. A
+ * job queued instead leaves what its commit wrote with the runner for its first claim (remember).
  */
 export function handingPlacer(handoff: JobHandoff, afterCommit: (fn: () => void) => void): JobPlacer & { giveBack(): void } {
   const leases: LocalLease[] = [];
   return {
     place(job, now) {
       const lease = (job.runAt ?? now) <= now ? handoff.take(job.kind) : null;
-      if (!lease) return { row: jobRow(job, now), handed: false };
+      if (!lease) {
+        const row = jobRow(job, now);
+        if (job.known !== undefined) afterCommit(() => handoff.remember(row.id, job.kind, job.known));
+        return { row, handed: false };
+      }
       const row = jobRow(job, now, lease);
       leases.push(lease);
       const handed = toJob({ ...row, lastError: null });
