@@ -20,6 +20,8 @@ interface JobSpec {
   backoff(failures: number): number;
   /** May start in the process that enqueues it, without a claim (JobDefinition.handoff). */
   handoff?: boolean;
+  /** Starts from what its commit wrote when claimed for its first attempt in that process (JobDefinition.knownWhenClaimed). */
+  knownWhenClaimed?: boolean;
 }
 
 const Id = Type.String({ minLength: 1 });
@@ -34,6 +36,8 @@ export const JOB_CATALOGUE = {
     backoff: acquirerRetryDelay,
     // Enqueued only with its operation, in the same statement or commit: its row is always new.
     handoff: true,
+    // Only its own answer changes the operation, and that answer's commit is conditional on it.
+    knownWhenClaimed: true,
   },
   /** One callback delivery row (INTERFACE §8); `resend`: a merchant's resend, sent even after a delivered attempt. */
   'callback.deliver': {
@@ -117,5 +121,6 @@ export function defineJob<K extends JobKind>(kind: K, handle: (payload: PayloadO
     payload: spec.payload,
     handle,
     ...(spec.handoff ? { handoff: true } : {}),
+    ...(spec.knownWhenClaimed ? { knownWhenClaimed: true } : {}),
   };
 }

@@ -18,8 +18,9 @@ export interface NewJob {
   /**
    * What the enqueuing commit wrote and the handler would read first (process memory, never
    * stored): given to the handler when the job is handed to this process's runner in that commit
-   * (JobHandoff), or when that runner claims it later for its first attempt (JobHandoff.remember).
-   * A job claimed by another process, or run again, has none: its handler reads.
+   * (JobHandoff), or, for kinds that allow it (JobDefinition.knownWhenClaimed), when that runner
+   * claims it later for its first attempt. A job claimed by another process, or run again, has
+   * none: its handler reads.
    */
   known?: unknown;
 }
@@ -144,6 +145,14 @@ export interface JobDefinition<P = unknown> {
    * row was not inserted (a dedupe key already taken): the runner cannot know.
    */
   handoff?: boolean;
+  /**
+   * A job of this kind queued instead of handed over keeps what its commit wrote (NewJob.known)
+   * for its first claim in this process (JobHandoff.remember). Only for kinds whose handler's
+   * writes are conditional on what it started from: the record may be seconds old by then. Not
+   * callbacks: a merchant's resend may deliver the row meanwhile, and a stale row would send it
+   * again and number its attempt twice.
+   */
+  knownWhenClaimed?: boolean;
   /** The payload's schema (catalogue.ts): a claimed job whose payload does not match is dead at once, never handled. */
   payload?: TSchema;
   maxAttempts: number;

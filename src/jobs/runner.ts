@@ -158,7 +158,7 @@ export class JobRunner implements JobHandoff {
   }
 
   remember(jobId: string, kind: string, known: unknown): void {
-    if (!this.definitions.get(kind)?.handoff) return;
+    if (!this.definitions.get(kind)?.knownWhenClaimed) return;
     this.known.set(jobId, known);
     if (this.known.size > KNOWN_LIMIT) this.known.delete(this.known.keys().next().value!);
   }

@@ -351,6 +351,8 @@ for (const kind of await availableStores()) {
       });
     const handedKind = (kind: string, handle: JobDefinition<never>['handle']) =>
       ({ kind, handoff: true, maxAttempts: 5, leaseMs: 30_000, backoff: () => 1000, handle }) as JobDefinition<never>;
+    const knowingKind = (kind: string, handle: JobDefinition<never>['handle']) =>
+      ({ ...handedKind(kind, handle), knownWhenClaimed: true }) as JobDefinition<never>;
 
     test('a due job enqueued in a commit goes to the idle runner of the same process: written leased, run after the commit, no claim', async () => {
       const kind = `handed.${newId()}`;
@@ -428,22 +430,20 @@ for (const kind of await availableStores()) {
       assert.equal((await t.store.db.selectFrom('jobs').select('id').where('payload', 'like', '%rolled-back%').execute()).length, 0);
     });
 
-    test("a job queued with its commit's record (the runner full) gets that record at its first claim here; not a retry, not one pushed out of the runner's memory", async () => {
+    test("a job queued with its commit's record (the runner full) gets that record at its first claim here; not a retry, not one pushed out of the runner's memory, not a kind that does not allow it", async () => {
       const kind = `known.${newId()}`;
       const seen: Array<{ name: string; attempt: number; known: unknown }> = [];
       let release: () => void = () => undefined;
       const blocker = new Promise<void>((resolve) => (release = resolve));
-      const { r } = await handingRunner(
-        [
-          handedKind(kind, async (payload: never, ctx) => {
-            const { name } = payload as { name: string };
-            seen.push({ name, attempt: ctx.attempt, known: ctx.job.known });
-            if (name === 'blocking') await blocker;
-            if (name === 'failing' && ctx.attempt === 1) throw new RetryLater('once more', 1000);
-          }),
-        ],
-        1,
-      );
+      const handle: JobDefinition<never>['handle'] = async (payload: never, ctx) => {
+        const { name } = payload as { name: string };
+        seen.push({ name, attempt: ctx.attempt, known: ctx.job.known });
+        if (name === 'blocking') await blocker;
+        if (name === 'failing' && ctx.attempt === 1) throw new RetryLater('once more', 1000);
+      };
+      // A kind handed over but not allowed its record when claimed (a callback's: a resend may change its row meanwhile).
+      const handedOnly = `handed-only.${newId()}`;
+      const { r } = await handingRunner([knowingKind(kind, handle), handedKind(handedOnly, handle)], 1);
       const enqueue = (name: string) => t.store.transaction((repos) => repos.jobs.enqueue({ kind, payload: { name }, known: { wrote: name } }));
       await enqueue('blocking');
       await waitFor('the blocking job, handed over', () => seen.length === 1);
@@ -458,14 +458,15 @@ for (const kind of await availableStores()) {
       for (let i = 0; i < KNOWN_LIMIT; i++) r.remember(`other-${i}`, kind, {});
       await enqueue('queued');
       await enqueue('failing');
+      await t.store.transaction((repos) => repos.jobs.enqueue({ kind: handedOnly, payload: { name: 'handed-only' }, known: { wrote: 'handed-only' } }));
       release();
       r.notify();
-      await waitFor('every job to run once', () => seen.length === 4, 4000);
+      await waitFor('every job to run once', () => seen.length === 5, 4000);
       t.clock.ms += 1000;
       r.notify();
-      await waitFor('the retry', () => seen.length === 5);
+      await waitFor('the retry', () => seen.length === 6);
       const byRun = seen.slice(1).map(({ name, attempt, known }) => `${name}#${attempt}:${known === undefined ? 'read' : (known as { wrote: string }).wrote}`);
-      assert.deepEqual(byRun.sort(), ['failing#1:failing', 'failing#2:read', 'forgotten#1:read', 'queued#1:queued'].sort());
+      assert.deepEqual(byRun.sort(), ['failing#1:failing', 'failing#2:read', 'forgotten#1:read', 'handed-only#1:read', 'queued#1:queued'].sort());
     });
 
     test('a notice of a job not yet due does not wake the runner for a claim: it wakes when the job comes due', async () => {
