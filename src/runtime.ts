@@ -65,7 +65,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   let runner: JobRunner | null = null;
   const clockRef: { clock: ServiceClock | null } = { clock: null };
   const now = () => clockRef.clock?.now() ?? Date.now();
-  const store = createStore(connection, { now, onEnqueue: (dueAt) => runner?.notify(dueAt), handoff: { take: (kind) => runner?.take(kind) ?? null, remember: (id, kind, known) => runner?.remember(id, kind, known) } });
+  const store = createStore(connection, {
+    now,
+    onEnqueue: (dueAt) => runner?.notify(dueAt),
+    handoff: { take: (kind) => runner?.take(kind) ?? null, remember: (id, kind, known) => runner?.remember(id, kind, known) },
+  });
   const clock = new ServiceClock(store.settings, config.sandbox);
   clockRef.clock = clock;
   await clock.init();

@@ -30,7 +30,10 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
   await migrate(connection);
   const clock = { ms: T0 };
   const handoff: TestStore['handoff'] = { to: null };
-  const store = createStore(connection, { now: () => clock.ms, handoff: { take: (kind) => handoff.to?.take(kind) ?? null, remember: (id, kind, known) => handoff.to?.remember(id, kind, known) } });
+  const store = createStore(connection, {
+    now: () => clock.ms,
+    handoff: { take: (kind) => handoff.to?.take(kind) ?? null, remember: (id, kind, known) => handoff.to?.remember(id, kind, known) },
+  });
   return {
     store,
     database,
