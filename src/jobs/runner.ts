@@ -165,8 +165,9 @@ export class JobRunner implements JobHandoff {
 
   /** `job` with what its commit wrote, when remembered here and this is its first attempt (a run after a crash or a retry reads). */
   private withKnown(job: Job): Job {
-    if (!this.known.has(job.id)) return job;
+    // Never undefined when remembered: the placer remembers only jobs that have a record.
     const known = this.known.get(job.id);
+    if (known === undefined) return job;
     this.known.delete(job.id);
     return job.attempts === 1 ? { ...job, known } : job;
   }
