@@ -17,7 +17,7 @@ import { startReceiver } from './lib/receiver.js';
 import { startServiceProcess } from './lib/service-process.js';
 import { BENCH_DIR, benchDatabase, openRuntime, resetDatabase, type StoreKind } from './lib/stores.js';
 
-const TOP = 15;
+const TOP = Number(process.env.TOP ?? 15);
 
 function summarize(file: string): void {
   const { top, busySamples, idleSamples, seconds } = selfTimes(JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile);

@@ -17,7 +17,7 @@ interface Request {
 
 const send = (message: unknown) => process.send!(message);
 const { db, workers } = JSON.parse(process.argv[2]!) as { db: BenchDatabase; workers: boolean };
-const runtime = await openRuntime(db, {}, { workers });
+const runtime = await openRuntime(db, workers ? {} : { maxBacklog: 0 }, { workers });
 const url = await serve(runtime);
 const { counters } = runtime.store;
 let profiler: Session | null = null;

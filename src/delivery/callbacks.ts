@@ -145,7 +145,6 @@ export class CallbackDelivery<R extends CallbackRepos> {
         {
           id: newId(),
           notificationId: notification.id,
-          attempt: notification.attempts + 1,
           statusCode: result.status,
           error,
           durationMs: result.durationMs,
@@ -159,6 +158,7 @@ export class CallbackDelivery<R extends CallbackRepos> {
           deliveredAt: delivered ? at : null,
           updatedAt: at,
         },
+        { resend: payload.resend === true },
       );
       await ctx.settleIn(repos.jobs, delivered ? { done: true } : { error: `callback not delivered: ${error}`, retryAt });
     }, DELIVERY_RECORD_UNIT);

@@ -34,6 +34,9 @@ export interface NotificationAttempt {
   createdAt: string;
 }
 
+/** An attempt to record: its number comes from the notification's row. */
+export type NewNotificationAttempt = Omit<NotificationAttempt, 'attempt'>;
+
 export interface NotificationsRepository {
   /** Inserts unless the (transaction, event) notification exists; returns the stored one. */
   insertOnce(notification: Notification): Promise<Notification>;
@@ -46,10 +49,15 @@ export interface NotificationsRepository {
   findById(accountId: string, id: string): Promise<Notification | null>;
   listForTransaction(accountId: string, transactionId: string): Promise<Notification[]>;
   attemptsOf(notificationIds: string[]): Promise<NotificationAttempt[]>;
-  /** Logs an attempt and moves the notification's counters in one go. */
+  /**
+   * Logs an attempt, numbered from the row (its attempts + 1, whatever the caller's copy says), and
+   * moves the notification's counters in one go. Unless `resend`, a row already DELIVERED stays so
+   * (its state, delivery time and next attempt): the caller's copy of the row may predate a resend.
+   */
   recordAttempt(
-    attempt: NotificationAttempt,
+    attempt: NewNotificationAttempt,
     update: Pick<Notification, 'state' | 'lastStatus' | 'lastError' | 'nextAttemptAt' | 'deliveredAt' | 'updatedAt'>,
+    options?: { resend?: boolean },
   ): Promise<void>;
   markPending(id: string, at: string): Promise<void>;
 }

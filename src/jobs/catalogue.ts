@@ -54,6 +54,9 @@ export const JOB_CATALOGUE = {
     // A job whose row was not inserted (its state's callback already scheduled) names a delivery
     // row that was not inserted either, finds none and sends nothing.
     handoff: true,
+    // A resend may deliver the row while its first job waits: that job then sends once more (callbacks
+    // are at least once), numbers its attempt from the row and leaves a DELIVERED row delivered.
+    knownWhenClaimed: true,
   },
   /** Outbox → webhook deliveries, one run per second of service time. */
   'webhooks.relay': { payload: Empty, maxAttempts: 3, leaseMs: JOB_LEASE_MS, backoff: () => 1_000 },

@@ -148,9 +148,9 @@ export interface JobDefinition<P = unknown> {
   /**
    * A job of this kind queued instead of handed over keeps what its commit wrote (NewJob.known)
    * for its first claim in this process (JobHandoff.remember). Only for kinds whose handler's
-   * writes are conditional on what it started from: the record may be seconds old by then. Not
-   * callbacks: a merchant's resend may deliver the row meanwhile, and a stale row would send it
-   * again and number its attempt twice.
+   * writes hold whatever changed since: the record may be seconds old by then (a payment's answer
+   * is conditional on its operation's state; a callback's attempt is numbered from its row, and a
+   * row a resend delivered meanwhile stays delivered).
    */
   knownWhenClaimed?: boolean;
   /** The payload's schema (catalogue.ts): a claimed job whose payload does not match is dead at once, never handled. */

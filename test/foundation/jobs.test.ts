@@ -441,7 +441,7 @@ for (const kind of await availableStores()) {
         if (name === 'blocking') await blocker;
         if (name === 'failing' && ctx.attempt === 1) throw new RetryLater('once more', 1000);
       };
-      // A kind handed over but not allowed its record when claimed (a callback's: a resend may change its row meanwhile).
+      // A kind handed over but not allowed its record when claimed.
       const handedOnly = `handed-only.${newId()}`;
       const { r } = await handingRunner([knowingKind(kind, handle), handedKind(handedOnly, handle)], 1);
       const enqueue = (name: string) => t.store.transaction((repos) => repos.jobs.enqueue({ kind, payload: { name }, known: { wrote: name } }));

@@ -203,6 +203,61 @@ describe('callback delivery', { concurrency: true }, () => {
       }
     });
 
+    test(`a callback started from a row a resend delivered meanwhile is sent, numbered from the row, and leaves the row DELIVERED (${kind})`, async () => {
+      const t = await startTestRuntime(kind, {}, { startWorkers: false });
+      const rx = await startReceiver();
+      try {
+        const m = await t.createMerchant({ physical: false });
+        const path = rx.newPath('stale');
+        rx.respond(path, [200, 500, 500]);
+        const moto = await m.api.post(`${API}/moto`, motoBody(m, { notificationUrl: rx.url(path) }));
+        assert.equal(moto.status, 200, moto.text);
+        const txId = moto.body.transaction.id as string;
+        const list = async () => (await m.api.get(`${API}/transactions/${txId}/notifications`)).body.notifications;
+        // The row as its commit wrote it: what a queued job claimed by this process starts from (JobHandoff.remember).
+        const [written] = await t.runtime.store.notifications.listForTransaction(m.accountId, txId);
+        assert.ok(written);
+        assert.deepEqual([written.state, written.attempts], ['PENDING', 0]);
+        // Another delivery of the row (a resend's, or this job's own first run) gets there first.
+        await t.runtime.runner.drain();
+        const delivered = (await list())[0];
+        assert.equal(delivered.state, 'DELIVERED');
+        const payload = { accountId: m.accountId, transactionId: txId, event: written.event, notificationId: written.id };
+        const run = (resend: boolean) =>
+          t.runtime.services.callbacks.deliver(resend ? { ...payload, resend } : payload, {
+            attempt: 1,
+            settleIn: async () => undefined,
+            job: { known: written },
+          });
+
+        await run(false);
+        assert.equal(rx.at(path).length, 2, 'sent again: callbacks are at least once');
+        const after = (await list())[0];
+        assert.deepEqual(
+          after.attempts.map((a: any) => [a.attempt, a.statusCode]),
+          [
+            [1, 200],
+            [2, 500],
+          ],
+          'numbered from the row, not from the stale copy',
+        );
+        assert.deepEqual([after.state, after.deliveredAt, after.nextAttemptAt, after.attemptCount], ['DELIVERED', delivered.deliveredAt, null, 2]);
+
+        // A merchant's resend that fails reopens the row, as before.
+        await run(true);
+        const reopened = (await list())[0];
+        assert.deepEqual(
+          reopened.attempts.map((a: any) => a.attempt),
+          [1, 2, 3],
+        );
+        assert.equal(reopened.state, 'PENDING');
+        assert.ok(reopened.nextAttemptAt);
+      } finally {
+        await t.close();
+        await rx.close();
+      }
+    });
+
     test(`a receiver that never answers is abandoned after 5 s and the attempt recorded as a timeout (${kind})`, async () => {
       const t = await startTestRuntime(kind, { shutdownTimeoutMs: 100 });
       const rx = await startSilentReceiver();

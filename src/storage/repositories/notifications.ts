@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Notification, NotificationAttempt, NotificationsRepository, NotificationState } from '../../delivery/notification.js';
+import type { NewNotificationAttempt, Notification, NotificationAttempt, NotificationsRepository, NotificationState } from '../../delivery/notification.js';
 import type { Database, NotificationsTable } from '../schema.js';
 import { deferrable } from '../pg-write-combining.js';
 import { keyedTemplates, queryTemplate, type Params } from '../query-template.js';
@@ -20,20 +20,50 @@ const selectNotification = queryTemplate((db: Kysely<Database>, p: Params<{ id: 
   db.selectFrom('notifications').selectAll().where('id', '=', p.id).where('accountId', '=', p.accountId),
 );
 // The attempt and its update are deferrable: on PostgreSQL a delivery's commit is then one statement (pg-write-combining.ts).
-const insertAttempt = keyedTemplates((db: Kysely<Database>, attempt: Params<NotificationAttempt>) =>
-  deferrable(db.insertInto('notificationAttempts').values(attempt)),
+// The attempt's number is the row's count plus one, read in the statement, not the caller's copy of
+// the row: a delivery started from the row its commit wrote (JobHandoff) may find it moved by a resend.
+// It runs before the update (SQLite runs them in order; on PostgreSQL both see the statement's snapshot).
+const insertAttempt = keyedTemplates((db: Kysely<Database>, attempt: Params<NewNotificationAttempt>) =>
+  deferrable(
+    db.insertInto('notificationAttempts').values({
+      ...attempt,
+      attempt: (eb) =>
+        eb
+          .selectFrom('notifications')
+          .select((n) => n('attempts', '+', 1).as('next'))
+          .where('id', '=', attempt.notificationId),
+    }),
+  ),
 );
-/** The attempt's update: `set:<column>` values, attempts + 1, of the notification `id`. */
-const updateAfterAttempt = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => {
-  const set: Record<string, unknown> = {};
-  for (const key of Object.keys(p)) if (key.startsWith('set:')) set[key.slice(4)] = p[key];
-  return deferrable(
-    db
-      .updateTable('notifications')
-      .set((eb) => ({ ...(set as object), attempts: eb('attempts', '+', 1) }))
-      .where('id', '=', p.id as string),
+type AttemptUpdate = Pick<Notification, 'state' | 'lastStatus' | 'lastError' | 'nextAttemptAt' | 'deliveredAt' | 'updatedAt'>;
+/**
+ * The attempt's update of the notification `id` (attempts + 1). `keepDelivered`: a row already
+ * DELIVERED stays so, with its delivery time and no next attempt — an attempt that is not a
+ * merchant's resend found it delivered only by a resend that came after its row was read.
+ */
+const updateAfterAttempt = (keepDelivered: boolean) =>
+  queryTemplate((db: Kysely<Database>, p: Params<AttemptUpdate & { id: string }>) =>
+    deferrable(
+      db
+        .updateTable('notifications')
+        .set((eb) => {
+          const unlessDelivered = <C extends 'state' | 'nextAttemptAt' | 'deliveredAt'>(column: C, value: Notification[C]) =>
+            keepDelivered ? eb.case().when('state', '=', 'DELIVERED').then(eb.ref(column)).else(value).end() : eb.val(value);
+          return {
+            state: unlessDelivered('state', p.state),
+            nextAttemptAt: unlessDelivered('nextAttemptAt', p.nextAttemptAt),
+            deliveredAt: unlessDelivered('deliveredAt', p.deliveredAt),
+            lastStatus: p.lastStatus,
+            lastError: p.lastError,
+            updatedAt: p.updatedAt,
+            attempts: eb('attempts', '+', 1),
+          };
+        })
+        .where('id', '=', p.id),
+    ),
   );
-});
+const updateAfterResend = updateAfterAttempt(false);
+const updateAfterDelivery = updateAfterAttempt(true);
 
 export class KyselyNotificationsRepository implements NotificationsRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -75,14 +105,9 @@ export class KyselyNotificationsRepository implements NotificationsRepository {
     return this.db.selectFrom('notificationAttempts').selectAll().where('notificationId', 'in', notificationIds).orderBy('attempt').execute();
   }
 
-  async recordAttempt(
-    attempt: NotificationAttempt,
-    update: Pick<Notification, 'state' | 'lastStatus' | 'lastError' | 'nextAttemptAt' | 'deliveredAt' | 'updatedAt'>,
-  ): Promise<void> {
+  async recordAttempt(attempt: NewNotificationAttempt, update: AttemptUpdate, options: { resend?: boolean } = {}): Promise<void> {
     await insertAttempt.execute(this.db, attempt);
-    const p: Record<string, unknown> = { id: attempt.notificationId };
-    for (const [key, value] of Object.entries(update)) p[`set:${key}`] = value;
-    await updateAfterAttempt.execute(this.db, p);
+    await (options.resend ? updateAfterResend : updateAfterDelivery).execute(this.db, { ...update, id: attempt.notificationId });
   }
 
   async markPending(id: string, at: string): Promise<void> {
