@@ -5,50 +5,42 @@
  * there). Run inside the caller's transaction, with the flow's own writes.
  */
 import type { Kysely } from 'kysely';
-import { keyedTemplates, type Params } from '../query-template.js';
 import type { NewJob } from '../../jobs/job.js';
 import type { Operation } from '../../modules/transactions/transaction.js';
 import type { NewTransaction, PaymentRecords } from '../../modules/transactions/transactions.repository.js';
 import type { Dialect } from '../connect.js';
 import type { Database } from '../schema.js';
 import { bulkInsert, insertRows, runBulk } from '../bulk-insert.js';
-import { deferrable, deferrableText } from '../pg-write-combining.js';
+import { deferrableText } from '../pg-write-combining.js';
 import { insertJobRow, type JobPlacer, type JobRow, placeJobs, queueEveryJob } from './jobs.js';
 import { insertOperationRow, insertTransactionRow, operationRow, transactionRow } from './transactions.js';
 
 /** PostgreSQL's limit of parameters in one statement is 65 535. */
 const ONE_STATEMENT_PARAMETERS = 65_535;
 
-/** The columns of `p` named `<prefix><column>`, as a row. */
-function rowOf(p: Readonly<Record<string, unknown>>, prefix: string): Record<string, unknown> {
-  const row: Record<string, unknown> = {};
-  for (const key of Object.keys(p)) if (key.startsWith(prefix)) row[key.slice(prefix.length)] = p[key];
-  return row;
-}
-
 /**
- * PostgreSQL, one payment: its operation (`o:` columns), its transaction if new (`t:`) and its job
- * (`j:`) in one statement, compiled once per set of columns (query-template.ts).
+ * The statement of data-modifying CTEs made of `parts` (bulk-insert texts, cached per shape and row
+ * count, so the same objects come back): built once per combination, so that a payment's record is
+ * not a new string to build and hash each time (and its prepared statement is found at once).
  */
-const recordOne = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => {
-  const withOperations = db.with('recorded_operations', (d) => d.insertInto('operations').values(rowOf(p, 'o:') as never));
-  const withRows = (
-    't:id' in p ? withOperations.with('recorded_transactions', (d) => d.insertInto('transactions').values(rowOf(p, 't:') as never)) : withOperations
-  ) as typeof withOperations;
-  // Held (pg-write-combining.ts): a record that is its commit's only statement goes without BEGIN and COMMIT.
-  return deferrable(
-    withRows
-      .insertInto('jobs')
-      .values(rowOf(p, 'j:') as never)
-      .onConflict((oc) => oc.column('dedupeKey').doNothing()),
-  );
-});
-
-/** recordOne's parameters. */
-function prefixed(rows: Array<[string, object | undefined]>): Record<string, unknown> {
-  const p: Record<string, unknown> = {};
-  for (const [prefix, row] of rows) if (row) for (const [key, value] of Object.entries(row)) p[prefix + key] = value;
-  return p;
+const combined = new Map<string, Map<string, Map<string, string>>>();
+function recordText(operations: string, transactions: string, jobs: string): string {
+  let byTransactions = combined.get(operations);
+  if (!byTransactions) {
+    if (combined.size >= 64) combined.clear();
+    combined.set(operations, (byTransactions = new Map()));
+  }
+  let byJobs = byTransactions.get(transactions);
+  if (!byJobs) byTransactions.set(transactions, (byJobs = new Map()));
+  let text = byJobs.get(jobs);
+  if (text === undefined) {
+    const ctes = [`"recorded_operations" as (${operations})`, ...(transactions ? [`"recorded_transactions" as (${transactions})`] : [])];
+    // Held (pg-write-combining.ts): a record that is its commit's only statement goes without BEGIN and COMMIT.
+    text = deferrableText(`with ${ctes.join(', ')} ${jobs}`);
+    if (byJobs.size >= 64) byJobs.clear();
+    byJobs.set(jobs, text);
+  }
+  return text;
 }
 
 export class KyselyPaymentRecords implements PaymentRecords {
@@ -63,17 +55,7 @@ export class KyselyPaymentRecords implements PaymentRecords {
   async record(transactions: NewTransaction[], operations: Operation[], jobs: NewJob[]): Promise<void> {
     const now = this.now();
     const { rows: jobRows, firstQueuedAt } = placeJobs(this.placer, jobs, now);
-    if (this.dialect === 'postgres' && transactions.length <= 1 && operations.length === 1 && jobs.length === 1) {
-      const tx = transactions[0];
-      await recordOne.execute(
-        this.db,
-        prefixed([
-          ['o:', operationRow(operations[0]!)],
-          ['t:', tx && transactionRow(tx)],
-          ['j:', jobRows[0]],
-        ]),
-      );
-    } else if (this.dialect === 'postgres' && operations.length > 0 && (await this.recordInOneStatement(transactions, operations, jobRows))) {
+    if (this.dialect === 'postgres' && operations.length > 0 && (await this.recordInOneStatement(transactions, operations, jobRows))) {
       // Done: one statement.
     } else if (transactions.length <= 1 && operations.length <= 1 && jobs.length <= 1) {
       // One payment (an MIT, a capture): statements compiled once (query-template.ts).
@@ -90,7 +72,7 @@ export class KyselyPaymentRecords implements PaymentRecords {
   }
 
   /**
-   * PostgreSQL, many payments: operations, transactions and jobs in one statement of data-modifying
+   * PostgreSQL, one payment or many: operations, transactions and jobs in one statement of data-modifying
    * CTEs (foreign keys are checked at its end: the operations may name the transactions inserted
    * with them). False, with nothing sent, when they do not fit in one statement.
    */
@@ -104,10 +86,9 @@ export class KyselyPaymentRecords implements PaymentRecords {
     next += txs?.parameters.length ?? 0;
     const jobs = bulkInsert(this.db, 'jobs', jobRows, { conflictColumn: 'dedupeKey', firstParameter: next });
     if (!jobs || next - 1 + jobs.parameters.length > ONE_STATEMENT_PARAMETERS) return false;
-    const ctes = [`"recorded_operations" as (${ops.sql})`, ...(txs ? [`"recorded_transactions" as (${txs.sql})`] : [])];
     await runBulk(this.db, {
-      sql: deferrableText(`with ${ctes.join(', ')} ${jobs.sql}`),
-      parameters: [...ops.parameters, ...(txs?.parameters ?? []), ...jobs.parameters],
+      sql: recordText(ops.sql, txs?.sql ?? '', jobs.sql),
+      parameters: txs ? ops.parameters.concat(txs.parameters, jobs.parameters) : ops.parameters.concat(jobs.parameters),
     });
     return true;
   }
