@@ -151,6 +151,18 @@ export class DuplicateId extends Error {
 }
 
 /**
+ * A commit refused because a conditional write it held found its rows other than the writer
+ * predicted (an answer already applied, a transaction moved meanwhile): nothing of it was
+ * committed. Translated by the store from the statement's own refusal (stale-write.ts).
+ */
+export class StaleWrite extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StaleWrite';
+  }
+}
+
+/**
  * Tries of a create commit whose new row's random id was taken (transaction, payment-link and
  * multi-link ids: 55 random bits fixed by the interface; at 10^8 rows about one insert in 3·10^8
  * collides), each with new ids.

@@ -5,6 +5,7 @@
  */
 import { CamelCasePlugin, Kysely } from 'kysely';
 import { duplicateIdOf } from './duplicate-id.js';
+import { staleWriteOf } from './stale-write.js';
 import type { JobHandoff, JobStore } from '../jobs/job.js';
 import type { AccountsRepository } from '../modules/accounts/accounts.repository.js';
 import type { PointsOfSaleRepository } from '../modules/points-of-sale/points-of-sale.repository.js';
@@ -227,7 +228,7 @@ async function inTransaction<T>(
     result = await commit((db) => fn(repositories(db, dialect, options, queued, afterCommit, handing ?? queueEveryJob)));
   } catch (err) {
     handing?.giveBack();
-    throw duplicateIdOf(err) ?? err;
+    throw duplicateIdOf(err) ?? staleWriteOf(err) ?? err;
   }
   runAll(committed);
   return result;

@@ -10,7 +10,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { ServiceClock } from '../../src/clock.js';
+import { StaleWrite } from '../../src/shared/errors.js';
 import { newId } from '../../src/shared/ids.js';
+import { afterChange } from '../../src/modules/transactions/engine-rules.js';
 import type { Terminal } from '../../src/modules/terminals/terminal.js';
 import type { Transaction, TransactionState } from '../../src/modules/transactions/transaction.js';
 import { connect } from '../../src/storage/connect.js';
@@ -417,6 +419,56 @@ for (const kind of await availableStores()) {
         const late = newOperation(tx, { type: 'AUTHORIZATION', state: 'PROCESSING', amount: 700, finalizedAt: null });
         await t.store.transactions.insertOperations([late]);
         assert.deepEqual(await t.store.transactions.finishAndApply({ ...answer, id: late.id }, success), { finished: true, transaction: null });
+      });
+
+      test('finishAndApplyExpecting: the predicted row is the stored one; an answer applied already, or a wrong prediction, fails the whole commit with StaleWrite', async () => {
+        const opsAccount = (await seedAccount(t.store)).id;
+        const tx = newTransaction(opsAccount, posA, { state: 'PENDING', amount: 900 });
+        await t.store.transactions.insert([tx]);
+        const stored = (await t.store.transactions.findById(opsAccount, tx.id))!;
+        const auth = newOperation(tx, { type: 'AUTHORIZATION', state: 'PROCESSING', amount: 900, finalizedAt: null });
+        await t.store.transactions.insertOperations([auth]);
+        const at = iso(T0 + 10 * HOUR);
+        const answer = {
+          id: auth.id,
+          patch: { state: 'SUCCESS' as const, errorCode: null, externalStatusCodes: null, acquirerReference: 'ref-2', finalizedAt: at },
+        };
+        const change = {
+          from: ['PENDING', 'PROCESSING'] as TransactionState[],
+          patch: { state: 'SUCCESS' as const, errorCode: null, acquirerReference: 'ref-2', sca: null, updatedAt: at, finalizedAt: at },
+          delta: { authorized: 900 },
+        };
+        const expected = afterChange(stored, change.patch, change.delta);
+        // With another write of the same commit, which must not outlive a refusal.
+        const commit = (prediction: Transaction, operation = answer) =>
+          t.store.transaction(async (repos) => {
+            await repos.transactions.finishAndApplyExpecting(operation, { id: tx.id, ...change }, prediction);
+            await repos.events.append(opsAccount, 'test.answered', { operationId: operation.id });
+          });
+        const eventsOf = async (operationId: string) =>
+          (await t.store.db.selectFrom('events').select('data').where('event', '=', 'test.answered').execute()).filter((e) =>
+            String(e.data).includes(operationId),
+          ).length;
+
+        await commit(expected);
+        assert.deepEqual(await t.store.transactions.findById(opsAccount, tx.id), expected, 'the prediction is the stored row');
+        assert.equal((await t.store.transactions.findOperation(tx.id, auth.id))?.state, 'SUCCESS');
+        assert.equal(await eventsOf(auth.id), 1);
+
+        // The same answer again: the operation is no longer PROCESSING.
+        await assert.rejects(commit(expected), (err: Error) => err instanceof StaleWrite);
+        assert.equal(await eventsOf(auth.id), 1, 'nothing of the refused commit kept');
+
+        // A second primary operation whose prediction is wrong (the row holds 900 already): refused, the operation stays PROCESSING.
+        const late = newOperation(tx, { type: 'AUTHORIZATION', state: 'PROCESSING', amount: 900, finalizedAt: null });
+        await t.store.transactions.insertOperations([late]);
+        const lateChange = { ...change, from: ['SUCCESS'] as TransactionState[] };
+        await assert.rejects(
+          t.store.transaction((repos) => repos.transactions.finishAndApplyExpecting({ ...answer, id: late.id }, { id: tx.id, ...lateChange }, expected)),
+          (err: Error) => err instanceof StaleWrite,
+        );
+        assert.equal((await t.store.transactions.findOperation(tx.id, late.id))?.state, 'PROCESSING', 'rolled back with its commit');
+        assert.equal((await t.store.transactions.findById(opsAccount, tx.id))?.authorizedAmount, 900, 'nothing added');
       });
 
       test('operations of a transaction and the final-operations list with its filters', async () => {

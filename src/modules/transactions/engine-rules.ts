@@ -9,7 +9,7 @@
  */
 import { aggregatesOf, isFinal, type Operation, type OperationChain, type OperationType, type Transaction } from './transaction.js';
 import { operationWire, transactionWire } from './transactions.schemas.js';
-import type { AggregateDelta } from './transactions.repository.js';
+import type { AggregateDelta, TransactionResultPatch } from './transactions.repository.js';
 
 /** The operations that decide a transaction's state; the others act on a final (SUCCESS) transaction. */
 export const PRIMARY_OPERATIONS = ['AUTHORIZATION', 'SALE', 'PAYOUT'] as const;
@@ -57,6 +57,20 @@ export function combined(a: AggregateDelta, b: AggregateDelta): AggregateDelta {
   const out: AggregateDelta = { ...a };
   for (const [key, value] of Object.entries(b) as Array<[keyof AggregateDelta, number]>) out[key] = (out[key] ?? 0) + value;
   return out;
+}
+
+/** `tx` as an update with `patch` and `delta` leaves it (what the answer's commit predicts, not reads back). */
+export function afterChange(tx: Transaction, patch: TransactionResultPatch, delta: AggregateDelta): Transaction {
+  return {
+    ...tx,
+    ...patch,
+    authorizedAmount: tx.authorizedAmount + (delta.authorized ?? 0),
+    capturedAmount: tx.capturedAmount + (delta.captured ?? 0),
+    voidedAmount: tx.voidedAmount + (delta.voided ?? 0),
+    paidOutAmount: tx.paidOutAmount + (delta.paidOut ?? 0),
+    refundedAmount: tx.refundedAmount + (delta.refunded ?? 0),
+    pendingAmount: tx.pendingAmount + (delta.pending ?? 0),
+  };
 }
 
 /** The operation an answer starts: a capture of the whole authorization, or a void of what is left uncaptured (`REST`). */

@@ -32,10 +32,11 @@ import { acquirerRetryDelay } from '../../jobs/retry-schedules.js';
 import type { Effect } from '../../shared/effect.js';
 import type { EventsLog } from '../../shared/events-log.js';
 import { newId, newTransactionId } from '../../shared/ids.js';
-import { withNewIdsOnCollision } from '../../shared/errors.js';
+import { StaleWrite, withNewIdsOnCollision } from '../../shared/errors.js';
 import type { EventOutbox } from '../events/event-outbox.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import {
+  afterChange,
   callbackDue,
   combined,
   eventsOf,
@@ -603,7 +604,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       finalizedAt: now,
     };
     const follow = followUpOf(tx, op, approved);
-    const applied = await this.deps.transaction(async (repos) => {
+    const applied = await this.commitAnswer(op, async (repos) => {
       let next: Operation | null = null;
       let txState: TransactionState | null = null;
       let change: { from: TransactionState[]; patch: TransactionResultPatch; delta: AggregateDelta };
@@ -629,27 +630,31 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       } else {
         change = { from: ['SUCCESS'], patch: { updatedAt: now }, delta: settlementDelta(op.type, op.amount, approved) };
       }
-      // The operation's answer and the transaction's in one statement where the store can (one
-      // round trip on PostgreSQL); both are conditional, and either one missing rolls the commit back.
-      const { finished, transaction: updated } = await repos.transactions.finishAndApply(
-        {
-          id: op.id,
-          patch: {
-            state,
-            errorCode: answered.errorCode,
-            externalStatusCodes: answered.externalStatusCodes,
-            acquirerReference: answered.acquirerReference,
-            finalizedAt: now,
-          },
+      const operationAnswer = {
+        id: op.id,
+        patch: {
+          state,
+          errorCode: answered.errorCode,
+          externalStatusCodes: answered.externalStatusCodes,
+          acquirerReference: answered.acquirerReference,
+          finalizedAt: now,
         },
-        { id: tx.id, ...change },
-      );
-      if (!finished) throw new Conflict(`operation ${op.id} was already answered`);
-      // The row as this commit leaves it, from the update itself (RETURNING), not read again.
-      if (!updated) {
-        throw txState !== null
-          ? new Conflict(`transaction ${tx.id} changed meanwhile`)
-          : new Error(`transaction ${tx.id}: the answer to ${op.type} ${op.id} does not fit its aggregates`);
+      };
+      let updated: Transaction;
+      if (txState !== null) {
+        // A first answer: nothing else moves a transaction whose primary operation is in flight,
+        // so the row it leaves is known without reading it back, and on PostgreSQL the commit
+        // waits once. Both updates are conditional and checked: else the commit fails (StaleWrite).
+        updated = afterChange(tx, change.patch, change.delta);
+        await repos.transactions.finishAndApplyExpecting(operationAnswer, { id: tx.id, ...change }, updated);
+      } else {
+        // The operation's answer and the transaction's in one statement where the store can (one
+        // round trip on PostgreSQL); both are conditional, and either one missing rolls the commit back.
+        const result = await repos.transactions.finishAndApply(operationAnswer, { id: tx.id, ...change });
+        if (!result.finished) throw new Conflict(`operation ${op.id} was already answered`);
+        // The row as this commit leaves it, from the update itself (RETURNING), not read again.
+        if (!result.transaction) throw new Error(`transaction ${tx.id}: the answer to ${op.type} ${op.id} does not fit its aggregates`);
+        updated = result.transaction;
       }
       let after = updated;
       const becameFinal = txState !== null && isFinal(txState);
@@ -680,6 +685,16 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     this.deps.events?.logEvent('payment.answered', answeredEvent(applied.transaction, applied.operation, applied.follow));
     if (applied.becameFinal) for (const observe of this.observers) observe(applied.transaction);
     return applied;
+  }
+
+  /** An answer's commit; one its checked writes refused (another answer came first) is a Conflict. */
+  private async commitAnswer<T>(op: Operation, fn: (repos: R) => Promise<T>): Promise<T> {
+    try {
+      return await this.deps.transaction(fn);
+    } catch (err) {
+      if (err instanceof StaleWrite) throw new Conflict(`operation ${op.id}: answered, or its transaction moved, meanwhile`);
+      throw err;
+    }
   }
 
   /** The effects the transaction's flow declared, in the commit that made it final. */

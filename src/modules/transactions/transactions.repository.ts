@@ -139,6 +139,18 @@ export interface TransactionsRepository {
     operation: { id: string; patch: OperationResultPatch },
     transaction: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
   ): Promise<{ finished: boolean; transaction: Transaction | null }>;
+  /**
+   * finishAndApply whose outcome the caller predicted: `expected` is the transaction as the update
+   * leaves it (its state and amounts are checked). When the operation was not finished or the row
+   * is not `expected`, the caller's commit fails with StaleWrite and nothing of it is kept. On
+   * PostgreSQL nothing comes back, so the statement is held and goes out with the commit's other
+   * writes: an answer's commit waits once.
+   */
+  finishAndApplyExpecting(
+    operation: { id: string; patch: OperationResultPatch },
+    transaction: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
+    expected: Transaction,
+  ): Promise<void>;
   /** Finishes an operation still PROCESSING; true when this call did it. */
   finishOperation(id: string, patch: OperationResultPatch): Promise<boolean>;
   /** Operations in a final state, newest finalized first. */

@@ -29,6 +29,9 @@ import type {
 import type { Dialect } from '../connect.js';
 import type { Database, OperationsTable, TransactionsTable } from '../schema.js';
 import { keyedTemplates, queryTemplate, type Params } from '../query-template.js';
+import { deferrable } from '../pg-write-combining.js';
+import { STALE_WRITE } from '../stale-write.js';
+import { StaleWrite } from '../../shared/errors.js';
 
 const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
@@ -145,6 +148,24 @@ const finishAndApplyStatement = keyedTemplates((db: Kysely<Database>, p: Params<
     .selectAll('updated')
     .select((eb) => eb.selectFrom('finished').select(eb.fn.countAll<number>().as('n')).as('operationsFinished'));
 });
+/**
+ * finishAndApplyStatement predicted (finishAndApplyExpecting): nothing comes back, so it is held
+ * (pg-write-combining.ts); when the operation was not finished or the updated row's state and
+ * amounts are not the `expect:` ones, its cast refuses the statement (stale-write.ts).
+ */
+const finishAndApplyPredicted = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => {
+  const checks = [sql`"state" = ${p['expect:state']}`, ...AGGREGATE_SQL_COLUMNS.map((column) => sql`${sql.ref(column)} = ${p[`expect:${column}`]}`)];
+  return deferrable(
+    db
+      .with('finished', (d) => buildFinishOperation(d as unknown as Kysely<Database>, p, 'op:').returning('id'))
+      .with('updated', (d) => buildResultUpdate(d as unknown as Kysely<Database>, p).returningAll())
+      .selectNoFrom([
+        sql<number>`cast(case when (select count(*) from "finished") = 1 and exists (select 1 from "updated" where ${sql.join(checks, sql` and `)}) then '0' else cast(${STALE_WRITE} as text) end as integer)`.as(
+          'applied',
+        ),
+      ]),
+  );
+});
 const resultUpdateReturning = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => buildResultUpdate(db, p).returningAll());
 
 /** finishOperation's parameters: `id` and the patch's columns as `set:<column>`. */
@@ -190,6 +211,14 @@ const AGGREGATE_COLUMNS = {
   pending: 'pendingAmount',
   pendingRefund: 'pendingRefundAmount',
 } as const;
+
+/** The aggregates a Transaction shows (pending refunds are the store's own), and their SQL names. */
+const SHOWN_AGGREGATES = ['authorizedAmount', 'capturedAmount', 'voidedAmount', 'paidOutAmount', 'refundedAmount', 'pendingAmount'] as const;
+const AGGREGATE_SQL_COLUMNS = SHOWN_AGGREGATES.map((field) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+
+function sameStateAndAmounts(a: Transaction, b: Transaction): boolean {
+  return a.state === b.state && SHOWN_AGGREGATES.every((field) => a[field] === b[field]);
+}
 
 const COMPARATORS: Record<AmountMode, '=' | '<' | '>'> = { EQUAL: '=', LESS_THAN: '<', GREATER_THAN: '>' };
 
@@ -474,6 +503,24 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
       finished: Number(operationsFinished) === 1,
       transaction: updated.id === null ? null : toTransaction(updated as Selectable<TransactionsTable>),
     };
+  }
+
+  async finishAndApplyExpecting(
+    operation: { id: string; patch: OperationResultPatch },
+    transaction: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
+    expected: Transaction,
+  ): Promise<void> {
+    if (this.dialect !== 'postgres') {
+      // In-process statements cost no round trip: applied and compared here.
+      const { finished, transaction: updated } = await this.finishAndApply(operation, transaction);
+      if (!finished || !updated || !sameStateAndAmounts(updated, expected)) throw new StaleWrite(STALE_WRITE);
+      return;
+    }
+    const p = resultParams(transaction.id, transaction.from, transaction.patch, transaction.delta ?? {});
+    for (const [key, value] of Object.entries(finishParams(operation.id, operation.patch))) p[`op:${key}`] = value;
+    p['expect:state'] = expected.state;
+    SHOWN_AGGREGATES.forEach((field, i) => (p[`expect:${AGGREGATE_SQL_COLUMNS[i]!}`] = expected[field]));
+    await finishAndApplyPredicted.execute(this.db, p);
   }
 
   async listFinalOperations(accountId: string, f: OperationFilter, offset: number, limit: number) {
