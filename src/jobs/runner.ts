@@ -355,6 +355,8 @@ export class JobRunner implements JobHandoff {
         const delayMs = err instanceof Deferred ? Math.max(0, err.delayMs) : OUTAGE_RETRY_MS;
         try {
           await store.defer(job.id, this.workerId, clock.now() + delayMs);
+          // Not an attempt either for what it started from: its next claim here starts from it again.
+          if (job.known !== undefined && job.attempts === 1) this.remember(job.id, job.kind, job.known);
         } catch (deferErr) {
           logger.error({ err: deferErr, jobId: job.id }, 'could not defer job; the lease will expire and it will run again');
         }

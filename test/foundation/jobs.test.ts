@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, test } from 'node:test';
 import { ServiceClock } from '../../src/clock.js';
-import { exponentialBackoff, type JobDefinition, RetryLater } from '../../src/jobs/job.js';
+import { Deferred, exponentialBackoff, type JobDefinition, RetryLater } from '../../src/jobs/job.js';
 import { JobRunner, KNOWN_LIMIT } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/logger.js';
 import { newId } from '../../src/shared/ids.js';
@@ -430,7 +430,7 @@ for (const kind of await availableStores()) {
       assert.equal((await t.store.db.selectFrom('jobs').select('id').where('payload', 'like', '%rolled-back%').execute()).length, 0);
     });
 
-    test("a job queued with its commit's record (the runner full) gets that record at its first claim here; not a retry, not one pushed out of the runner's memory, not a kind that does not allow it", async () => {
+    test("a job queued with its commit's record (the runner full) gets that record at its first claim here, again after a deferral; not a retry, not one pushed out of the runner's memory, not a kind that does not allow it", async () => {
       const kind = `known.${newId()}`;
       const seen: Array<{ name: string; attempt: number; known: unknown }> = [];
       let release: () => void = () => undefined;
@@ -440,6 +440,8 @@ for (const kind of await availableStores()) {
         seen.push({ name, attempt: ctx.attempt, known: ctx.job.known });
         if (name === 'blocking') await blocker;
         if (name === 'failing' && ctx.attempt === 1) throw new RetryLater('once more', 1000);
+        // Put back without an attempt (a full delivery gate), once.
+        if (name === 'deferred' && seen.filter((run) => run.name === 'deferred').length === 1) throw new Deferred('gate full', 0);
       };
       // A kind handed over but not allowed its record when claimed.
       const handedOnly = `handed-only.${newId()}`;
@@ -458,15 +460,27 @@ for (const kind of await availableStores()) {
       for (let i = 0; i < KNOWN_LIMIT; i++) r.remember(`other-${i}`, kind, {});
       await enqueue('queued');
       await enqueue('failing');
+      await enqueue('deferred');
       await t.store.transaction((repos) => repos.jobs.enqueue({ kind: handedOnly, payload: { name: 'handed-only' }, known: { wrote: 'handed-only' } }));
       release();
       r.notify();
-      await waitFor('every job to run once', () => seen.length === 5, 4000);
+      await waitFor('every job to run once, the deferred one twice', () => seen.length === 7, 4000);
       t.clock.ms += 1000;
       r.notify();
-      await waitFor('the retry', () => seen.length === 6);
+      await waitFor('the retry', () => seen.length === 8);
       const byRun = seen.slice(1).map(({ name, attempt, known }) => `${name}#${attempt}:${known === undefined ? 'read' : (known as { wrote: string }).wrote}`);
-      assert.deepEqual(byRun.sort(), ['failing#1:failing', 'failing#2:read', 'forgotten#1:read', 'handed-only#1:read', 'queued#1:queued'].sort());
+      assert.deepEqual(
+        byRun.sort(),
+        [
+          'deferred#1:deferred',
+          'deferred#1:deferred',
+          'failing#1:failing',
+          'failing#2:read',
+          'forgotten#1:read',
+          'handed-only#1:read',
+          'queued#1:queued',
+        ].sort(),
+      );
     });
 
     test('a notice of a job not yet due does not wake the runner for a claim: it wakes when the job comes due', async () => {
