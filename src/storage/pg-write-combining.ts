@@ -11,9 +11,13 @@
  *   foreign keys pointing at it), savepoints and streamed reads. Held writes are in the order they
  *   were made; in one statement they see the same snapshot, which is why only independent writes
  *   are marked (new rows, updates by key). A marked statement that is itself made of CTEs (the
- *   engine's record of a payment) is held too, but goes as a statement of its own: PostgreSQL
- *   allows data-modifying CTEs only at the top level. A held write that fails, fails the statement
- *   it goes with, and so the transaction, which is rolled back — as it would have been at once.
+ *   engine's record of a payment, an answer's checked update) is held too: PostgreSQL allows
+ *   data-modifying CTEs only at the top level, so its CTEs are lifted into the combined
+ *   statement's, renamed, and its main query becomes one more (a SELECT among them is read by the
+ *   combined statement's own, so that it runs). It joins the others only when no table is named
+ *   by both it and them; otherwise they are sent first. A held write that fails, fails the
+ *   statement it goes with, and so the transaction, which is rolled back — as it would have been
+ *   at once.
  * - **A lazy BEGIN.** BEGIN is sent with the first statement that is not held. A transaction whose
  *   writes were all held sends them as ONE statement without BEGIN/COMMIT (a single statement is
  *   atomic by itself); one that sent nothing sends nothing.
@@ -101,8 +105,9 @@ class CombiningConnection implements DatabaseConnection {
     if (!this.inTransaction) return this.inner.executeQuery<R>(query);
     const held = heldOf(query);
     if (held) {
-      // A statement of CTEs goes alone: held first, the others are sent before it.
-      if (this.held.length > 0 && (held.cte || this.held.some((h) => h.cte))) this.sendHeld();
+      // A statement of CTEs joins the held writes only when they have no table in common (one
+      // snapshot: neither would see the other's rows); otherwise they go first.
+      if (this.held.some((h) => (h.cte || held.cte) && sharesTable(h, held))) this.sendHeld();
       this.held.push(held);
       return { rows: [] };
     }
@@ -162,17 +167,80 @@ class CombiningConnection implements DatabaseConnection {
   }
 }
 
-/** Statements → one: `WITH w1 AS (s1), w2 AS (s2) SELECT 1`, parameters numbered on. */
+/** Whether `a` and `b` name a table in common (`b`'s text against `a`'s writes, and the other way). */
+function sharesTable(a: Held, b: Held): boolean {
+  const named = (held: Held) => new Set([...held.query.sql.matchAll(QUOTED)].map((m) => m[1]!));
+  const inA = named(a);
+  const inB = named(b);
+  return a.tables.some((table) => inB.has(table)) || b.tables.some((table) => inA.has(table));
+}
+
+/** Index just past the quoted text that starts at `start` (`quote` doubled inside stands for itself). */
+function pastQuoted(text: string, start: number, quote: string): number {
+  let i = start + 1;
+  for (;;) {
+    const end = text.indexOf(quote, i);
+    if (end < 0) return text.length;
+    if (text[end + 1] !== quote) return end + 1;
+    i = end + 2;
+  }
+}
+
+/** `with "a" as (…), "b" as (…) <main>` taken apart at its top level; null when the text is not that. */
+export function splitCtes(text: string): { ctes: Array<{ name: string; body: string }>; main: string } | null {
+  const head = /^\s*with\s+/i.exec(text);
+  if (!head) return null;
+  let i = head[0].length;
+  const ctes: Array<{ name: string; body: string }> = [];
+  for (;;) {
+    const cte = /^"([^"]+)"\s+as\s+\(/i.exec(text.slice(i));
+    if (!cte) return null;
+    i += cte[0].length;
+    const start = i;
+    for (let depth = 1; depth > 0;) {
+      if (i >= text.length) return null;
+      const c = text[i]!;
+      if (c === "'" || c === '"') {
+        i = pastQuoted(text, i, c);
+        continue;
+      }
+      if (c === '(') depth++;
+      else if (c === ')') depth--;
+      i++;
+    }
+    ctes.push({ name: cte[1]!, body: text.slice(start, i - 1) });
+    const next = /^\s*,\s*/.exec(text.slice(i));
+    if (!next) break;
+    i += next[0].length;
+  }
+  return { ctes, main: text.slice(i).trim() };
+}
+
+/**
+ * Statements → one: `WITH w1 AS (s1), w2 AS (s2) SELECT 1`, parameters numbered on. A statement of
+ * CTEs is taken apart: its CTEs become the combined statement's, named `w<n>_<name>`, and its main
+ * query `w<n>`; a main SELECT is read, whole rows, by the final one, since PostgreSQL runs a SELECT
+ * in WITH only when something reads it (data-modifying ones always run).
+ */
 export function combine(queries: readonly CompiledQuery[]): CompiledQuery {
   if (queries.length === 1) return queries[0]!;
   const parameters: unknown[] = [];
-  const parts = queries.map((query, i) => {
+  const read: string[] = [];
+  const parts = queries.flatMap((query, i) => {
     const offset = parameters.length;
     parameters.push(...query.parameters);
     const text = offset === 0 ? query.sql : query.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
-    return `"w${i + 1}" as (${text})`;
+    const name = `w${i + 1}`;
+    const split = splitCtes(text);
+    if (!split) return [`"${name}" as (${text})`];
+    const rename = (part: string) => split.ctes.reduce((renamed, cte) => renamed.replaceAll(`"${cte.name}"`, `"${name}_${cte.name}"`), part);
+    if (/^select\s/i.test(split.main)) read.push(`"${name}"`);
+    return [...split.ctes.map((cte) => `"${name}_${cte.name}" as (${rename(cte.body)})`), `"${name}" as (${rename(split.main)})`];
   });
-  return CompiledQuery.raw(`with ${parts.join(', ')} select 1`, parameters);
+  // Each read on its own, by whole rows: PostgreSQL may inline a CTE read once and drop the columns
+  // nobody uses (a check among them would not run), and a join would skip the rest after an empty one.
+  const reads = read.map((name) => `(select count(*) from ${name} where ${name} is not null)`);
+  return CompiledQuery.raw(`with ${parts.join(', ')} select ${reads.length ? reads.join(', ') : '1'}`, parameters);
 }
 
 class CombiningDriver implements Driver {

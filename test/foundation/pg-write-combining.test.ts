@@ -25,6 +25,22 @@ test('combine: one statement of data-modifying CTEs, parameters numbered on', ()
   assert.deepEqual(combined.parameters, [1, 'y', 2, 3]);
 });
 
+test('combine: a statement of CTEs is taken apart into the combined one, its names prefixed, a main SELECT read by the final one', () => {
+  const combined = combine([
+    CompiledQuery.raw('insert into "a" ("x") values ($1)', [1]),
+    CompiledQuery.raw(
+      `with "done" as (update "b" set "y" = $1 where "id" = $2 returning "id"), "kept" as (insert into "c" ("z") values (')(''x')) select count(*) from "done", "kept"`,
+      ['y', 2],
+    ),
+    CompiledQuery.raw('with "made" as (insert into "d" ("v") values ($1)) insert into "e" ("w") values ($2)', [3, 4]),
+  ]);
+  assert.equal(
+    combined.sql,
+    'with "w1" as (insert into "a" ("x") values ($1)), "w2_done" as (update "b" set "y" = $2 where "id" = $3 returning "id"), "w2_kept" as (insert into "c" ("z") values (\')(\'\'x\')), "w2" as (select count(*) from "w2_done", "w2_kept"), "w3_made" as (insert into "d" ("v") values ($4)), "w3" as (insert into "e" ("w") values ($5)) select (select count(*) from "w2" where "w2" is not null)',
+  );
+  assert.deepEqual(combined.parameters, [1, 'y', 2, 3, 4]);
+});
+
 interface Tables {
   accounts: { id: number; name: string };
   child: { id: number; parentId: number };
@@ -83,7 +99,7 @@ describe('PostgreSQL held writes', { skip: reachable ? false : POSTGRES_SKIP_MES
     ]);
   });
 
-  test('a held statement of CTEs alone is the whole transaction; beside other held writes it goes as a statement of its own', async () => {
+  test('a held statement of CTEs alone is the whole transaction; beside held writes naming its tables it goes as a statement of its own', async () => {
     await db.insertInto('accounts').values({ id: 50, name: 'p50' }).execute();
     const withCtes = (id: number) =>
       CompiledQuery.raw(
@@ -108,6 +124,36 @@ describe('PostgreSQL held writes', { skip: reachable ? false : POSTGRES_SKIP_MES
       ['cte 51', 'plain', 'cte 53', 'cte 54', 'plain after'],
     );
     assert.deepEqual(await db.selectFrom('accounts').select('name').where('id', '=', 50).execute(), [{ name: 'p50 via 54' }]);
+  });
+
+  test('a held statement of CTEs beside held writes on other tables: one statement; its main SELECT runs, and its refusal fails the whole commit', async () => {
+    await db.insertInto('accounts').values({ id: 60, name: 'p60' }).execute();
+    // Refuses itself (a cast that fails) when the account to rename is missing, as an answer's checked update does.
+    const checkedRename = (id: number, name: string) =>
+      CompiledQuery.raw(
+        deferrableText(
+          `with "renamed" as (update "accounts" set "name" = $1 where "id" = $2 returning "id") select cast(case when (select count(*) from "renamed") = 1 then '0' else cast($3 as text) end as integer) as "applied"`,
+        ),
+        [name, id, 'refused: no such account'],
+      );
+    const counts = await sent(() =>
+      db.transaction().execute(async (trx) => {
+        await deferrable(trx.insertInto('logbook').values({ id: 61, note: 'with the rename' })).execute();
+        await trx.executeQuery(checkedRename(60, 'p60 renamed'));
+      }),
+    );
+    assert.deepEqual({ statements: counts.statements, control: counts.control, commits: counts.commits }, { statements: 1, control: 0, commits: 1 });
+    assert.deepEqual(await db.selectFrom('accounts').select('name').where('id', '=', 60).execute(), [{ name: 'p60 renamed' }]);
+    assert.deepEqual(await db.selectFrom('logbook').select('note').where('id', '=', 61).execute(), [{ note: 'with the rename' }]);
+
+    await assert.rejects(
+      db.transaction().execute(async (trx) => {
+        await deferrable(trx.insertInto('logbook').values({ id: 62, note: 'refused with it' })).execute();
+        await trx.executeQuery(checkedRename(99, 'nobody'));
+      }),
+      /refused: no such account/,
+    );
+    assert.deepEqual(await db.selectFrom('logbook').select('note').where('id', '=', 62).execute(), [], 'nothing of the refused commit kept');
   });
 
   test('an empty transaction sends nothing', async () => {
