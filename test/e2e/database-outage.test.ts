@@ -176,7 +176,16 @@ describe('database outage: PostgreSQL cut off under load, then back (postgres)',
       url.hostname = '127.0.0.1';
       url.port = String(proxy!.port);
       const databaseName = url.pathname.slice(1);
-      const svc = await startService({ databaseUrl: url.toString(), dir: db!.dir, ...newKeys(), latencyMs: 20, label: 'outage' });
+      // No ingestion cap: the load sends about as many MITs in its minute as the default cap (300),
+      // and a faster run would meet it (429) — not what this test is about.
+      const svc = await startService({
+        databaseUrl: url.toString(),
+        dir: db!.dir,
+        ...newKeys(),
+        latencyMs: 20,
+        label: 'outage',
+        env: { PAYMENTS_MIT_CAP_PER_MINUTE: '0' },
+      });
       service = svc;
       const merchant: Merchant = await bootstrapMerchant(svc, 'Outage Shop');
       await svc.operator.must('PATCH', `${API}/partner/accounts/${merchant.accountId}/capabilities`, { moto: true });
