@@ -72,7 +72,7 @@ interface Held {
   /** The tables it writes. */
   tables: string[];
   insert: boolean;
-  /** A statement of CTEs itself: it cannot go inside combine()'s (PostgreSQL wants data-modifying CTEs at the top level). */
+  /** A statement of CTEs itself: combine() lifts its CTEs to the top level (PostgreSQL wants data-modifying CTEs there). */
   cte: boolean;
 }
 
@@ -162,17 +162,27 @@ class CombiningConnection implements DatabaseConnection {
   private mustFlushBefore(text: string): boolean {
     if (this.held.length === 0) return false;
     if (this.held.some((h) => h.insert && h.tables.some((table) => REFERENCED_TABLES.has(table)))) return true;
-    const named = new Set([...text.matchAll(QUOTED)].map((m) => m[1]!));
+    const named = namesIn(text);
     return this.held.some((h) => h.tables.some((table) => named.has(table)));
   }
 }
 
 /** Whether `a` and `b` name a table in common (`b`'s text against `a`'s writes, and the other way). */
 function sharesTable(a: Held, b: Held): boolean {
-  const named = (held: Held) => new Set([...held.query.sql.matchAll(QUOTED)].map((m) => m[1]!));
-  const inA = named(a);
-  const inB = named(b);
+  const inA = namesIn(a.query.sql);
+  const inB = namesIn(b.query.sql);
   return a.tables.some((table) => inB.has(table)) || b.tables.some((table) => inA.has(table));
+}
+
+/** The quoted names in a statement's text; the texts are few (compiled once each), so each is scanned once. */
+const names = new Map<string, ReadonlySet<string>>();
+function namesIn(text: string): ReadonlySet<string> {
+  let found = names.get(text);
+  if (!found) {
+    if (names.size >= 1024) names.clear();
+    names.set(text, (found = new Set([...text.matchAll(QUOTED)].map((m) => m[1]!))));
+  }
+  return found;
 }
 
 /** Index just past the quoted text that starts at `start` (`quote` doubled inside stands for itself). */

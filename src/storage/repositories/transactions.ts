@@ -133,21 +133,26 @@ function buildResultUpdate(db: Kysely<Database>, p: Params<Record<string, unknow
 }
 const resultUpdate = keyedTemplates(buildResultUpdate);
 
+/** The operation's answer (`op:` keys) and the transaction's update as CTEs `finished` and `updated`. */
+function withFinishAndUpdate(db: Kysely<Database>, p: Params<Record<string, unknown>>) {
+  // buildResultUpdate reads only its own keys (`id`, `from:`, `set:`, `add:`, the checks'): the `op:` ones pass it by.
+  return db
+    .with('finished', (d) => buildFinishOperation(d as unknown as Kysely<Database>, p, 'op:').returning('id'))
+    .with('updated', (d) => buildResultUpdate(d as unknown as Kysely<Database>, p).returningAll());
+}
+
 /**
  * finishOperation's and applyResult's updates in one statement (PostgreSQL's data-modifying CTEs):
  * the transaction's row as updated, if it was, beside whether the operation was finished. The
  * operation's keys carry an `op:` prefix (`op:id`, `op:set:<column>`).
  */
-const finishAndApplyStatement = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => {
-  // buildResultUpdate reads only its own keys (`id`, `from:`, `set:`, `add:`, the checks'): the `op:` ones pass it by.
-  return db
-    .with('finished', (d) => buildFinishOperation(d as unknown as Kysely<Database>, p, 'op:').returning('id'))
-    .with('updated', (d) => buildResultUpdate(d as unknown as Kysely<Database>, p).returningAll())
+const finishAndApplyStatement = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) =>
+  withFinishAndUpdate(db, p)
     .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('one'))
     .leftJoin('updated', (join) => join.onTrue())
     .selectAll('updated')
-    .select((eb) => eb.selectFrom('finished').select(eb.fn.countAll<number>().as('n')).as('operationsFinished'));
-});
+    .select((eb) => eb.selectFrom('finished').select(eb.fn.countAll<number>().as('n')).as('operationsFinished')),
+);
 /**
  * finishAndApplyStatement predicted (finishAndApplyExpecting): nothing comes back, so it is held
  * (pg-write-combining.ts); when the operation was not finished or the updated row's state and
@@ -156,14 +161,11 @@ const finishAndApplyStatement = keyedTemplates((db: Kysely<Database>, p: Params<
 const finishAndApplyPredicted = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => {
   const checks = [sql`"state" = ${p['expect:state']}`, ...AGGREGATE_SQL_COLUMNS.map((column) => sql`${sql.ref(column)} = ${p[`expect:${column}`]}`)];
   return deferrable(
-    db
-      .with('finished', (d) => buildFinishOperation(d as unknown as Kysely<Database>, p, 'op:').returning('id'))
-      .with('updated', (d) => buildResultUpdate(d as unknown as Kysely<Database>, p).returningAll())
-      .selectNoFrom([
-        sql<number>`cast(case when (select count(*) from "finished") = 1 and exists (select 1 from "updated" where ${sql.join(checks, sql` and `)}) then '0' else cast(${STALE_WRITE} as text) end as integer)`.as(
-          'applied',
-        ),
-      ]),
+    withFinishAndUpdate(db, p).selectNoFrom([
+      sql<number>`cast(case when (select count(*) from "finished") = 1 and exists (select 1 from "updated" where ${sql.join(checks, sql` and `)}) then '0' else cast(${STALE_WRITE} as text) end as integer)`.as(
+        'applied',
+      ),
+    ]),
   );
 });
 const resultUpdateReturning = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => buildResultUpdate(db, p).returningAll());
@@ -213,7 +215,9 @@ const AGGREGATE_COLUMNS = {
 } as const;
 
 /** The aggregates a Transaction shows (pending refunds are the store's own), and their SQL names. */
-const SHOWN_AGGREGATES = ['authorizedAmount', 'capturedAmount', 'voidedAmount', 'paidOutAmount', 'refundedAmount', 'pendingAmount'] as const;
+const SHOWN_AGGREGATES = Object.values(AGGREGATE_COLUMNS).filter(
+  (field): field is Exclude<(typeof AGGREGATE_COLUMNS)[keyof typeof AGGREGATE_COLUMNS], 'pendingRefundAmount'> => field !== 'pendingRefundAmount',
+);
 const AGGREGATE_SQL_COLUMNS = SHOWN_AGGREGATES.map((field) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
 
 function sameStateAndAmounts(a: Transaction, b: Transaction): boolean {
