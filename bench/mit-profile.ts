@@ -7,6 +7,8 @@
  *
  *   node --import tsx bench/mit-profile.ts [postgres|sqlite] [RATE=100] [SECONDS=20]
  *   node --import tsx bench/mit-profile.ts some.cpuprofile      # only the summary of a profile
+ *
+ * RATE 0: POST /mit alone — closed loop at 50 connections, the job runner off (bench mit a).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -37,7 +39,9 @@ async function profile(kind: StoreKind, rate: number, seconds: number): Promise<
   const setup = await openRuntime(db, { sandbox: true });
   const merchant = await createMitMerchant(setup, 8).finally(() => setup.close());
   const receiver = await startReceiver();
-  const service = await startServiceProcess(db, { workers: true });
+  // Rate 0: the request alone, as in `bench mit` a (closed loop, no runner, no callbacks).
+  const closedLoop = rate === 0;
+  const service = await startServiceProcess(db, { workers: !closedLoop });
   try {
     const load = (prefix: string, durationSeconds: number) =>
       measure({
@@ -52,10 +56,11 @@ async function profile(kind: StoreKind, rate: number, seconds: number): Promise<
           items: merchant.subscriptionIds,
           wrapItems: true,
           expect: '"state":"PENDING"',
-          rate,
+          ...(closedLoop ? {} : { rate }),
         },
       });
     const callbacks = async (expected: number) => {
+      if (closedLoop) return 0;
       let arrived = 0;
       for (let quiet = 0; arrived < expected && quiet < 50; quiet++) {
         await new Promise((r) => setTimeout(r, 200));
@@ -76,7 +81,7 @@ async function profile(kind: StoreKind, rate: number, seconds: number): Promise<
     await service.profileStop(file);
     const cpuMs = (end.cpuMicros - start.cpuMicros) / 1000;
     process.stdout.write(
-      `${kind}: ${m.requests} MITs at ${rate}/s (${m.rps.toFixed(0)}/s answered, p99 ${m.p99.toFixed(1)} ms), ${arrived} callbacks; ` +
+      `${kind}: ${m.requests} MITs at ${closedLoop ? 'closed loop' : `${rate}/s`} (${m.rps.toFixed(0)}/s answered, p99 ${m.p99.toFixed(1)} ms), ${arrived} callbacks; ` +
         `service process CPU ${cpuMs.toFixed(0)} ms = ${(cpuMs / m.requests).toFixed(3)} ms per MIT (${((cpuMs / (end.at - start.at)) * 100).toFixed(0)} % of one CPU)\n`,
     );
     summarize(file);
