@@ -164,13 +164,16 @@ const continueJob = queryTemplate((db: Kysely<Database>, row: Params<JobRow & { 
   ),
 );
 
+// Job states in a WHERE are literals (sql.lit) throughout: a bound value compared with the condition
+// of a partial index (jobs_due, jobs_leased, ...) makes SQLite prepare the statement again at every
+// run, to check the new value against it; a literal is checked once (see findWithPrimaryOperation).
 const deferJob = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; workerId: string; runAt: string; at: string }>) =>
   db
     .updateTable('jobs')
     .set((eb) => ({ state: 'queued', runAt: p.runAt, attempts: eb('attempts', '-', 1), leaseUntil: null, leasedBy: null, updatedAt: p.at }))
     .where('id', '=', p.id)
     .where('leasedBy', '=', p.workerId)
-    .where('state', '=', 'running'),
+    .where('state', '=', sql.lit('running')),
 );
 
 /**
@@ -281,7 +284,7 @@ export class KyselyJobStore implements JobStore {
       .set({ leaseUntil: iso(leaseUntil) })
       .where('id', 'in', ids)
       .where('leasedBy', '=', workerId)
-      .where('state', '=', 'running')
+      .where('state', '=', sql.lit('running'))
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
@@ -303,7 +306,7 @@ export class KyselyJobStore implements JobStore {
       .updateTable('jobs')
       .set({ state: 'done', finishedAt: iso(nowMs), updatedAt: iso(nowMs) })
       .where('dedupeKey', '=', dedupeKey)
-      .where('state', '=', 'queued')
+      .where('state', '=', sql.lit('queued'))
       .execute();
   }
 
@@ -335,7 +338,7 @@ export class KyselyJobStore implements JobStore {
       .updateTable('jobs')
       .set((eb) => ({ state: 'queued', leaseUntil: null, leasedBy: null, attempts: eb('attempts', '-', 1), updatedAt: iso(nowMs) }))
       .where('leasedBy', '=', workerId)
-      .where('state', '=', 'running')
+      .where('state', '=', sql.lit('running'))
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
@@ -390,7 +393,7 @@ export class KyselyJobStore implements JobStore {
       .updateTable('jobs')
       .set({ state: 'queued', attempts: 0, runAt: iso(nowMs), finishedAt: null, updatedAt: iso(nowMs) })
       .where('id', '=', id)
-      .where('state', '=', 'dead')
+      .where('state', '=', sql.lit('dead'))
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
