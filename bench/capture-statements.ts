@@ -15,9 +15,9 @@ const m = await t.createMerchant();
 const { subscriptionId } = await storedCard(t, m, 'cust-statements');
 const ids: string[] = [];
 for (let i = 0; i < count; i++) {
-  const res = await m.api.post(`${API}/mit`, mitBody(subscriptionId, 'http://127.0.0.1:9/callbacks', { reference: `capture-statements-${i}` }));
+  const res = await m.api.post(`${API}/mit`, mitBody(subscriptionId, 'http://localhost:9/callbacks', { reference: `capture-statements-${i}` }));
   if (res.status !== 200) throw new Error(res.text);
-  ids.push((res.json as { transaction: { id: string } }).transaction.id);
+  ids.push((res.body as { transaction: { id: string } }).transaction.id);
 }
 // The authorizations answered (the drive jobs), their callbacks left queued.
 await t.runtime.runner.drain();
@@ -27,7 +27,7 @@ counters.log = [];
 counters.start();
 for (const id of ids) {
   const res = await m.api.post(`${API}/transactions/${id}/capture`, { amount: 1000 });
-  if (res.status !== 200 || !(res.json as { success: boolean }).success) throw new Error(res.text);
+  if (res.status !== 200 || !(res.body as { success: boolean }).success) throw new Error(res.text);
 }
 const counts = counters.stop();
 for (const statement of counters.log) console.log(`- ${statement.replace(/\s+/g, ' ').slice(0, 200)}`);
