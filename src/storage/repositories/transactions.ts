@@ -89,11 +89,12 @@ function buildFinishOperation(db: Kysely<Database>, p: Params<Record<string, unk
   const set: Record<string, unknown> = {};
   const setKey = `${prefix}set:`;
   for (const key of Object.keys(p)) if (key.startsWith(setKey)) set[key.slice(setKey.length)] = p[key];
+  // 'PROCESSING' a literal, as in findWithPrimaryOperation: operations_settleable's condition names the state.
   return db
     .updateTable('operations')
     .set(set as never)
     .where('id', '=', p[`${prefix}id`] as string)
-    .where('state', '=', 'PROCESSING');
+    .where('state', '=', sql.lit('PROCESSING'));
 }
 const finishOperationUpdate = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => buildFinishOperation(db, p));
 
