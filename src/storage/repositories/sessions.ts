@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Session, SessionState } from '../../modules/sessions/session.js';
 import type { SessionChanges, SessionsRepository } from '../../modules/sessions/sessions.repository.js';
 import type { Database, SessionsTable } from '../schema.js';
@@ -94,7 +94,7 @@ export class KyselySessionsRepository implements SessionsRepository {
     const rows = await this.db
       .selectFrom('sessions')
       .selectAll()
-      .where('state', '=', 'PENDING')
+      .where('state', '=', sql.lit('PENDING'))
       .where('expiresAt', '<=', nowIso)
       .orderBy('expiresAt')
       .limit(limit)

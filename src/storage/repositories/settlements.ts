@@ -94,7 +94,7 @@ export class KyselySettlementsRepository implements SettlementsRepository {
       .selectFrom('settlementTransfers')
       .select('id')
       .where('accountId', '=', accountId)
-      .where('state', '=', 'OPEN')
+      .where('state', '=', sql.lit('OPEN'))
       .orderBy('id')
       .execute();
     return rows.map((r) => r.id);
@@ -110,7 +110,7 @@ export class KyselySettlementsRepository implements SettlementsRepository {
         .set({ updatedAt: now })
         .where('accountId', '=', accountId)
         .where('currency', '=', currency)
-        .where('state', '=', 'OPEN')
+        .where('state', '=', sql.lit('OPEN'))
         .returningAll()
         .executeTakeFirst();
       if (row) return toTransfer(row);
@@ -129,7 +129,7 @@ export class KyselySettlementsRepository implements SettlementsRepository {
       .updateTable('settlementTransfers')
       .set({ updatedAt: now })
       .where('id', '=', id)
-      .where('state', '=', 'OPEN')
+      .where('state', '=', sql.lit('OPEN'))
       .returningAll()
       .executeTakeFirst();
     return row ? toTransfer(row) : null;
@@ -162,7 +162,7 @@ export class KyselySettlementsRepository implements SettlementsRepository {
         updatedAt: now,
       }))
       .where('id', '=', id)
-      .where('state', '=', 'OPEN')
+      .where('state', '=', sql.lit('OPEN'))
       .execute();
   }
 
@@ -201,7 +201,7 @@ export class KyselySettlementsRepository implements SettlementsRepository {
         updatedAt: patch.createdAt,
       })
       .where('id', '=', id)
-      .where('state', '=', 'OPEN')
+      .where('state', '=', sql.lit('OPEN'))
       .returningAll()
       .executeTakeFirst();
     if (!row) throw new Error(`settlement transfer ${id} is not OPEN`);
@@ -209,7 +209,7 @@ export class KyselySettlementsRepository implements SettlementsRepository {
   }
 
   async deleteEmptyTransfer(id: string): Promise<void> {
-    await this.db.deleteFrom('settlementTransfers').where('id', '=', id).where('state', '=', 'OPEN').where('transactionsCount', '=', 0).execute();
+    await this.db.deleteFrom('settlementTransfers').where('id', '=', id).where('state', '=', sql.lit('OPEN')).where('transactionsCount', '=', 0).execute();
   }
 
   async findTransfer(accountId: string, id: string): Promise<SettlementTransfer | null> {
@@ -218,7 +218,7 @@ export class KyselySettlementsRepository implements SettlementsRepository {
       .selectAll()
       .where('id', '=', id)
       .where('accountId', '=', accountId)
-      .where('state', '=', 'READY')
+      .where('state', '=', sql.lit('READY'))
       .executeTakeFirst();
     return row ? toTransfer(row) : null;
   }

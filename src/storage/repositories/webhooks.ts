@@ -234,7 +234,7 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
       .updateTable('webhookDeliveries')
       .set(update)
       .where('id', '=', attempt.deliveryId)
-      .where('state', '=', 'PENDING')
+      .where('state', '=', sql.lit('PENDING'))
       .returning('state')
       .execute();
     if (updated[0]) return updated[0].state as DeliveryState;
@@ -247,7 +247,7 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
       .updateTable('webhookDeliveries')
       .set({ state: 'CANCELLED', nextAttemptAt: null, finishedAt: now })
       .where('webhookId', '=', webhookId)
-      .where('state', '=', 'PENDING')
+      .where('state', '=', sql.lit('PENDING'))
       .executeTakeFirst();
     return Number(result.numUpdatedRows);
   }
