@@ -13,6 +13,7 @@ import { openSqlite, sqliteDriver, type SqliteDriverName } from './sqlite-driver
 import { StatementCounter } from './statement-counter.js';
 import { writeBursts } from './pg-bursts.js';
 import { PreparedNames } from './pg-prepared.js';
+import { SharedClients } from './pg-shared-clients.js';
 import { writeCombining } from './pg-write-combining.js';
 import { MAIN_AUTOCHECKPOINT_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 import { WalSync } from './wal-sync.js';
@@ -115,9 +116,10 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
   // The search_path is a startup parameter, so every pooled connection is in the schema from its first query.
+  const poolSize = options.poolSize ?? DEFAULT_DB_POOL_SIZE;
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.poolSize ?? DEFAULT_DB_POOL_SIZE,
+    max: poolSize,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // TCP keepalive from 10 s of silence: a pooled connection whose peer vanished without a reset (a
     // network partition) is found dead by the kernel's probes instead of never.
@@ -143,7 +145,7 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
     counters.watch(client);
   });
   // Held writes and a lazy BEGIN in transactions: fewer round trips per commit (pg-write-combining.ts).
-  const db = new Kysely<Database>({ dialect: writeCombining(new PostgresDialect({ pool })), plugins: [new CamelCasePlugin()] });
+  const db = new Kysely<Database>({ dialect: writeCombining(new PostgresDialect({ pool }), sharedClients(pool, poolSize)), plugins: [new CamelCasePlugin()] });
   return {
     db,
     dialect: 'postgres',
@@ -164,4 +166,14 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
       await db.destroy();
     },
   };
+}
+
+/**
+ * Half the pool serves the statements outside transactions, shared and pipelined
+ * (pg-shared-clients.ts); the other half is for transactions, one each. A pool of one has no
+ * shared connections (its transactions would wait for ever).
+ */
+function sharedClients(pool: pg.Pool, poolSize: number): SharedClients | null {
+  const shared = Math.floor(poolSize / 2);
+  return shared > 0 ? new SharedClients(pool, shared) : null;
 }

@@ -21,6 +21,9 @@
  * - **A lazy BEGIN.** BEGIN is sent with the first statement that is not held. A transaction whose
  *   writes were all held sends them as ONE statement without BEGIN/COMMIT (a single statement is
  *   atomic by itself); one that sent nothing sends nothing.
+ * - **A lazy connection.** The pool's connection is taken by the first statement that needs one of
+ *   its own (BEGIN and what follows it); a statement outside a transaction, and a transaction's
+ *   held writes sent alone, go to the shared connections (pg-shared-clients.ts).
  * - **Sent now, awaited later.** BEGIN and the held writes are sent without waiting for their
  *   answers; the next statement (or the COMMIT) waits for them and for itself. The pool's clients
  *   pipeline (connect.ts), so each goes out with the statement after it: a transaction waits once
@@ -30,6 +33,7 @@
  * SQLite ignores the mark (a comment): statements run in-process there, the group commit batches
  * the commits (write-batcher.ts).
  */
+import type { SharedClients } from './pg-shared-clients.js';
 import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, type TransactionSettings, sql, type Expression } from 'kysely';
 
 /** Ends a write that may be held (a SQL comment, so the text stays valid on its own). */
@@ -99,10 +103,29 @@ class CombiningConnection implements DatabaseConnection {
    */
   private unanswered: Promise<unknown>[] = [];
 
-  constructor(readonly inner: DatabaseConnection) {}
+  /** The pool's connection, taken at the first statement that needs one of its own. */
+  private own: Promise<DatabaseConnection> | null = null;
+
+  constructor(
+    private readonly acquire: () => Promise<DatabaseConnection>,
+    private readonly shared: SharedClients | null,
+  ) {}
+
+  /** Runs `use` on the pool's connection, in the order asked (the first use takes it). */
+  onOwn<T>(use: (conn: DatabaseConnection) => Promise<T>): Promise<T> {
+    this.own ??= this.acquire();
+    return this.own.then(use);
+  }
+
+  /** The pool's connection if one was taken, to be given back. */
+  taken(): Promise<DatabaseConnection> | null {
+    const own = this.own;
+    this.own = null;
+    return own;
+  }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (!this.inTransaction) return this.inner.executeQuery<R>(query);
+    if (!this.inTransaction) return this.shared && !this.own ? this.shared.execute<R>(query) : this.onOwn((c) => c.executeQuery<R>(query));
     const held = heldOf(query);
     if (held) {
       // A statement of CTEs joins the held writes only when they have no table in common (one
@@ -113,7 +136,7 @@ class CombiningConnection implements DatabaseConnection {
     }
     if (this.mustFlushBefore(query.sql)) this.sendHeld();
     this.sendBegin();
-    return this.answerOf(this.inner.executeQuery<R>(query));
+    return this.answerOf(this.onOwn((c) => c.executeQuery<R>(query)));
   }
 
   async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
@@ -122,14 +145,14 @@ class CombiningConnection implements DatabaseConnection {
       this.sendBegin();
       await this.answerOf();
     }
-    yield* this.inner.streamQuery<R>(query, chunkSize);
+    yield* (await this.onOwn(async (c) => c)).streamQuery<R>(query, chunkSize);
   }
 
   /** Sends BEGIN if the transaction has sent nothing yet (its answer is awaited with the next statement's). */
   sendBegin(): void {
     if (this.inTransaction && !this.begun) {
       this.begun = true;
-      this.unanswered.push(this.inner.executeQuery(CompiledQuery.raw('begin')));
+      this.unanswered.push(this.onOwn((c) => c.executeQuery(CompiledQuery.raw('begin'))));
     }
   }
 
@@ -139,7 +162,9 @@ class CombiningConnection implements DatabaseConnection {
     const held = this.held;
     this.held = [];
     if (!alone) this.sendBegin();
-    this.unanswered.push(this.inner.executeQuery(combine(held.map((h) => h.query))));
+    const combined = combine(held.map((h) => h.query));
+    // Alone, they are the whole transaction: one statement, which any connection can take.
+    this.unanswered.push(alone && this.shared && !this.own ? this.shared.execute(combined) : this.onOwn((c) => c.executeQuery(combined)));
   }
 
   /**
@@ -254,14 +279,17 @@ export function combine(queries: readonly CompiledQuery[]): CompiledQuery {
 }
 
 class CombiningDriver implements Driver {
-  constructor(private readonly inner: Driver) {}
+  constructor(
+    private readonly inner: Driver,
+    private readonly shared: SharedClients | null,
+  ) {}
 
   init(): Promise<void> {
     return this.inner.init();
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new CombiningConnection(await this.inner.acquireConnection());
+    return new CombiningConnection(() => this.inner.acquireConnection(), this.shared);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -271,7 +299,7 @@ class CombiningDriver implements Driver {
     // An isolation level or access mode is part of the BEGIN itself: sent at once.
     if (settings.isolationLevel || settings.accessMode) {
       conn.begun = true;
-      await this.inner.beginTransaction(conn.inner, settings);
+      await conn.onOwn((c) => this.inner.beginTransaction(c, settings));
     }
   }
 
@@ -284,7 +312,7 @@ class CombiningDriver implements Driver {
       } else {
         // The held writes and the COMMIT go out together: one round trip.
         conn.sendHeld();
-        await conn.answerOf(this.inner.commitTransaction(conn.inner));
+        await conn.answerOf(conn.onOwn((c) => this.inner.commitTransaction(c)));
       }
     } finally {
       // Whatever happens next (Kysely rolls back after a failed commit) is outside the held writes.
@@ -297,26 +325,26 @@ class CombiningDriver implements Driver {
     const conn = connection as CombiningConnection;
     conn.discard();
     conn.inTransaction = false;
-    if (conn.begun) await conn.answerOf(this.inner.rollbackTransaction(conn.inner));
+    if (conn.begun) await conn.answerOf(conn.onOwn((c) => this.inner.rollbackTransaction(c)));
   }
 
   async savepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['savepoint']>>[2]): Promise<void> {
     const conn = connection as CombiningConnection;
     conn.sendHeld();
     conn.sendBegin();
-    await conn.answerOf(this.inner.savepoint!(conn.inner, name, compile));
+    await conn.answerOf(conn.onOwn((c) => this.inner.savepoint!(c, name, compile)));
   }
 
   async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['rollbackToSavepoint']>>[2]): Promise<void> {
     const conn = connection as CombiningConnection;
     conn.sendHeld();
-    await conn.answerOf(this.inner.rollbackToSavepoint!(conn.inner, name, compile));
+    await conn.answerOf(conn.onOwn((c) => this.inner.rollbackToSavepoint!(c, name, compile)));
   }
 
   async releaseSavepoint(connection: DatabaseConnection, name: string, compile: Parameters<NonNullable<Driver['releaseSavepoint']>>[2]): Promise<void> {
     const conn = connection as CombiningConnection;
     conn.sendHeld();
-    await conn.answerOf(this.inner.releaseSavepoint!(conn.inner, name, compile));
+    await conn.answerOf(conn.onOwn((c) => this.inner.releaseSavepoint!(c, name, compile)));
   }
 
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
@@ -324,19 +352,22 @@ class CombiningDriver implements Driver {
     // A connection goes back to the pool with nothing held (a transaction always ends first).
     conn.discard();
     conn.inTransaction = false;
-    await this.inner.releaseConnection(conn.inner);
+    const own = conn.taken();
+    const taken = await own?.catch(() => null);
+    if (taken) await this.inner.releaseConnection(taken);
   }
 
-  destroy(): Promise<void> {
+  async destroy(): Promise<void> {
+    await this.shared?.close();
     return this.inner.destroy();
   }
 }
 
 /** `dialect` (PostgreSQL's) with deferred writes and a lazy BEGIN in transactions. */
-export function writeCombining(dialect: Dialect): Dialect {
+export function writeCombining(dialect: Dialect, shared: SharedClients | null = null): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
-    createDriver: () => new CombiningDriver(dialect.createDriver()),
+    createDriver: () => new CombiningDriver(dialect.createDriver(), shared),
     createIntrospector: (db) => dialect.createIntrospector(db),
     createQueryCompiler: () => dialect.createQueryCompiler(),
   };

@@ -89,13 +89,16 @@ for (const kind of await availableStores()) {
       const b = await t.store.accounts.insert(account());
       t.store.counters.start();
       await Promise.all([t.store.accounts.setStatus(a.id, 'ACTIVE', iso(T0 + 1)), t.store.accounts.setStatus(b.id, 'ACTIVE', iso(T0 + 1))]);
-      assert.deepEqual(
-        t.store.counters.stop(),
-        kind === 'sqlite'
-          ? // Both statements are units of work of one group commit: BEGIN, the first, SAVEPOINT, the second, RELEASE, COMMIT.
-            counts({ writes: 2, control: 4, commits: 1 })
-          : counts({ writes: 2, commits: 2, autocommits: 2, ...waits(2) }),
-      );
+      const counted = t.store.counters.stop();
+      if (kind === 'sqlite') {
+        // Both statements are units of work of one group commit: BEGIN, the first, SAVEPOINT, the second, RELEASE, COMMIT.
+        assert.deepEqual(counted, counts({ writes: 2, control: 4, commits: 1 }));
+      } else {
+        // Two autocommits on the shared connections: one wait when both went to the same one
+        // (pipelined, one socket write), two when each went to its own.
+        assert.deepEqual({ ...counted, roundTrips: 0 }, counts({ writes: 2, commits: 2, autocommits: 2 }));
+        assert.ok(counted.roundTrips === 1 || counted.roundTrips === 2, `round trips: ${counted.roundTrips}`);
+      }
     });
 
     test('a transaction that fails commits nothing: BEGIN, its write, ROLLBACK (on SQLite a group commit of one unit)', async () => {

@@ -1,0 +1,127 @@
+/**
+ * Statements outside a transaction share a few pipelined connections (PostgreSQL). One socket
+ * write per statement was a third of the service's busy time at 50 concurrent `POST /mit`
+ * (`writev`, each waking a backend): with a connection of the pool per request, the statements of
+ * concurrent requests cannot share a write. Here every statement that needs no connection of its
+ * own — an autocommitted write, a read, a transaction whose writes were all held and go out as
+ * one statement (pg-write-combining.ts) — goes to one of `size` connections kept out of the pool,
+ * and the statements given to one of them in one turn of the event loop leave in one write (its
+ * socket is corked until the turn's `setImmediate`).
+ *
+ * Each statement is its own implicit transaction (node-postgres syncs after each), so a failure
+ * fails that statement alone. A connection answers in order: a slow statement delays those
+ * behind it, so each statement goes to the connection with the fewest unanswered ones, and a
+ * second one opens when a statement finds all busy. A transaction still takes a connection of
+ * the pool for itself (its statements must follow each other on one backend).
+ */
+import type { CompiledQuery, QueryResult } from 'kysely';
+import type pg from 'pg';
+
+interface Slot {
+  client: pg.PoolClient;
+  pending: number;
+  /** Its socket is corked until this turn of the event loop ends. */
+  corked: boolean;
+  /** Set once the connection failed or ended: it takes nothing more and goes back to be destroyed. */
+  broken: boolean;
+}
+
+interface Corkable {
+  connection?: { stream?: { cork?(): void; uncork?(): void } };
+}
+
+export class SharedClients {
+  private readonly slots: Slot[] = [];
+  /** A connection being opened: settles with the error that kept it from opening, or null. */
+  private opening: Promise<Error | null> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly size: number,
+  ) {}
+
+  /** Runs one statement on a shared connection; the answer as Kysely's PostgreSQL driver gives it. */
+  async execute<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const slot = this.claim() ?? (await this.claimOpened());
+    try {
+      if (!slot.corked) this.corkForTurn(slot);
+      const result = await slot.client.query(query.sql, [...query.parameters]);
+      const { command, rowCount, rows } = result;
+      const changed = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
+      return { ...(changed ? { numAffectedRows: BigInt(rowCount ?? 0) } : {}), rows: (rows ?? []) as R[] };
+    } finally {
+      slot.pending--;
+    }
+  }
+
+  /** Waits for the statements under way, then gives the connections back to the pool (to be closed with it). */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.opening;
+    while (this.slots.some((slot) => slot.pending > 0)) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (const slot of this.slots.splice(0)) {
+      if (slot.broken) continue;
+      slot.broken = true;
+      slot.client.release();
+    }
+  }
+
+  /** Takes the least busy open connection (opening another while all are busy), or null when none is open. */
+  private claim(): Slot | null {
+    let best: Slot | null = null;
+    for (const slot of this.slots) {
+      if (!best || slot.pending < best.pending) best = slot;
+    }
+    if ((!best || best.pending > 0) && this.slots.length < this.size && !this.closed) {
+      // Settles without rejecting: a failure that no statement waited for must not go unhandled.
+      this.opening ??= this.open()
+        .then(
+          () => null,
+          (error: Error) => error,
+        )
+        .finally(() => (this.opening = null));
+    }
+    if (best) best.pending++;
+    return best;
+  }
+
+  private async claimOpened(): Promise<Slot> {
+    for (;;) {
+      if (this.closed) throw new Error('the connection pool is closed');
+      const failed = await this.opening;
+      const slot = this.claim();
+      if (slot) return slot;
+      if (failed) throw failed;
+    }
+  }
+
+  private async open(): Promise<void> {
+    const client = await this.pool.connect();
+    const slot: Slot = { client, pending: 0, corked: false, broken: false };
+    const drop = (error?: Error) => {
+      if (slot.broken) return;
+      slot.broken = true;
+      const i = this.slots.indexOf(slot);
+      if (i >= 0) this.slots.splice(i, 1);
+      client.release(error ?? true);
+    };
+    client.on('error', drop);
+    client.on('end', () => drop());
+    if (this.closed) {
+      slot.broken = true;
+      client.release();
+    } else this.slots.push(slot);
+  }
+
+  private corkForTurn(slot: Slot): void {
+    const stream = (slot.client as unknown as Corkable).connection?.stream;
+    if (!stream?.cork || !stream.uncork) return;
+    slot.corked = true;
+    stream.cork();
+    setImmediate(() => {
+      slot.corked = false;
+      stream.uncork!();
+    });
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Statements outside transactions share pipelined connections on PostgreSQL
+ * (src/storage/pg-shared-clients.ts): those given to one connection in one turn of the event loop
+ * leave in one socket write, each is its own implicit transaction (a failure fails it alone), a
+ * connection that breaks is replaced, and closing waits for the statements under way.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { CompiledQuery } from 'kysely';
+import pg from 'pg';
+import { SharedClients } from '../../src/storage/pg-shared-clients.js';
+import { postgresReachable, POSTGRES_SKIP_MESSAGE, TEST_DATABASE_URL } from '../support/stores.js';
+
+interface Stream {
+  _write?: (...args: unknown[]) => unknown;
+  _writev?: (...args: unknown[]) => unknown;
+}
+
+/** Counts the socket writes of every connection the pool opens. */
+function countingPool(max: number) {
+  const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max, pipeline: true } as pg.PoolConfig);
+  const counted = { writes: 0, pids: [] as number[] };
+  pool.on('connect', (client) => {
+    const stream = (client as unknown as { connection: { stream: Stream } }).connection.stream;
+    for (const name of ['_write', '_writev'] as const) {
+      const original = stream[name]?.bind(stream);
+      if (original)
+        stream[name] = (...args: unknown[]) => {
+          counted.writes++;
+          return original(...args);
+        };
+    }
+  });
+  return { pool, counted };
+}
+
+const pid = CompiledQuery.raw('select pg_backend_pid() as pid');
+const numbered = (n: number) => CompiledQuery.raw('select $1::int as n', [n]);
+
+const reachable = await postgresReachable();
+if (!reachable) test(POSTGRES_SKIP_MESSAGE, { skip: true }, () => undefined);
+else
+  describe('shared connections (postgres)', () => {
+    let pool: pg.Pool;
+    let counted: { writes: number };
+    let shared: SharedClients;
+    before(() => {
+      ({ pool, counted } = countingPool(4));
+      shared = new SharedClients(pool, 1);
+    });
+    after(async () => {
+      await shared.close();
+      await pool.end();
+    });
+
+    test('statements given in one turn leave in one socket write, and each gets its own answer', async () => {
+      await shared.execute(pid); // opens the connection
+      counted.writes = 0;
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, n) => shared.execute<{ n: number }>(numbered(n))));
+      assert.deepEqual(
+        answers.map((a) => a.rows[0]!.n),
+        Array.from({ length: 10 }, (_, n) => n),
+      );
+      assert.equal(counted.writes, 1);
+    });
+
+    test('a failing statement fails alone: those beside it are answered', async () => {
+      const outcomes = await Promise.allSettled([shared.execute(numbered(1)), shared.execute(CompiledQuery.raw('select 1 / 0')), shared.execute(numbered(3))]);
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
+      assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /division by zero/);
+    });
+
+    test('writes are counted as changed rows, as Kysely reports them', async () => {
+      const created = await shared.execute(CompiledQuery.raw('create temporary table if not exists shared_t (x int)'));
+      assert.equal(created.numAffectedRows, undefined);
+      const inserted = await shared.execute(CompiledQuery.raw('insert into shared_t select generate_series(1, 3)'));
+      assert.equal(inserted.numAffectedRows, 3n);
+    });
+
+    test('a connection that breaks is given back and replaced by the next statement', async () => {
+      const before = (await shared.execute<{ pid: number }>(pid)).rows[0]!.pid;
+      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await admin.connect();
+      try {
+        await admin.query('select pg_terminate_backend($1)', [before]);
+      } finally {
+        await admin.end();
+      }
+      // The terminated connection's statement fails (or the connection is found ended first).
+      for (let i = 0; i < 50; i++) {
+        const outcome = await shared.execute<{ pid: number }>(pid).then(
+          (r) => r.rows[0]!.pid,
+          () => null,
+        );
+        if (outcome !== null) {
+          assert.notEqual(outcome, before);
+          return;
+        }
+      }
+      assert.fail('no statement succeeded on a new connection');
+    });
+
+    test('close waits for the statements under way', async () => {
+      const { pool: other } = countingPool(2);
+      const closing = new SharedClients(other, 1);
+      await closing.execute(pid);
+      const slow = closing.execute<{ done: number }>(CompiledQuery.raw('select pg_sleep(0.2), 1 as done'));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await closing.close();
+      assert.equal((await slow).rows[0]!.done, 1);
+      await other.end();
+      await assert.rejects(closing.execute(pid), /closed/);
+    });
+  });
