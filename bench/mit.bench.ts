@@ -49,6 +49,11 @@ const CALLBACK_P99_TARGET_MS = 1_000;
 const OVERLOAD_SHARE_TARGET = 0.8;
 /** d): the rate at which one MIT's cost is counted (the rate the CPU profiles of issue 10 were taken at); BENCH_COST_RATE counts it at another, past saturation say. */
 const COST_RATE = Number(process.env.BENCH_COST_RATE ?? 100);
+/**
+ * d)'s warm-up at COST_RATE: a running service's code is optimized by V8, and after 2 s (200 MITs)
+ * much of it was not yet — on PostgreSQL 5.0 ms of CPU per MIT after 2 s of warm-up, 3.7 ms after 20 s.
+ */
+const COST_WARMUP_SECONDS = 10;
 
 const json = { 'content-type': 'application/json' };
 
@@ -431,7 +436,7 @@ async function cost(ctx: BenchContext, kind: StoreKind): Promise<void> {
     );
     report.note(loadNote());
     // Warm-up (JIT, statement cache, pool), then an empty queue.
-    const warm = await run('cost-warm', Math.max(2, ctx.load.warmupSeconds));
+    const warm = await run('cost-warm', Math.max(COST_WARMUP_SECONDS, ctx.load.warmupSeconds));
     await deliveries(receiver, 'cost-warm', warm);
     await settled();
     // The background without MITs (job runner polls, clock follow), counted alone over as long.
