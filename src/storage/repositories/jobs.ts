@@ -302,12 +302,14 @@ export class KyselyJobStore implements JobStore {
   }
 
   async cancelQueued(dedupeKey: string, nowMs: number): Promise<void> {
-    await this.db
-      .updateTable('jobs')
-      .set({ state: 'done', finishedAt: iso(nowMs), updatedAt: iso(nowMs) })
-      .where('dedupeKey', '=', dedupeKey)
-      .where('state', '=', sql.lit('queued'))
-      .execute();
+    // Its result unused: held on PostgreSQL and sent with the commit (pg-write-combining.ts).
+    await deferrable(
+      this.db
+        .updateTable('jobs')
+        .set({ state: 'done', finishedAt: iso(nowMs), updatedAt: iso(nowMs) })
+        .where('dedupeKey', '=', dedupeKey)
+        .where('state', '=', sql.lit('queued')),
+    ).execute();
   }
 
   async defer(id: string, workerId: string, runAt: number): Promise<void> {
