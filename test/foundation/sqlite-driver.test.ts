@@ -239,6 +239,46 @@ for (const driver of availableSqliteDrivers()) {
       );
     });
 
+    test('group commit: units that fail after writing are rolled back to their own savepoint, those before and after them commit', async () => {
+      const batcher = new WriteBatcher(connection.db, connection.statements!);
+      const insert = (db: Parameters<Parameters<WriteBatcher['run']>[0]>[0], id: number, n = 0) =>
+        sql`insert into t (id, v, n) values (${id}, ${`s${id}`}, ${n})`.execute(db);
+      const counter = connection.statements!.counter;
+      counter.log = [];
+      counter.start();
+      const results = await Promise.allSettled([
+        batcher.run((db) => insert(db, 200)),
+        batcher.run(async (db) => {
+          await insert(db, 201);
+          await insert(db, 202, -1);
+        }),
+        batcher.run((db) => insert(db, 203)),
+        batcher.run(async (db) => {
+          await insert(db, 204);
+          await insert(db, 205);
+          await insert(db, 206, -1);
+        }),
+        batcher.run((db) => insert(db, 207)),
+      ]);
+      counter.stop();
+      const control = counter.log.filter((s) => !/^insert/i.test(s));
+      counter.log = null;
+      assert.deepEqual(
+        results.map((r) => r.status === 'fulfilled' || (r.reason as { code?: string }).code),
+        [true, 'SQLITE_CONSTRAINT_CHECK', true, 'SQLITE_CONSTRAINT_CHECK', true],
+      );
+      // One savepoint per unit after the first: released when the unit is done, rolled back to (then released) when it fails.
+      const [savepoint, back, release] = ['SAVEPOINT', 'ROLLBACK TO', 'RELEASE'].map((verb) => `${verb} group_commit_item`);
+      assert.deepEqual(control, ['BEGIN IMMEDIATE', savepoint, back, release, savepoint, release, savepoint, back, release, savepoint, release, 'COMMIT']);
+      assert.equal(batcher.stats.commits, 1);
+      const rows = await sql<{ id: number }>`select id from t where id between 200 and 209 order by id`.execute(connection.db);
+      assert.deepEqual(
+        rows.rows.map((r) => r.id),
+        [200, 203, 207],
+        'the failed units left nothing, the others everything',
+      );
+    });
+
     test('group commit: a lingering unit joins the next commit another unit starts, or commits alone once it has waited; drain takes it at once', async () => {
       const batcher = new WriteBatcher(connection.db, connection.statements!);
       const insert = (id: number, lingerMs?: number) =>
