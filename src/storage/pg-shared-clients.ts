@@ -16,18 +16,13 @@
  */
 import type { CompiledQuery, QueryResult } from 'kysely';
 import type pg from 'pg';
+import { holdWritesForTurn } from './pg-bursts.js';
 
 interface Slot {
   client: pg.PoolClient;
   pending: number;
-  /** Its socket is corked until this turn of the event loop ends. */
-  corked: boolean;
   /** Set once the connection failed or ended: it takes nothing more and goes back to be destroyed. */
   broken: boolean;
-}
-
-interface Corkable {
-  connection?: { stream?: { cork?(): void; uncork?(): void } };
 }
 
 export class SharedClients {
@@ -45,7 +40,7 @@ export class SharedClients {
   async execute<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const slot = this.claim() ?? (await this.claimOpened());
     try {
-      if (!slot.corked) this.corkForTurn(slot);
+      holdWritesForTurn(slot.client);
       const result = await slot.client.query(query.sql, [...query.parameters]);
       const { command, rowCount, rows } = result;
       const changed = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
@@ -98,7 +93,7 @@ export class SharedClients {
 
   private async open(): Promise<void> {
     const client = await this.pool.connect();
-    const slot: Slot = { client, pending: 0, corked: false, broken: false };
+    const slot: Slot = { client, pending: 0, broken: false };
     const drop = (error?: Error) => {
       if (slot.broken) return;
       slot.broken = true;
@@ -112,16 +107,5 @@ export class SharedClients {
       slot.broken = true;
       client.release();
     } else this.slots.push(slot);
-  }
-
-  private corkForTurn(slot: Slot): void {
-    const stream = (slot.client as unknown as Corkable).connection?.stream;
-    if (!stream?.cork || !stream.uncork) return;
-    slot.corked = true;
-    stream.cork();
-    setImmediate(() => {
-      slot.corked = false;
-      stream.uncork!();
-    });
   }
 }

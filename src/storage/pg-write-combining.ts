@@ -124,8 +124,13 @@ class CombiningConnection implements DatabaseConnection {
     return own;
   }
 
+  /** A statement that is a transaction by itself: on a shared connection, unless this one has its own. */
+  private sendAlone<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return this.shared && !this.own ? this.shared.execute<R>(query) : this.onOwn((c) => c.executeQuery<R>(query));
+  }
+
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (!this.inTransaction) return this.shared && !this.own ? this.shared.execute<R>(query) : this.onOwn((c) => c.executeQuery<R>(query));
+    if (!this.inTransaction) return this.sendAlone<R>(query);
     const held = heldOf(query);
     if (held) {
       // A statement of CTEs joins the held writes only when they have no table in common (one
@@ -164,7 +169,7 @@ class CombiningConnection implements DatabaseConnection {
     if (!alone) this.sendBegin();
     const combined = combine(held.map((h) => h.query));
     // Alone, they are the whole transaction: one statement, which any connection can take.
-    this.unanswered.push(alone && this.shared && !this.own ? this.shared.execute(combined) : this.onOwn((c) => c.executeQuery(combined)));
+    this.unanswered.push(alone ? this.sendAlone(combined) : this.onOwn((c) => c.executeQuery(combined)));
   }
 
   /**
