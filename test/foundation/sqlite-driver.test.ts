@@ -207,14 +207,23 @@ for (const driver of availableSqliteDrivers()) {
       );
     });
 
-    test('group commit: a failing first unit is rolled back with its transaction (no savepoint), the units after it commit in another', async () => {
-      const batcher = new WriteBatcher(connection.db, connection.statements!);
-      const insert = (db: Parameters<Parameters<WriteBatcher['run']>[0]>[0], id: number, n = 0) =>
-        sql`insert into t (id, v, n) values (${id}, ${`f${id}`}, ${n})`.execute(db);
+    type UnitDb = Parameters<Parameters<WriteBatcher['run']>[0]>[0];
+    const insert = (db: UnitDb, id: number, n = 0) => sql`insert into t (id, v, n) values (${id}, ${`u${id}`}, ${n})`.execute(db);
+    /** The units' outcomes (true, or the error's code) and the transaction control statements they cost. */
+    async function controlOf(units: () => Array<Promise<unknown>>) {
       const counter = connection.statements!.counter;
       counter.log = [];
       counter.start();
-      const results = await Promise.allSettled([
+      const results = await Promise.allSettled(units());
+      counter.stop();
+      const control = counter.log.filter((s) => !/^insert/i.test(s));
+      counter.log = null;
+      return { outcomes: results.map((r) => r.status === 'fulfilled' || (r.reason as { code?: string }).code), control };
+    }
+
+    test('group commit: a failing first unit is rolled back with its transaction (no savepoint), the units after it commit in another', async () => {
+      const batcher = new WriteBatcher(connection.db, connection.statements!);
+      const { outcomes, control } = await controlOf(() => [
         batcher.run(async (db) => {
           await insert(db, 80);
           await insert(db, 81, -1);
@@ -222,13 +231,7 @@ for (const driver of availableSqliteDrivers()) {
         batcher.run((db) => insert(db, 82)),
         batcher.run((db) => insert(db, 83)),
       ]);
-      counter.stop();
-      const control = counter.log.filter((s) => !/^insert/i.test(s));
-      counter.log = null;
-      assert.deepEqual(
-        results.map((r) => r.status === 'fulfilled' || (r.reason as { code?: string }).code),
-        ['SQLITE_CONSTRAINT_CHECK', true, true],
-      );
+      assert.deepEqual(outcomes, ['SQLITE_CONSTRAINT_CHECK', true, true]);
       assert.deepEqual(control, ['BEGIN IMMEDIATE', 'ROLLBACK', 'BEGIN IMMEDIATE', 'SAVEPOINT group_commit_item', 'RELEASE group_commit_item', 'COMMIT']);
       assert.equal(batcher.stats.commits, 1);
       const rows = await sql<{ id: number }>`select id from t where id between 80 and 89 order by id`.execute(connection.db);
@@ -241,12 +244,7 @@ for (const driver of availableSqliteDrivers()) {
 
     test('group commit: units that fail after writing are rolled back to their own savepoint, those before and after them commit', async () => {
       const batcher = new WriteBatcher(connection.db, connection.statements!);
-      const insert = (db: Parameters<Parameters<WriteBatcher['run']>[0]>[0], id: number, n = 0) =>
-        sql`insert into t (id, v, n) values (${id}, ${`s${id}`}, ${n})`.execute(db);
-      const counter = connection.statements!.counter;
-      counter.log = [];
-      counter.start();
-      const results = await Promise.allSettled([
+      const { outcomes, control } = await controlOf(() => [
         batcher.run((db) => insert(db, 200)),
         batcher.run(async (db) => {
           await insert(db, 201);
@@ -260,13 +258,7 @@ for (const driver of availableSqliteDrivers()) {
         }),
         batcher.run((db) => insert(db, 207)),
       ]);
-      counter.stop();
-      const control = counter.log.filter((s) => !/^insert/i.test(s));
-      counter.log = null;
-      assert.deepEqual(
-        results.map((r) => r.status === 'fulfilled' || (r.reason as { code?: string }).code),
-        [true, 'SQLITE_CONSTRAINT_CHECK', true, 'SQLITE_CONSTRAINT_CHECK', true],
-      );
+      assert.deepEqual(outcomes, [true, 'SQLITE_CONSTRAINT_CHECK', true, 'SQLITE_CONSTRAINT_CHECK', true]);
       // One savepoint per unit after the first: released when the unit is done, rolled back to (then released) when it fails.
       const [savepoint, back, release] = ['SAVEPOINT', 'ROLLBACK TO', 'RELEASE'].map((verb) => `${verb} group_commit_item`);
       assert.deepEqual(control, ['BEGIN IMMEDIATE', savepoint, back, release, savepoint, release, savepoint, back, release, savepoint, release, 'COMMIT']);
