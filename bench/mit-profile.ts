@@ -9,6 +9,7 @@
  *   node --import tsx bench/mit-profile.ts some.cpuprofile      # only the summary of a profile
  *
  * RATE 0: POST /mit alone — closed loop at 50 connections, the job runner off (bench mit a).
+ * RATE batch: POST /mit/batch of 500 alone — closed loop at 4 connections, the runner off (bench mit b).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,31 +34,54 @@ function summarize(file: string): void {
   }
 }
 
-async function profile(kind: StoreKind, rate: number, seconds: number): Promise<void> {
+const BATCH_SIZE = 500;
+
+/** A batch of BATCH_SIZE entries over the merchant's subscriptions, as in `bench mit` b. */
+function batchBody(subscriptionIds: string[], notificationUrl: string): string {
+  const transactions = Array.from({ length: BATCH_SIZE }, (_, i) => ({
+    subscriptionId: subscriptionIds[i % subscriptionIds.length]!,
+    amount: 1000 + i,
+    currency: 'DKK',
+    reference: `profile-{seq}-${i}`,
+    notificationUrl,
+  }));
+  return JSON.stringify({ transactions });
+}
+
+async function profile(kind: StoreKind, rate: number | 'batch', seconds: number): Promise<void> {
   const db = benchDatabase(kind, 'mit_profile');
   await resetDatabase(db);
   const setup = await openRuntime(db, { sandbox: true });
   const merchant = await createMitMerchant(setup, 8).finally(() => setup.close());
   const receiver = await startReceiver();
   // Rate 0: the request alone, as in `bench mit` a (closed loop, no runner, no callbacks).
-  const closedLoop = rate === 0;
+  const batch = rate === 'batch';
+  const closedLoop = rate === 0 || batch;
   const service = await startServiceProcess(db, { workers: !closedLoop });
   try {
     const load = (prefix: string, durationSeconds: number) =>
       measure({
-        url: `${service.url}${API}/mit`,
+        url: `${service.url}${API}/mit${batch ? '/batch' : ''}`,
         headers: { authorization: `Bearer ${merchant.apiKey}`, 'content-type': 'application/json' },
-        connections: 50,
+        connections: batch ? 4 : 50,
         warmupSeconds: 0,
         durationSeconds,
-        request: {
-          method: 'POST',
-          body: JSON.stringify({ subscriptionId: '{item}', amount: 1000, currency: 'DKK', reference: 'profile-{seq}', notificationUrl: receiver.url(prefix) }),
-          items: merchant.subscriptionIds,
-          wrapItems: true,
-          expect: '"state":"PENDING"',
-          ...(closedLoop ? {} : { rate }),
-        },
+        request: batch
+          ? { method: 'POST', body: batchBody(merchant.subscriptionIds, receiver.url(prefix)), expect: '"error":null' }
+          : {
+              method: 'POST',
+              body: JSON.stringify({
+                subscriptionId: '{item}',
+                amount: 1000,
+                currency: 'DKK',
+                reference: 'profile-{seq}',
+                notificationUrl: receiver.url(prefix),
+              }),
+              items: merchant.subscriptionIds,
+              wrapItems: true,
+              expect: '"state":"PENDING"',
+              ...(closedLoop ? {} : { rate }),
+            },
       });
     const callbacks = async (expected: number) => {
       if (closedLoop) return 0;
@@ -81,8 +105,8 @@ async function profile(kind: StoreKind, rate: number, seconds: number): Promise<
     await service.profileStop(file);
     const cpuMs = (end.cpuMicros - start.cpuMicros) / 1000;
     process.stdout.write(
-      `${kind}: ${m.requests} MITs at ${closedLoop ? 'closed loop' : `${rate}/s`} (${m.rps.toFixed(0)}/s answered, p99 ${m.p99.toFixed(1)} ms), ${arrived} callbacks; ` +
-        `service process CPU ${cpuMs.toFixed(0)} ms = ${(cpuMs / m.requests).toFixed(3)} ms per MIT (${((cpuMs / (end.at - start.at)) * 100).toFixed(0)} % of one CPU)\n`,
+      `${kind}: ${m.requests} ${batch ? 'batches' : 'MITs'} at ${closedLoop ? 'closed loop' : `${rate}/s`} (${m.rps.toFixed(0)}/s answered, p99 ${m.p99.toFixed(1)} ms), ${arrived} callbacks; ` +
+        `service process CPU ${cpuMs.toFixed(0)} ms = ${(cpuMs / m.requests / (batch ? BATCH_SIZE : 1)).toFixed(3)} ms per MIT (${((cpuMs / (end.at - start.at)) * 100).toFixed(0)} % of one CPU)\n`,
     );
     summarize(file);
   } finally {
@@ -94,7 +118,7 @@ async function profile(kind: StoreKind, rate: number, seconds: number): Promise<
 
 const [first = 'postgres', rate = '100', seconds = '20'] = process.argv.slice(2);
 if (first.endsWith('.cpuprofile')) summarize(first);
-else if (first === 'postgres' || first === 'sqlite') await profile(first, Number(rate), Number(seconds));
+else if (first === 'postgres' || first === 'sqlite') await profile(first, rate === 'batch' ? 'batch' : Number(rate), Number(seconds));
 else {
   process.stderr.write('usage: bench/mit-profile.ts [postgres|sqlite] [rate] [seconds] | <file.cpuprofile>\n');
   process.exit(2);
