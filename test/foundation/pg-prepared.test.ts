@@ -1,11 +1,24 @@
 /**
  * Server-side prepared statements on PostgreSQL (src/storage/pg-prepared.ts): a parameterized
  * text goes out as a named statement, the same name every time and on every client; statements
- * without parameters and non-text queries go as they came; past the cap texts go unnamed.
+ * without parameters and non-text queries go as they came; past the cap texts go unnamed. On a
+ * real connection the named statements answer as plain ones do.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
+import pg from 'pg';
 import { PreparedNames } from '../../src/storage/pg-prepared.js';
+import { postgresReachable, POSTGRES_SKIP_MESSAGE, TEST_DATABASE_URL } from '../support/stores.js';
+
+const reachable = await postgresReachable();
+
+/** What a named statement sent carries: a node-postgres Query (submittable) with its name, text and values. */
+function namedOf(args: unknown[]) {
+  assert.equal(args.length, 1);
+  const q = args[0] as { name: string; text: string; values: unknown[]; submit: unknown };
+  assert.equal(typeof q.submit, 'function');
+  return { name: q.name, text: q.text, values: q.values };
+}
 
 function recordingClient() {
   const sent: unknown[][] = [];
@@ -21,11 +34,11 @@ test('a parameterized text is sent as a named statement, one name per text acros
   a.client.query('select * from "t" where "id" = $1', [1]);
   b.client.query('select * from "t" where "id" = $1', [2]);
   a.client.query('update "t" set "x" = $1', ['y']);
-  assert.deepEqual(a.sent, [
-    [{ name: 's1', text: 'select * from "t" where "id" = $1', values: [1] }],
-    [{ name: 's2', text: 'update "t" set "x" = $1', values: ['y'] }],
+  assert.deepEqual(a.sent.map(namedOf), [
+    { name: 's1', text: 'select * from "t" where "id" = $1', values: [1] },
+    { name: 's2', text: 'update "t" set "x" = $1', values: ['y'] },
   ]);
-  assert.deepEqual(b.sent, [[{ name: 's1', text: 'select * from "t" where "id" = $1', values: [2] }]]);
+  assert.deepEqual(b.sent.map(namedOf), [{ name: 's1', text: 'select * from "t" where "id" = $1', values: [2] }]);
 });
 
 test('BEGIN/COMMIT, statements without parameters, config objects and callbacks go as they came', () => {
@@ -46,4 +59,24 @@ test('past the cap, new texts go unnamed; the named ones keep their names', () =
   for (let i = 0; i < 2000; i++) assert.equal(names.nameOf(`select ${i} where $1`), `s${i + 1}`);
   assert.equal(names.nameOf('select 0 where $1'), 's1');
   assert.equal(names.nameOf('select 2000 where $1'), null);
+});
+
+describe('on PostgreSQL', { skip: reachable ? false : POSTGRES_SKIP_MESSAGE }, () => {
+  test('a named statement answers its rows, is prepared once per connection, and a failing one rejects alone', async () => {
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      const names = new PreparedNames();
+      names.prepareOn(client as unknown as { query(...args: unknown[]): unknown });
+      const first = await client.query('select $1::int + 1 as n', [1]);
+      const again = await client.query('select $1::int + 1 as n', [41]);
+      assert.deepEqual([first.rows, again.rows], [[{ n: 2 }], [{ n: 42 }]]);
+      const prepared = await client.query('select count(*)::int as n from pg_prepared_statements where name = $1', ['s1']);
+      assert.deepEqual(prepared.rows, [{ n: 1 }]);
+      await assert.rejects(client.query('select $1::int as n', ['not a number']), /invalid input syntax for type integer/);
+      assert.deepEqual((await client.query('select $1::int + 1 as n', [2])).rows, [{ n: 3 }]);
+    } finally {
+      await client.end();
+    }
+  });
 });

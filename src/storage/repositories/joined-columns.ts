@@ -14,13 +14,36 @@ export function joinedColumns(table: string, prefix: string, columns: readonly s
   return columns.map((column) => sql.ref<unknown>(`${table}.${column}`).as(joinedAlias(prefix, column)));
 }
 
+/** Each column's prefixed alias, computed once per (columns, prefix): the reads on the payment path call these per row. */
+const aliasCache = new WeakMap<readonly string[], Map<string, readonly string[]>>();
+
+function aliasesOf(prefix: string, columns: readonly string[]): readonly string[] {
+  let byPrefix = aliasCache.get(columns);
+  if (!byPrefix) aliasCache.set(columns, (byPrefix = new Map()));
+  let aliases = byPrefix.get(prefix);
+  if (!aliases) byPrefix.set(prefix, (aliases = columns.map((column) => joinedAlias(prefix, column))));
+  return aliases;
+}
+
+/**
+ * The prefixed columns of `row` as a row of their own, `row` left as it is (no copy of the wide
+ * row, no deletes that would turn it into a slow dictionary); null when its `id` is null (no row joined).
+ */
+export function pickJoined(row: Record<string, unknown>, prefix: string, columns: readonly string[]): Record<string, unknown> | null {
+  const aliases = aliasesOf(prefix, columns);
+  if (row[aliases[columns.indexOf('id')]!] == null) return null;
+  const joined: Record<string, unknown> = {};
+  for (let i = 0; i < columns.length; i++) joined[columns[i]!] = row[aliases[i]!];
+  return joined;
+}
+
 /** Takes the prefixed columns out of `row` (mutated) into a row of their own; null when its `id` is null (no row joined). */
 export function takeJoined(row: Record<string, unknown>, prefix: string, columns: readonly string[]): Record<string, unknown> | null {
   const joined: Record<string, unknown> = {};
-  for (const column of columns) {
-    const alias = joinedAlias(prefix, column);
-    joined[column] = row[alias];
-    delete row[alias];
+  const aliases = aliasesOf(prefix, columns);
+  for (let i = 0; i < columns.length; i++) {
+    joined[columns[i]!] = row[aliases[i]!];
+    delete row[aliases[i]!];
   }
   return joined.id == null ? null : joined;
 }

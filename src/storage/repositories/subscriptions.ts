@@ -2,7 +2,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { IntervalPeriod, Subscription, SubscriptionState, SubscriptionType } from '../../modules/subscriptions/subscription.js';
 import type { ChargeRead, SubscriptionChanges, SubscriptionFilter, SubscriptionsRepository } from '../../modules/subscriptions/subscriptions.repository.js';
 import type { Database, SubscriptionsTable } from '../schema.js';
-import { joinedColumns, takeJoined } from './joined-columns.js';
+import { joinedColumns, pickJoined } from './joined-columns.js';
 import { PAYMENT_METHOD_COLUMNS, toPaymentMethod } from './payment-methods.js';
 import { POINT_OF_SALE_COLUMNS, toPointOfSale } from './points-of-sale.js';
 import { queryTemplate, type Params } from '../query-template.js';
@@ -35,13 +35,27 @@ export const SUBSCRIPTION_COLUMNS = [
   'updatedAt',
 ] as const satisfies ReadonlyArray<keyof SubscriptionsTable>;
 
+/** Field by field: the row may be a wider one (a join's), whose other columns stay out. */
 export function toSubscription(row: Selectable<SubscriptionsTable>): Subscription {
-  const { intervalPeriod, intervalFrequency, ...rest } = row;
+  const { intervalPeriod, intervalFrequency } = row;
   return {
-    ...rest,
+    id: row.id,
+    accountId: row.accountId,
+    pointOfSaleId: row.pointOfSaleId,
+    paymentMethodId: row.paymentMethodId,
+    sessionId: row.sessionId,
+    customerId: row.customerId,
+    currency: row.currency,
+    reference: row.reference,
+    description: row.description,
     state: row.state as SubscriptionState,
+    statusReason: row.statusReason,
     type: row.type as SubscriptionType,
+    expiryDate: row.expiryDate,
     interval: intervalPeriod && intervalFrequency ? { period: intervalPeriod as IntervalPeriod, frequency: intervalFrequency } : null,
+    amount: row.amount,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
   };
 }
 
@@ -92,22 +106,16 @@ export async function findForChargeCountingAhead(
   // The left-joined read's columns (null when there is no such subscription) and the count.
   const row = (await chargeReadCountingAhead.executeTakeFirst(db, { ...read, ...take })) as unknown as (ChargeRow & { ingestionCount?: unknown }) | undefined;
   if (!row) throw new Error('the counting charge read returned no row');
-  const total = totalOf(row.ingestionCount);
-  // Taken out, not copied by a rest pattern (see toChargeRead).
-  delete row.ingestionCount;
-  return { read: row.id === null ? null : toChargeRead(row), total };
+  return { read: row.id === null ? null : toChargeRead(row), total: totalOf(row.ingestionCount) };
 }
 
+/** The wide joined row read field by field (no copy of it, no deletes: it is on every MIT's path). */
 function toChargeRead(row: ChargeRow): ChargeRead {
-  // Taken out as takeJoined does (a rest pattern over this wide row is a slow copy).
-  const subscription: Record<string, unknown> = { ...row };
   const sealed = { pan: row.pmPanSealed ?? null, webhookAuthentication: row.posWebhookAuthenticationSealed ?? null };
-  delete subscription.pmPanSealed;
-  delete subscription.posWebhookAuthenticationSealed;
-  const pm = takeJoined(subscription, 'pm', PAYMENT_METHOD_COLUMNS);
-  const pos = takeJoined(subscription, 'pos', POINT_OF_SALE_COLUMNS);
+  const pm = pickJoined(row, 'pm', PAYMENT_METHOD_COLUMNS);
+  const pos = pickJoined(row, 'pos', POINT_OF_SALE_COLUMNS);
   return {
-    subscription: toSubscription(subscription as Selectable<SubscriptionsTable>),
+    subscription: toSubscription(row),
     paymentMethod: pm && toPaymentMethod(pm as Parameters<typeof toPaymentMethod>[0]),
     pointOfSale: pos && toPointOfSale(pos as Parameters<typeof toPointOfSale>[0]),
     sealed,
