@@ -71,6 +71,13 @@ describe('on PostgreSQL', { skip: reachable ? false : POSTGRES_SKIP_MESSAGE }, (
       const first = await client.query('select $1::int + 1 as n', [1]);
       const again = await client.query('select $1::int + 1 as n', [41]);
       assert.deepEqual([first.rows, again.rows], [[{ n: 2 }], [{ n: 42 }]]);
+      // The second run's description is the first's, reused: the same fields, parsed alike.
+      assert.deepEqual(
+        again.fields.map((f) => [f.name, f.dataTypeID]),
+        [['n', 23]],
+      );
+      const wide = 'select $1::int as a, $1::text as b, $1::bigint as c, null::int as d';
+      for (const n of [7, 8]) assert.deepEqual((await client.query(wide, [n])).rows, [{ a: n, b: String(n), c: String(n), d: null }]);
       const prepared = await client.query('select count(*)::int as n from pg_prepared_statements where name = $1', ['s1']);
       assert.deepEqual(prepared.rows, [{ n: 1 }]);
       await assert.rejects(client.query('select $1::int as n', ['not a number']), /invalid input syntax for type integer/);
