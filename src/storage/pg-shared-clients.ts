@@ -13,10 +13,28 @@
  * behind it, so each statement goes to the connection with the fewest unanswered ones, and a
  * second one opens when a statement finds all busy. A transaction still takes a connection of
  * the pool for itself (its statements must follow each other on one backend).
+ *
+ * Joinable statements (pg-write-combining.ts `joinableText`: transactions made of one record of
+ * new rows, such as a MIT's) given in one turn go as ONE statement at the turn's end: one commit
+ * for the lot, as `POST /mit/batch` has, instead of one each. When PostgreSQL refuses it (an
+ * ERROR: nothing of it was written), each goes again alone and gets its own answer; a lost
+ * connection fails them all, as it would have failed each (none is sent twice).
  */
 import type { CompiledQuery, QueryResult } from 'kysely';
-import type pg from 'pg';
+import pg from 'pg';
 import { holdWritesForTurn } from './pg-bursts.js';
+import { combine } from './pg-write-combining.js';
+
+/** PostgreSQL's limit of parameters in one statement. */
+const MAX_PARAMETERS = 65_535;
+/** Most statements joined as one (the combined texts, one prepared statement each, stay few). */
+const MAX_JOINED = 32;
+
+interface Joining {
+  query: CompiledQuery;
+  resolve(result: QueryResult<never>): void;
+  reject(error: unknown): void;
+}
 
 interface Slot {
   client: pg.PoolClient;
@@ -30,6 +48,8 @@ export class SharedClients {
   /** A connection being opened: settles with the error that kept it from opening, or null. */
   private opening: Promise<Error | null> | null = null;
   private closed = false;
+  /** The joinable statements given this turn, sent at its end. */
+  private joining: Joining[] | null = null;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -50,9 +70,57 @@ export class SharedClients {
     }
   }
 
+  /**
+   * A joinable statement (see above): sent with the others given this turn, as one; answered
+   * without rows (a held write's answer is not read).
+   */
+  executeJoined<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return new Promise<QueryResult<never>>((resolve, reject) => {
+      if (!this.joining) {
+        this.joining = [];
+        setImmediate(() => this.sendJoining());
+      }
+      this.joining.push({ query, resolve, reject });
+    }) as Promise<QueryResult<R>>;
+  }
+
+  private sendJoining(): void {
+    const joining = this.joining ?? [];
+    this.joining = null;
+    let group: Joining[] = [];
+    let parameters = 0;
+    for (const one of joining) {
+      if (group.length === MAX_JOINED || parameters + one.query.parameters.length > MAX_PARAMETERS) {
+        this.sendJoined(group);
+        group = [];
+        parameters = 0;
+      }
+      group.push(one);
+      parameters += one.query.parameters.length;
+    }
+    this.sendJoined(group);
+  }
+
+  private sendJoined(group: Joining[]): void {
+    const alone = (one: Joining) => void this.execute<never>(one.query).then(one.resolve, one.reject);
+    if (group.length <= 1) return group.forEach(alone);
+    this.execute(combine(group.map((one) => one.query))).then(
+      () => group.forEach((one) => one.resolve({ rows: [] })),
+      (error: unknown) => {
+        // Refused by PostgreSQL: the statement was rolled back, each goes again on its own. Any
+        // other failure (the connection lost, the server going down) may have come after the
+        // commit: sent again, the rows would be written twice.
+        if (refusedStatement(error)) group.forEach(alone);
+        else group.forEach((one) => one.reject(error));
+      },
+    );
+  }
+
   /** Waits for the statements under way, then gives the connections back to the pool (to be closed with it). */
   async close(): Promise<void> {
     this.closed = true;
+    // Joinable statements given this turn are sent (in the next one) and counted below.
+    while (this.joining) await new Promise((resolve) => setImmediate(resolve));
     await this.opening;
     while (this.slots.some((slot) => slot.pending > 0)) await new Promise((resolve) => setTimeout(resolve, 5));
     for (const slot of this.slots.splice(0)) {
@@ -108,4 +176,13 @@ export class SharedClients {
       client.release();
     } else this.slots.push(slot);
   }
+}
+
+/**
+ * An error PostgreSQL answered the statement with, which rolled it back — not one of the classes
+ * after which it may have committed: connection exception (08), operator intervention such as a
+ * shutdown (57), system error (58), internal error (XX).
+ */
+export function refusedStatement(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && typeof error.code === 'string' && !/^(08|57|58|XX)/.test(error.code);
 }

@@ -66,6 +66,20 @@ export function deferrableText(text: string): string {
   return `${text} ${MARK}`;
 }
 
+/** Marks, before MARK, a held write that other commits' may join (see joinableText). */
+const JOINABLE = '/* joinable */';
+const JOINABLE_END = `${JOINABLE} ${MARK}`;
+
+/**
+ * A held write that may also be joined, as one statement, with other transactions' joinable
+ * writes given in the same turn (pg-shared-clients.ts), when it is its transaction's only write:
+ * only new rows that no other statement of the turn reads or writes (the record of a payment,
+ * whose rows and ids are its own).
+ */
+export function joinableText(text: string): string {
+  return deferrableText(`${text} ${JOINABLE}`);
+}
+
 const WRITE_TARGET = /^\s*(insert\s+into|update|delete\s+from)\s+"([^"]+)"/i;
 /** The writes of a statement of data-modifying CTEs (`WITH a AS (INSERT …) INSERT …`). */
 const CTE_WRITE_TARGETS = /\b(insert\s+into|update|delete\s+from)\s+"([^"]+)"/gi;
@@ -78,17 +92,20 @@ interface Held {
   insert: boolean;
   /** A statement of CTEs itself: combine() lifts its CTEs to the top level (PostgreSQL wants data-modifying CTEs there). */
   cte: boolean;
+  /** Marked by joinableText. */
+  joinable: boolean;
 }
 
 /** `query` as a held write, or null when it is not one (not marked, or not a write). */
 function heldOf(query: CompiledQuery): Held | null {
   if (!query.sql.endsWith(MARK)) return null;
+  const joinable = query.sql.endsWith(JOINABLE_END);
   const direct = WRITE_TARGET.exec(query.sql);
-  if (direct) return { query, tables: [direct[2]!], insert: /^\s*insert/i.test(direct[1]!), cte: false };
+  if (direct) return { query, tables: [direct[2]!], insert: /^\s*insert/i.test(direct[1]!), cte: false, joinable };
   if (!/^\s*with\s/i.test(query.sql)) return null;
   const writes = [...query.sql.matchAll(CTE_WRITE_TARGETS)];
   if (writes.length === 0) return null;
-  return { query, tables: writes.map((m) => m[2]!), insert: writes.some((m) => /^insert/i.test(m[1]!)), cte: true };
+  return { query, tables: writes.map((m) => m[2]!), insert: writes.some((m) => /^insert/i.test(m[1]!)), cte: true, joinable };
 }
 
 /** The connection Kysely gets: the pool's own, with the held writes of its open transaction. */
@@ -168,8 +185,10 @@ class CombiningConnection implements DatabaseConnection {
     this.held = [];
     if (!alone) this.sendBegin();
     const combined = combine(held.map((h) => h.query));
-    // Alone, they are the whole transaction: one statement, which any connection can take.
-    this.unanswered.push(alone ? this.sendAlone(combined) : this.onOwn((c) => c.executeQuery(combined)));
+    // Alone, they are the whole transaction: one statement, which any connection can take, and
+    // which may go as one with other transactions' when each of its writes is joinable.
+    if (alone && this.shared && !this.own && held.every((h) => h.joinable)) this.unanswered.push(this.shared.executeJoined(combined));
+    else this.unanswered.push(alone ? this.sendAlone(combined) : this.onOwn((c) => c.executeQuery(combined)));
   }
 
   /**
@@ -265,11 +284,44 @@ export function splitCtes(text: string): { ctes: Array<{ name: string; body: str
 export function combine(queries: readonly CompiledQuery[]): CompiledQuery {
   if (queries.length === 1) return queries[0]!;
   const parameters: unknown[] = [];
+  for (const query of queries) for (const parameter of query.parameters) parameters.push(parameter);
+  return CompiledQuery.raw(combinedText(queries), parameters);
+}
+
+/** Combined texts by their parts' texts, in order (a trie): the same texts repeat, their rewriting is costly. */
+interface TextNode {
+  next: Map<string, TextNode>;
+  text?: string;
+}
+let combinedTexts: TextNode = { next: new Map() };
+let combinedNodes = 0;
+const MAX_COMBINED_NODES = 10_000;
+
+function combinedText(queries: readonly CompiledQuery[]): string {
+  if (combinedNodes > MAX_COMBINED_NODES) {
+    combinedTexts = { next: new Map() };
+    combinedNodes = 0;
+  }
+  let node = combinedTexts;
+  for (const query of queries) {
+    let next = node.next.get(query.sql);
+    if (!next) {
+      node.next.set(query.sql, (next = { next: new Map() }));
+      combinedNodes++;
+    }
+    node = next;
+  }
+  // The parameter counts follow from the texts (each names its own $1…$n).
+  node.text ??= buildCombinedText(queries);
+  return node.text;
+}
+
+function buildCombinedText(queries: readonly CompiledQuery[]): string {
+  let offset = 0;
   const read: string[] = [];
   const parts = queries.flatMap((query, i) => {
-    const offset = parameters.length;
-    parameters.push(...query.parameters);
     const text = offset === 0 ? query.sql : query.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    offset += query.parameters.length;
     const name = `w${i + 1}`;
     const split = splitCtes(text);
     if (!split) return [`"${name}" as (${text})`];
@@ -280,7 +332,7 @@ export function combine(queries: readonly CompiledQuery[]): CompiledQuery {
   // Each read on its own, by whole rows: PostgreSQL may inline a CTE read once and drop the columns
   // nobody uses (a check among them would not run), and a join would skip the rest after an empty one.
   const reads = read.map((name) => `(select count(*) from ${name} where ${name} is not null)`);
-  return CompiledQuery.raw(`with ${parts.join(', ')} select ${reads.length ? reads.join(', ') : '1'}`, parameters);
+  return `with ${parts.join(', ')} select ${reads.length ? reads.join(', ') : '1'}`;
 }
 
 class CombiningDriver implements Driver {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CompiledQuery } from 'kysely';
 import pg from 'pg';
-import { SharedClients } from '../../src/storage/pg-shared-clients.js';
+import { refusedStatement, SharedClients } from '../../src/storage/pg-shared-clients.js';
 import { postgresReachable, POSTGRES_SKIP_MESSAGE, TEST_DATABASE_URL } from '../support/stores.js';
 
 interface Stream {
@@ -36,6 +36,14 @@ function countingPool(max: number) {
 
 const pid = CompiledQuery.raw('select pg_backend_pid() as pid');
 const numbered = (n: number) => CompiledQuery.raw('select $1::int as n', [n]);
+
+test('a joined statement goes again alone only after an error that rolled it back', () => {
+  const answered = (code: string) => Object.assign(new pg.DatabaseError('refused', 0, 'error'), { code });
+  assert.equal(refusedStatement(answered('23505')), true); // unique violation
+  assert.equal(refusedStatement(answered('40001')), true); // serialization failure
+  for (const code of ['57P01', '08006', '58030', 'XX000']) assert.equal(refusedStatement(answered(code)), false, code);
+  assert.equal(refusedStatement(new Error('Connection terminated unexpectedly')), false);
+});
 
 const reachable = await postgresReachable();
 if (!reachable) test(POSTGRES_SKIP_MESSAGE, { skip: true }, () => undefined);
@@ -101,6 +109,56 @@ else
         }
       }
       assert.fail('no statement succeeded on a new connection');
+    });
+
+    test('joinable statements given in one turn commit as one statement; a refused one goes again alone', async () => {
+      await shared.execute(CompiledQuery.raw('create table if not exists shared_joined (id int primary key, note text)'));
+      await shared.execute(CompiledQuery.raw('truncate shared_joined'));
+      const insert = (id: number) => CompiledQuery.raw('with "made" as (insert into "shared_joined" ("id", "note") values ($1, $2)) select 1', [id, `n${id}`]);
+      counted.writes = 0;
+      await Promise.all([1, 2, 3, 4].map((id) => shared.executeJoined(insert(id))));
+      // One write for one statement; the four rows were made by one transaction.
+      assert.equal(counted.writes, 1);
+      const oneCommit = await shared.execute<{ n: string }>(CompiledQuery.raw('select count(distinct xmin::text) as n from shared_joined'));
+      assert.equal(oneCommit.rows[0]!.n, '1');
+      // Id 2 is taken: the joined statement is refused, then each goes alone and 2 alone fails.
+      const outcomes = await Promise.allSettled([5, 2, 6].map((id) => shared.executeJoined(insert(id))));
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['fulfilled', 'rejected', 'fulfilled'],
+      );
+      assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /duplicate key/);
+      const ids = await shared.execute<{ id: number }>(CompiledQuery.raw('select id from shared_joined order by id'));
+      assert.deepEqual(
+        ids.rows.map((r) => r.id),
+        [1, 2, 3, 4, 5, 6],
+      );
+      await shared.execute(CompiledQuery.raw('drop table shared_joined'));
+    });
+
+    test('joinable statements whose connection is lost all fail and none is sent again', async () => {
+      await shared.execute(CompiledQuery.raw('create table if not exists shared_lost (id int primary key)'));
+      const backend = (await shared.execute<{ pid: number }>(pid)).rows[0]!.pid;
+      const slow = (id: number) => CompiledQuery.raw('with "made" as (insert into "shared_lost" ("id") select $1::int from pg_sleep(0.5)) select 1', [id]);
+      const joined = Promise.allSettled([1, 2].map((id) => shared.executeJoined(slow(id))));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+      await admin.connect();
+      try {
+        await admin.query('select pg_terminate_backend($1)', [backend]);
+      } finally {
+        await admin.end();
+      }
+      const outcomes = await joined;
+      assert.deepEqual(
+        outcomes.map((o) => o.status),
+        ['rejected', 'rejected'],
+      );
+      // Given time to be sent again (they must not be), the table stays empty.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      const rows = await shared.execute<{ n: string }>(CompiledQuery.raw('select count(*) as n from shared_lost'));
+      assert.equal(rows.rows[0]!.n, '0');
+      await shared.execute(CompiledQuery.raw('drop table shared_lost'));
     });
 
     test('close waits for the statements under way', async () => {
