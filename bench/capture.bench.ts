@@ -47,7 +47,7 @@ function cloneOf(tx: Transaction, authorization: Operation, at: string): { trans
   };
 }
 
-async function prepare(ctx: BenchContext, kind: StoreKind, count: number): Promise<Prepared> {
+export async function prepare(ctx: BenchContext, kind: StoreKind, count: number): Promise<Prepared> {
   const db = benchDatabase(kind, NAME);
   await resetDatabase(db);
   const started = performance.now();

@@ -604,7 +604,10 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       finalizedAt: now,
     };
     const follow = followUpOf(tx, op, approved);
-    const applied = await this.commitAnswer(op, async (repos) => {
+    // `predict`: the row the answer leaves is computed from `tx` and checked by the update itself
+    // (one held statement, no read back); for a lifecycle operation `tx` may be outdated by another
+    // operation's commit, and the refused commit is then made again with the row read back.
+    const answerIn = (predict: boolean) => async (repos: R) => {
       let next: Operation | null = null;
       let txState: TransactionState | null = null;
       let change: { from: TransactionState[]; patch: TransactionResultPatch; delta: AggregateDelta };
@@ -641,7 +644,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
         },
       };
       let updated: Transaction;
-      if (txState !== null) {
+      if (predict) {
         // A first answer: nothing else moves a transaction whose primary operation is in flight,
         // so the row it leaves is known without reading it back, and on PostgreSQL the commit
         // waits once. Both updates are conditional and checked: else the commit fails (StaleWrite).
@@ -681,19 +684,24 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       else await repos.jobs.cancelQueued(driveJobKey(op.id), nowMs);
       if (callback && !continued) await repos.jobs.enqueue(callback);
       return { operation: answered, transaction: after, follow: next, becameFinal };
-    });
+    };
+    const applied = await this.commitAnswer(op, answerIn(true), isPrimary(op.type) ? null : answerIn(false));
     this.deps.events?.logEvent('payment.answered', answeredEvent(applied.transaction, applied.operation, applied.follow));
     if (applied.becameFinal) for (const observe of this.observers) observe(applied.transaction);
     return applied;
   }
 
-  /** An answer's commit; one its checked writes refused (another answer came first) is a Conflict. */
-  private async commitAnswer<T>(op: Operation, fn: (repos: R) => Promise<T>): Promise<T> {
+  /**
+   * An answer's commit; one its checked writes refused (another answer came first) is a Conflict —
+   * unless there is a `fallback` (the commit made with what it predicted read back instead), made then.
+   */
+  private async commitAnswer<T>(op: Operation, fn: (repos: R) => Promise<T>, fallback: ((repos: R) => Promise<T>) | null): Promise<T> {
     try {
       return await this.deps.transaction(fn);
     } catch (err) {
-      if (err instanceof StaleWrite) throw new Conflict(`operation ${op.id}: answered, or its transaction moved, meanwhile`);
-      throw err;
+      if (!(err instanceof StaleWrite)) throw err;
+      if (fallback) return this.commitAnswer(op, fallback, null);
+      throw new Conflict(`operation ${op.id}: answered, or its transaction moved, meanwhile`);
     }
   }
 
