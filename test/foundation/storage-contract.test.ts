@@ -471,6 +471,39 @@ for (const kind of await availableStores()) {
         assert.equal((await t.store.transactions.findById(opsAccount, tx.id))?.authorizedAmount, 900, 'nothing added');
       });
 
+      test('applyResultExpecting: a reservation as predicted is stored with its commit; one that does not fit, or a wrong prediction, fails the whole commit with StaleWrite', async () => {
+        const opsAccount = (await seedAccount(t.store)).id;
+        const tx = newTransaction(opsAccount, posA, { state: 'SUCCESS', amount: 1000, authorizedAmount: 1000 });
+        await t.store.transactions.insert([tx]);
+        const stored = (await t.store.transactions.findById(opsAccount, tx.id))!;
+        const at = iso(T0 + 11 * HOUR);
+        const reserve = (amount: number, from: Transaction) => {
+          const delta = { pending: amount };
+          return { delta, expected: afterChange(from, { updatedAt: at }, delta) };
+        };
+        // With another write of the same commit, which must not outlive a refusal.
+        const commit = (amount: number, from: Transaction) =>
+          t.store.transaction(async (repos) => {
+            const { delta, expected } = reserve(amount, from);
+            await repos.transactions.applyResultExpecting(tx.id, ['SUCCESS'], { updatedAt: at }, delta, expected);
+            await repos.events.append(opsAccount, 'test.reserved', { amount });
+            return expected;
+          });
+        const reservedEvents = async () => (await t.store.db.selectFrom('events').select('data').where('event', '=', 'test.reserved').execute()).length;
+
+        const first = await commit(400, stored);
+        assert.deepEqual(await t.store.transactions.findById(opsAccount, tx.id), first, 'the prediction is the stored row');
+        assert.equal(first.pendingAmount, 400);
+        assert.equal(await reservedEvents(), 1);
+
+        // Predicted from the row before the first reservation: not as predicted, refused.
+        await assert.rejects(commit(100, stored), (err: Error) => err instanceof StaleWrite);
+        // Predicted right, but 700 more does not fit in the 600 left: refused.
+        await assert.rejects(commit(700, first), (err: Error) => err instanceof StaleWrite);
+        assert.equal(await reservedEvents(), 1, 'nothing of the refused commits kept');
+        assert.equal((await t.store.transactions.findById(opsAccount, tx.id))?.pendingAmount, 400, 'nothing reserved by them');
+      });
+
       test('operations of a transaction and the final-operations list with its filters', async () => {
         const opsAccount = (await seedAccount(t.store)).id;
         const txA = newTransaction(opsAccount, posA);

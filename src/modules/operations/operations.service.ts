@@ -71,8 +71,10 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     const refusal = refusalOf(tx, 'CAPTURE');
     if (refusal) return refused(refusal);
     // voidRemaining: the capture's success voids the uncaptured rest (recorded with the capture: it survives a crash).
-    return this.single(tx, 'CAPTURE', drive, async (repos, now) => {
-      const reserved = await this.deps.engine.reserve(repos, tx.id, 'CAPTURE', input.amount, now);
+    return this.single(tx, 'CAPTURE', drive, async (repos, now, predict) => {
+      const reserved = predict
+        ? await this.deps.engine.reserveExpecting(repos, tx, 'CAPTURE', input.amount, now)
+        : await this.deps.engine.reserve(repos, tx.id, 'CAPTURE', input.amount, now);
       const chain = input.voidRemaining === true ? 'VOID_REMAINING' : null;
       return reserved && { operation: this.operation(primaryOperationId, tx, 'CAPTURE', input.amount, now, effect, chain), reserved };
     });
@@ -84,10 +86,12 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     if (recovered) return recovered[0]!;
     const refusal = refusalOf(tx, 'VOID');
     if (refusal) return refused(refusal);
-    return this.single(tx, 'VOID', drive, async (repos, now) => {
+    return this.single(tx, 'VOID', drive, async (repos, now, predict) => {
       const operation = (amount: number) => this.operation(primaryOperationId, tx, 'VOID', amount, now, effect);
       if (input.amount !== -1) {
-        const reserved = await this.deps.engine.reserve(repos, tx.id, 'VOID', input.amount, now);
+        const reserved = predict
+          ? await this.deps.engine.reserveExpecting(repos, tx, 'VOID', input.amount, now)
+          : await this.deps.engine.reserve(repos, tx.id, 'VOID', input.amount, now);
         return reserved && { operation: operation(input.amount), reserved };
       }
       // -1: whatever is left uncaptured (the transaction as reserved is not read back: the drive reads it).
@@ -163,11 +167,11 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     tx: Transaction,
     action: LifecycleAction,
     drive: DriveContext,
-    reserve: (repos: R, now: string) => Promise<{ operation: Operation; reserved: Transaction | null } | null>,
+    reserve: (repos: R, now: string, predict: boolean) => Promise<{ operation: Operation; reserved: Transaction | null } | null>,
   ): Promise<OperationResult> {
     let reserved: Transaction | null = null;
-    const decided = await this.deps.engine.record(async (repos, now): Promise<Decision> => {
-      const made = await reserve(repos, now);
+    const decided = await this.deps.engine.record(async (repos, now, predict): Promise<Decision> => {
+      const made = await reserve(repos, now, predict);
       reserved = made?.reserved ?? null;
       return made ? { operations: [made.operation] } : { refusal: await this.refusalAfterMiss(repos, tx, action) };
     });

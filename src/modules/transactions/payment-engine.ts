@@ -344,19 +344,42 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
    * net of the synchronous drive that follows); or it answers a refusal and nothing is recorded.
    */
   async record<T>(
-    decide: (repos: R, now: string) => Promise<{ operations: Operation[] } | { refusal: T }>,
+    decide: (repos: R, now: string, predict: boolean) => Promise<{ operations: Operation[] } | { refusal: T }>,
   ): Promise<{ operations: Operation[] } | { refusal: T }> {
     const now = this.deps.clock.nowIso();
-    return this.deps.transaction(async (repos) => {
-      const decided = await decide(repos, now);
-      if ('operations' in decided) await this.insertOperations(repos, decided.operations, this.deps.clock.now() + SYNC_SAFETY_NET_MS, 2);
-      return decided;
-    });
+    // `predict`: `decide` may reserve with reserveExpecting; when the transaction was not as it
+    // predicted (another operation moved it, or the amount no longer fits), the refused commit is
+    // made again with a reservation that reads the row back.
+    const commit = (predict: boolean) =>
+      this.deps.transaction(async (repos) => {
+        const decided = await decide(repos, now, predict);
+        if ('operations' in decided) await this.insertOperations(repos, decided.operations, this.deps.clock.now() + SYNC_SAFETY_NET_MS, 2);
+        return decided;
+      });
+    try {
+      return await commit(true);
+    } catch (err) {
+      if (!(err instanceof StaleWrite)) throw err;
+      return commit(false);
+    }
   }
 
   /** Reserves `amount` for an operation of `type` on a SUCCESS transaction: the transaction as reserved, or null when it does not fit (nothing changed). */
   reserve(repos: R, transactionId: string, type: OperationType, amount: number, now: string): Promise<Transaction | null> {
     return repos.transactions.applyResultReturning(transactionId, ['SUCCESS'], { updatedAt: now }, reservationDelta(type, amount));
+  }
+
+  /**
+   * reserve, predicted: `tx` is the transaction as last read, and the reservation is checked to
+   * leave it as `tx` plus the reservation (else the commit fails with StaleWrite, see record). On
+   * PostgreSQL nothing comes back: the reservation goes out with the operation's record, in one
+   * statement. Returns the transaction as reserved.
+   */
+  async reserveExpecting(repos: R, tx: Transaction, type: OperationType, amount: number, now: string): Promise<Transaction> {
+    const delta = reservationDelta(type, amount);
+    const reserved = afterChange(tx, { updatedAt: now }, delta);
+    await repos.transactions.applyResultExpecting(tx.id, ['SUCCESS'], { updatedAt: now }, delta, reserved);
+    return reserved;
   }
 
   /** Reserves for a void everything of the authorization not captured, voided or reserved; returns the amount (0: nothing left). */

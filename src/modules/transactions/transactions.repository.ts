@@ -129,6 +129,13 @@ export interface TransactionsRepository {
   applyResult(id: string, from: TransactionState[], patch: TransactionResultPatch, delta?: AggregateDelta): Promise<boolean>;
   /** applyResult that answers with the row as updated (null when it did not apply): no read after it. */
   applyResultReturning(id: string, from: TransactionState[], patch: TransactionResultPatch, delta?: AggregateDelta): Promise<Transaction | null>;
+  /**
+   * applyResult whose outcome the caller predicted: `expected` is the row as the update leaves it
+   * (its state and amounts are checked). When the update did not apply or the row is not
+   * `expected`, the caller's commit fails with StaleWrite and nothing of it is kept; on PostgreSQL
+   * the statement is held and goes out with the commit's other writes.
+   */
+  applyResultExpecting(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta, expected: Transaction): Promise<void>;
   reservationAmounts(id: string): Promise<ReservationAmounts | null>;
   /**
    * finishOperation and applyResultReturning together, in one statement where the store can

@@ -159,17 +159,43 @@ const finishAndApplyStatement = keyedTemplates((db: Kysely<Database>, p: Params<
  * (pg-write-combining.ts); when the operation was not finished or the updated row's state and
  * amounts are not the `expect:` ones, its cast refuses the statement (stale-write.ts).
  */
-const finishAndApplyPredicted = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => {
-  const checks = [sql`"state" = ${p['expect:state']}`, ...AGGREGATE_SQL_COLUMNS.map((column) => sql`${sql.ref(column)} = ${p[`expect:${column}`]}`)];
-  return deferrable(
+const finishAndApplyPredicted = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) =>
+  deferrable(
     withFinishAndUpdate(db, p).selectNoFrom([
-      sql<number>`cast(case when (select count(*) from "finished") = 1 and exists (select 1 from "updated" where ${sql.join(checks, sql` and `)}) then '0' else cast(${STALE_WRITE} as text) end as integer)`.as(
+      sql<number>`cast(case when (select count(*) from "finished") = 1 and exists (select 1 from "updated" where ${predictedChecks(p)}) then '0' else cast(${STALE_WRITE} as text) end as integer)`.as(
         'applied',
       ),
     ]),
-  );
-});
+  ),
+);
 const resultUpdateReturning = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => buildResultUpdate(db, p).returningAll());
+/** applyResult's update predicted (applyResultExpecting): held, its cast refusing the statement unless the row it leaves has the `expect:` state and amounts. */
+const resultUpdatePredicted = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) =>
+  deferrable(
+    db
+      .with('updated', (d) => buildResultUpdate(d as unknown as Kysely<Database>, p).returningAll())
+      .selectNoFrom([
+        sql<number>`cast(case when exists (select 1 from "updated" where ${predictedChecks(p)}) then '0' else cast(${STALE_WRITE} as text) end as integer)`.as(
+          'applied',
+        ),
+      ]),
+  ),
+);
+
+/** The `expect:` state and amounts of a predicted update, checked against its `updated` row. */
+function predictedChecks(p: Params<Record<string, unknown>>) {
+  return sql.join(
+    [sql`"state" = ${p['expect:state']}`, ...AGGREGATE_SQL_COLUMNS.map((column) => sql`${sql.ref(column)} = ${p[`expect:${column}`]}`)],
+    sql` and `,
+  );
+}
+
+/** The `expect:` parameters of a predicted update: `expected`'s state and shown amounts. */
+function expectParams(p: Record<string, unknown>, expected: Transaction): Record<string, unknown> {
+  p['expect:state'] = expected.state;
+  SHOWN_AGGREGATES.forEach((field, i) => (p[`expect:${AGGREGATE_SQL_COLUMNS[i]!}`] = expected[field]));
+  return p;
+}
 
 /** finishOperation's parameters: `id` and the patch's columns as `set:<column>`. */
 function finishParams(id: string, patch: OperationResultPatch): Record<string, unknown> {
@@ -527,9 +553,17 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     }
     const p = resultParams(transaction.id, transaction.from, transaction.patch, transaction.delta ?? {});
     for (const [key, value] of Object.entries(finishParams(operation.id, operation.patch))) p[`op:${key}`] = value;
-    p['expect:state'] = expected.state;
-    SHOWN_AGGREGATES.forEach((field, i) => (p[`expect:${AGGREGATE_SQL_COLUMNS[i]!}`] = expected[field]));
-    await finishAndApplyPredicted.execute(this.db, p);
+    await finishAndApplyPredicted.execute(this.db, expectParams(p, expected));
+  }
+
+  async applyResultExpecting(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta, expected: Transaction): Promise<void> {
+    if (this.dialect !== 'postgres') {
+      // In-process statements cost no round trip: applied and compared here.
+      const updated = await this.applyResultReturning(id, from, patch, delta);
+      if (!updated || !sameStateAndAmounts(updated, expected)) throw new StaleWrite(STALE_WRITE);
+      return;
+    }
+    await resultUpdatePredicted.execute(this.db, expectParams(resultParams(id, from, patch, delta), expected));
   }
 
   async listFinalOperations(accountId: string, f: OperationFilter, offset: number, limit: number) {
