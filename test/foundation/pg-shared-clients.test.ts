@@ -35,6 +35,17 @@ function countingPool(max: number) {
 }
 
 const pid = CompiledQuery.raw('select pg_backend_pid() as pid');
+
+/** Ends the backend `backendPid` from another connection, as an administrator would. */
+async function terminateBackend(backendPid: number): Promise<void> {
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query('select pg_terminate_backend($1)', [backendPid]);
+  } finally {
+    await admin.end();
+  }
+}
 const numbered = (n: number) => CompiledQuery.raw('select $1::int as n', [n]);
 
 test('a joined statement goes again alone only after an error that rolled it back', () => {
@@ -90,13 +101,7 @@ else
 
     test('a connection that breaks is given back and replaced by the next statement', async () => {
       const before = (await shared.execute<{ pid: number }>(pid)).rows[0]!.pid;
-      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await admin.connect();
-      try {
-        await admin.query('select pg_terminate_backend($1)', [before]);
-      } finally {
-        await admin.end();
-      }
+      await terminateBackend(before);
       // The terminated connection's statement fails (or the connection is found ended first).
       for (let i = 0; i < 50; i++) {
         const outcome = await shared.execute<{ pid: number }>(pid).then(
@@ -142,13 +147,7 @@ else
       const slow = (id: number) => CompiledQuery.raw('with "made" as (insert into "shared_lost" ("id") select $1::int from pg_sleep(0.5)) select 1', [id]);
       const joined = Promise.allSettled([1, 2].map((id) => shared.executeJoined(slow(id))));
       await new Promise((resolve) => setTimeout(resolve, 150));
-      const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-      await admin.connect();
-      try {
-        await admin.query('select pg_terminate_backend($1)', [backend]);
-      } finally {
-        await admin.end();
-      }
+      await terminateBackend(backend);
       const outcomes = await joined;
       assert.deepEqual(
         outcomes.map((o) => o.status),
