@@ -141,9 +141,13 @@ class CombiningConnection implements DatabaseConnection {
     return own;
   }
 
-  /** A statement that is a transaction by itself: on a shared connection, unless this one has its own. */
-  private sendAlone<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return this.shared && !this.own ? this.shared.execute<R>(query) : this.onOwn((c) => c.executeQuery<R>(query));
+  /**
+   * A statement that is a transaction by itself: on a shared connection, unless this one has its
+   * own — and there, when `joinable`, as one with other transactions' joinable statements.
+   */
+  private sendAlone<R>(query: CompiledQuery, joinable = false): Promise<QueryResult<R>> {
+    if (!this.shared || this.own) return this.onOwn((c) => c.executeQuery<R>(query));
+    return joinable ? this.shared.executeJoined<R>(query) : this.shared.execute<R>(query);
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
@@ -185,10 +189,9 @@ class CombiningConnection implements DatabaseConnection {
     this.held = [];
     if (!alone) this.sendBegin();
     const combined = combine(held.map((h) => h.query));
-    // Alone, they are the whole transaction: one statement, which any connection can take, and
-    // which may go as one with other transactions' when each of its writes is joinable.
-    if (alone && this.shared && !this.own && held.every((h) => h.joinable)) this.unanswered.push(this.shared.executeJoined(combined));
-    else this.unanswered.push(alone ? this.sendAlone(combined) : this.onOwn((c) => c.executeQuery(combined)));
+    // Alone, they are the whole transaction: one statement, which any connection can take.
+    const joinable = held.every((h) => h.joinable);
+    this.unanswered.push(alone ? this.sendAlone(combined, joinable) : this.onOwn((c) => c.executeQuery(combined)));
   }
 
   /**

@@ -72,9 +72,7 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     if (refusal) return refused(refusal);
     // voidRemaining: the capture's success voids the uncaptured rest (recorded with the capture: it survives a crash).
     return this.single(tx, 'CAPTURE', drive, async (repos, now, predict) => {
-      const reserved = predict
-        ? await this.deps.engine.reserveExpecting(repos, tx, 'CAPTURE', input.amount, now)
-        : await this.deps.engine.reserve(repos, tx.id, 'CAPTURE', input.amount, now);
+      const reserved = await this.deps.engine.reserveFor(repos, tx, 'CAPTURE', input.amount, now, predict);
       const chain = input.voidRemaining === true ? 'VOID_REMAINING' : null;
       return reserved && { operation: this.operation(primaryOperationId, tx, 'CAPTURE', input.amount, now, effect, chain), reserved };
     });
@@ -89,9 +87,7 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     return this.single(tx, 'VOID', drive, async (repos, now, predict) => {
       const operation = (amount: number) => this.operation(primaryOperationId, tx, 'VOID', amount, now, effect);
       if (input.amount !== -1) {
-        const reserved = predict
-          ? await this.deps.engine.reserveExpecting(repos, tx, 'VOID', input.amount, now)
-          : await this.deps.engine.reserve(repos, tx.id, 'VOID', input.amount, now);
+        const reserved = await this.deps.engine.reserveFor(repos, tx, 'VOID', input.amount, now, predict);
         return reserved && { operation: operation(input.amount), reserved };
       }
       // -1: whatever is left uncaptured (the transaction as reserved is not read back: the drive reads it).

@@ -347,15 +347,21 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     decide: (repos: R, now: string, predict: boolean) => Promise<{ operations: Operation[] } | { refusal: T }>,
   ): Promise<{ operations: Operation[] } | { refusal: T }> {
     const now = this.deps.clock.nowIso();
-    // `predict`: `decide` may reserve with reserveExpecting; when the transaction was not as it
-    // predicted (another operation moved it, or the amount no longer fits), the refused commit is
-    // made again with a reservation that reads the row back.
-    const commit = (predict: boolean) =>
+    // `predict`: `decide` may reserve with a prediction (reserveFor).
+    return this.predicting((predict) =>
       this.deps.transaction(async (repos) => {
         const decided = await decide(repos, now, predict);
         if ('operations' in decided) await this.insertOperations(repos, decided.operations, this.deps.clock.now() + SYNC_SAFETY_NET_MS, 2);
         return decided;
-      });
+      }),
+    );
+  }
+
+  /**
+   * `commit(true)`, whose checked writes predict the rows they leave; when one was refused (the row
+   * moved meanwhile: StaleWrite), `commit(false)`, which reads the rows back instead.
+   */
+  private async predicting<T>(commit: (predict: boolean) => Promise<T>): Promise<T> {
     try {
       return await commit(true);
     } catch (err) {
@@ -370,12 +376,13 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   }
 
   /**
-   * reserve, predicted: `tx` is the transaction as last read, and the reservation is checked to
-   * leave it as `tx` plus the reservation (else the commit fails with StaleWrite, see record). On
-   * PostgreSQL nothing comes back: the reservation goes out with the operation's record, in one
-   * statement. Returns the transaction as reserved.
+   * reserve, in record's `decide`. With `predict`, `tx` is the transaction as last read, and the
+   * reservation is checked to leave it as `tx` plus the reservation (else the commit fails with
+   * StaleWrite and record makes it again without); on PostgreSQL nothing comes back, so the
+   * reservation goes out with the operation's record, in one statement.
    */
-  async reserveExpecting(repos: R, tx: Transaction, type: OperationType, amount: number, now: string): Promise<Transaction> {
+  async reserveFor(repos: R, tx: Transaction, type: OperationType, amount: number, now: string, predict: boolean): Promise<Transaction | null> {
+    if (!predict) return this.reserve(repos, tx.id, type, amount, now);
     const delta = reservationDelta(type, amount);
     const reserved = afterChange(tx, { updatedAt: now }, delta);
     await repos.transactions.applyResultExpecting(tx.id, ['SUCCESS'], { updatedAt: now }, delta, reserved);
@@ -708,23 +715,21 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       if (callback && !continued) await repos.jobs.enqueue(callback);
       return { operation: answered, transaction: after, follow: next, becameFinal };
     };
-    const applied = await this.commitAnswer(op, answerIn(true), isPrimary(op.type) ? null : answerIn(false));
+    const applied = await this.commitAnswer(op, () =>
+      isPrimary(op.type) ? this.deps.transaction(answerIn(true)) : this.predicting((predict) => this.deps.transaction(answerIn(predict))),
+    );
     this.deps.events?.logEvent('payment.answered', answeredEvent(applied.transaction, applied.operation, applied.follow));
     if (applied.becameFinal) for (const observe of this.observers) observe(applied.transaction);
     return applied;
   }
 
-  /**
-   * An answer's commit; one its checked writes refused (another answer came first) is a Conflict —
-   * unless there is a `fallback` (the commit made with what it predicted read back instead), made then.
-   */
-  private async commitAnswer<T>(op: Operation, fn: (repos: R) => Promise<T>, fallback: ((repos: R) => Promise<T>) | null): Promise<T> {
+  /** An answer's commit; one its checked writes refused (another answer came first) is a Conflict. */
+  private async commitAnswer<T>(op: Operation, commit: () => Promise<T>): Promise<T> {
     try {
-      return await this.deps.transaction(fn);
+      return await commit();
     } catch (err) {
-      if (!(err instanceof StaleWrite)) throw err;
-      if (fallback) return this.commitAnswer(op, fallback, null);
-      throw new Conflict(`operation ${op.id}: answered, or its transaction moved, meanwhile`);
+      if (err instanceof StaleWrite) throw new Conflict(`operation ${op.id}: answered, or its transaction moved, meanwhile`);
+      throw err;
     }
   }
 

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { type RawBuilder, sql, type Kysely, type Selectable } from 'kysely';
 import type { Keyset } from '../../shared/pagination.js';
 import { joinedColumns, takeJoined } from './joined-columns.js';
 import { PAYMENT_METHOD_COLUMNS, toPaymentMethod } from './payment-methods.js';
@@ -162,9 +162,7 @@ const finishAndApplyStatement = keyedTemplates((db: Kysely<Database>, p: Params<
 const finishAndApplyPredicted = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) =>
   deferrable(
     withFinishAndUpdate(db, p).selectNoFrom([
-      sql<number>`cast(case when (select count(*) from "finished") = 1 and exists (select 1 from "updated" where ${predictedChecks(p)}) then '0' else cast(${STALE_WRITE} as text) end as integer)`.as(
-        'applied',
-      ),
+      refusedUnless(sql`(select count(*) from "finished") = 1 and exists (select 1 from "updated" where ${predictedChecks(p)})`),
     ]),
   ),
 );
@@ -174,13 +172,14 @@ const resultUpdatePredicted = keyedTemplates((db: Kysely<Database>, p: Params<Re
   deferrable(
     db
       .with('updated', (d) => buildResultUpdate(d as unknown as Kysely<Database>, p).returningAll())
-      .selectNoFrom([
-        sql<number>`cast(case when exists (select 1 from "updated" where ${predictedChecks(p)}) then '0' else cast(${STALE_WRITE} as text) end as integer)`.as(
-          'applied',
-        ),
-      ]),
+      .selectNoFrom([refusedUnless(sql`exists (select 1 from "updated" where ${predictedChecks(p)})`)]),
   ),
 );
+
+/** A predicted statement's last column: it refuses the statement unless `condition` holds (stale-write.ts). */
+function refusedUnless(condition: RawBuilder<unknown>) {
+  return sql<number>`cast(case when ${condition} then '0' else cast(${STALE_WRITE} as text) end as integer)`.as('applied');
+}
 
 /** The `expect:` state and amounts of a predicted update, checked against its `updated` row. */
 function predictedChecks(p: Params<Record<string, unknown>>) {
