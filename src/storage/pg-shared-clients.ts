@@ -14,11 +14,12 @@
  * second one opens when a statement finds all busy. A transaction still takes a connection of
  * the pool for itself (its statements must follow each other on one backend).
  *
- * Joinable statements (pg-write-combining.ts `joinableText`: transactions made of one record of
- * new rows, such as a MIT's) given in one turn go as ONE statement at the turn's end: one commit
- * for the lot, as `POST /mit/batch` has, instead of one each. When PostgreSQL refuses it (an
- * ERROR: nothing of it was written), each goes again alone and gets its own answer; a lost
- * connection fails them all, as it would have failed each (none is sent twice).
+ * Joinable statements (pg-write-combining.ts `joinable`: transactions whose writes are new rows,
+ * rows their caller holds, or checked updates — a MIT's record, an answer's commit, a delivery's
+ * record) given in one turn go as ONE statement per kind at the turn's end: one commit for the
+ * lot, as `POST /mit/batch` has, instead of one each. When PostgreSQL refuses it (an ERROR:
+ * nothing of it was written), each goes again alone and gets its own answer; a lost connection
+ * fails them all, as it would have failed each (none is sent twice).
  */
 import type { CompiledQuery, QueryResult } from 'kysely';
 import pg from 'pg';
@@ -84,21 +85,34 @@ export class SharedClients {
     }) as Promise<QueryResult<R>>;
   }
 
+  /**
+   * The turn's joinable statements, joined by text: the statements of one kind (a MIT's record, an
+   * answer's commit, a delivery's record) join each other. A joined text is then the same each time
+   * for a given kind and count (a prepared statement, pg-prepared.ts), not one per mix and order.
+   */
   private sendJoining(): void {
     const joining = this.joining ?? [];
     this.joining = null;
-    let group: Joining[] = [];
-    let parameters = 0;
+    const byText = new Map<string, Joining[]>();
     for (const one of joining) {
-      if (group.length === MAX_JOINED || parameters + one.query.parameters.length > MAX_PARAMETERS) {
-        this.sendJoined(group);
-        group = [];
-        parameters = 0;
-      }
-      group.push(one);
-      parameters += one.query.parameters.length;
+      const same = byText.get(one.query.sql);
+      if (same) same.push(one);
+      else byText.set(one.query.sql, [one]);
     }
-    this.sendJoined(group);
+    for (const same of byText.values()) {
+      let group: Joining[] = [];
+      let parameters = 0;
+      for (const one of same) {
+        if (group.length === MAX_JOINED || parameters + one.query.parameters.length > MAX_PARAMETERS) {
+          this.sendJoined(group);
+          group = [];
+          parameters = 0;
+        }
+        group.push(one);
+        parameters += one.query.parameters.length;
+      }
+      this.sendJoined(group);
+    }
   }
 
   private sendJoined(group: Joining[]): void {

@@ -66,16 +66,27 @@ export function deferrableText(text: string): string {
   return `${text} ${MARK}`;
 }
 
-/** Marks, before MARK, a held write that other commits' may join (see joinableText). */
+/** Marks, before MARK, a held write that other commits' may join (see joinable). */
 const JOINABLE = '/* joinable */';
 const JOINABLE_END = `${JOINABLE} ${MARK}`;
 
 /**
- * A held write that may also be joined, as one statement, with other transactions' joinable
- * writes given in the same turn (pg-shared-clients.ts), when it is its transaction's only write:
- * only new rows that no other statement of the turn reads or writes (the record of a payment,
- * whose rows and ids are its own).
+ * Marks a held write that may also be joined with other transactions' joinable writes given in the
+ * same turn, as one statement (pg-shared-clients.ts), when every write of its transaction is
+ * joinable. In one statement they all see one snapshot, and of two updates of one row only one
+ * takes effect, so a joinable write writes only:
+ * - new rows, with ids of their own (the record of a payment, an event, a callback's row);
+ * - a row its caller alone writes at that moment (a job under the caller's lease, the callback row
+ *   that job delivers);
+ * - or a row it checks: the statement is refused unless its update left the row as predicted (an
+ *   answer's finishAndApplyExpecting) — the second update of a row in one statement updates
+ *   nothing, so that statement is refused, and each of its parts goes again alone.
  */
+export function joinable<Q extends { modifyEnd(modifier: Expression<unknown>): Q }>(query: Q): Q {
+  return query.modifyEnd(sql.raw(JOINABLE_END));
+}
+
+/** joinable for a statement's text (one built without Kysely, such as a payment's record). */
 export function joinableText(text: string): string {
   return deferrableText(`${text} ${JOINABLE}`);
 }

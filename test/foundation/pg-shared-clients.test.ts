@@ -141,6 +141,41 @@ else
       await shared.execute(CompiledQuery.raw('drop table shared_joined'));
     });
 
+    test('joinable statements of one turn join by text: each kind commits as one statement of its own', async () => {
+      await shared.execute(CompiledQuery.raw('create table if not exists shared_kinds (id int primary key, kind text)'));
+      await shared.execute(CompiledQuery.raw('truncate shared_kinds'));
+      const first = (id: number) => CompiledQuery.raw('with "a" as (insert into "shared_kinds" ("id", "kind") values ($1, \'first\')) select 1', [id]);
+      const second = (id: number) => CompiledQuery.raw('with "b" as (insert into "shared_kinds" ("id", "kind") values ($1, \'second\')) select 1', [id]);
+      await Promise.all([first(1), second(2), first(3), second(4), first(5)].map((q) => shared.executeJoined(q)));
+      const commits = await shared.execute<{ kind: string; n: string; rows: string }>(
+        CompiledQuery.raw('select kind, count(distinct xmin::text) as n, count(*) as rows from shared_kinds group by kind order by kind'),
+      );
+      assert.deepEqual(commits.rows, [
+        { kind: 'first', n: '1', rows: '3' },
+        { kind: 'second', n: '1', rows: '2' },
+      ]);
+      const both = await shared.execute<{ n: string }>(CompiledQuery.raw('select count(distinct xmin::text) as n from shared_kinds'));
+      assert.equal(both.rows[0]!.n, '2');
+      await shared.execute(CompiledQuery.raw('drop table shared_kinds'));
+    });
+
+    test('two checked updates of one row in a join: the second updates nothing, refuses the join, and each goes again alone', async () => {
+      await shared.execute(CompiledQuery.raw('create table if not exists shared_checked (id int primary key, v int not null)'));
+      await shared.execute(CompiledQuery.raw('truncate shared_checked'));
+      await shared.execute(CompiledQuery.raw('insert into shared_checked values (1, 0)'));
+      // As an answer's finishAndApplyExpecting: refused (a failing cast) unless its update left the row.
+      const add = (n: number) =>
+        CompiledQuery.raw(
+          `with "updated" as (update "shared_checked" set "v" = "v" + $1 where "id" = 1 returning "v") select cast(case when exists (select 1 from "updated") then '0' else 'refused' end as integer)`,
+          [n],
+        );
+      await Promise.all([shared.executeJoined(add(1)), shared.executeJoined(add(10))]);
+      // Joined, one of the two updates would have been lost; alone, each was applied.
+      const row = await shared.execute<{ v: number }>(CompiledQuery.raw('select v from shared_checked'));
+      assert.equal(row.rows[0]!.v, 11);
+      await shared.execute(CompiledQuery.raw('drop table shared_checked'));
+    });
+
     test('joinable statements whose connection is lost all fail and none is sent again', async () => {
       await shared.execute(CompiledQuery.raw('create table if not exists shared_lost (id int primary key)'));
       const backend = (await shared.execute<{ pid: number }>(pid)).rows[0]!.pid;

@@ -1,5 +1,5 @@
 import { insertRows } from '../bulk-insert.js';
-import { deferrable } from '../pg-write-combining.js';
+import { deferrable, joinable } from '../pg-write-combining.js';
 import { sql, type Kysely } from 'kysely';
 import { newId } from '../../shared/ids.js';
 import type { ClaimTimes, Job, JobHandoff, JobState, JobStore, LocalLease, NewJob } from '../../jobs/job.js';
@@ -130,8 +130,9 @@ const jobColumns = (row: Params<JobRow>) => ({
 
 /** One new job (jobRow), ignored when its dedupe key is taken: compiled once (query-template.ts). */
 export const insertJobRow = queryTemplate((db: Kysely<Database>, row: Params<JobRow>) =>
-  // Deferrable: a new row, its result unused (on PostgreSQL sent with the commit's other writes, pg-write-combining.ts).
-  deferrable(
+  // Deferrable: a new row, its result unused (on PostgreSQL sent with the commit's other writes,
+  // pg-write-combining.ts); joinable: of two with one dedupe key in one statement, one is written.
+  joinable(
     db
       .insertInto('jobs')
       .values(jobColumns(row))
@@ -139,8 +140,9 @@ export const insertJobRow = queryTemplate((db: Kysely<Database>, row: Params<Job
   ),
 );
 
+// Joinable (pg-write-combining.ts): the job is under the caller's lease.
 const completeJob = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; workerId: string; at: string }>) =>
-  deferrable(
+  joinable(
     db
       .updateTable('jobs')
       .set({ state: 'done', leaseUntil: null, leasedBy: null, finishedAt: p.at, updatedAt: p.at })
@@ -155,8 +157,8 @@ const completeJob = queryTemplate((db: Kysely<Database>, p: Params<{ id: string;
  * that took its lease over) finds no row.
  */
 const continueJob = queryTemplate((db: Kysely<Database>, row: Params<JobRow & { finished: string }>) =>
-  // Deferrable: an update by key, its result unused (pg-write-combining.ts).
-  deferrable(
+  // Deferrable: an update by key, its result unused; joinable: the finished job was the caller's (pg-write-combining.ts).
+  joinable(
     db
       .updateTable('jobs')
       .set({ ...jobColumns(row), lastError: null, finishedAt: null })
@@ -303,7 +305,8 @@ export class KyselyJobStore implements JobStore {
 
   async cancelQueued(dedupeKey: string, nowMs: number): Promise<void> {
     // Its result unused: held on PostgreSQL and sent with the commit (pg-write-combining.ts).
-    await deferrable(
+    // Joinable: the job is the safety net of the operation whose answer (checked) cancels it.
+    await joinable(
       this.db
         .updateTable('jobs')
         .set({ state: 'done', finishedAt: iso(nowMs), updatedAt: iso(nowMs) })

@@ -29,7 +29,7 @@ import type {
 import type { Dialect } from '../connect.js';
 import type { Database, OperationsTable, TransactionsTable } from '../schema.js';
 import { keyedTemplates, queryTemplate, type Params } from '../query-template.js';
-import { deferrable } from '../pg-write-combining.js';
+import { joinable } from '../pg-write-combining.js';
 import { STALE_WRITE } from '../stale-write.js';
 import { StaleWrite } from '../../shared/errors.js';
 
@@ -157,19 +157,23 @@ const finishAndApplyStatement = keyedTemplates((db: Kysely<Database>, p: Params<
 /**
  * finishAndApplyStatement predicted (finishAndApplyExpecting): nothing comes back, so it is held
  * (pg-write-combining.ts); when the operation was not finished or the updated row's state and
- * amounts are not the `expect:` ones, its cast refuses the statement (stale-write.ts).
+ * amounts are not the `expect:` ones, its cast refuses the statement (stale-write.ts). Checked so:
+ * joinable with other answers' commits (pg-write-combining.ts).
  */
 const finishAndApplyPredicted = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) =>
-  deferrable(
+  joinable(
     withFinishAndUpdate(db, p).selectNoFrom([
       refusedUnless(sql`(select count(*) from "finished") = 1 and exists (select 1 from "updated" where ${predictedChecks(p)})`),
     ]),
   ),
 );
 const resultUpdateReturning = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => buildResultUpdate(db, p).returningAll());
-/** applyResult's update predicted (applyResultExpecting): held, its cast refusing the statement unless the row it leaves has the `expect:` state and amounts. */
+/**
+ * applyResult's update predicted (applyResultExpecting): held, its cast refusing the statement
+ * unless the row it leaves has the `expect:` state and amounts. Checked so: joinable (pg-write-combining.ts).
+ */
 const resultUpdatePredicted = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) =>
-  deferrable(
+  joinable(
     db
       .with('updated', (d) => buildResultUpdate(d as unknown as Kysely<Database>, p).returningAll())
       .selectNoFrom([refusedUnless(sql`exists (select 1 from "updated" where ${predictedChecks(p)})`)]),
