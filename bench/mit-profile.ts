@@ -104,9 +104,10 @@ async function profile(kind: StoreKind, rate: number | 'batch', seconds: number)
     const end = await service.sample();
     await service.profileStop(file);
     const cpuMs = (end.cpuMicros - start.cpuMicros) / 1000;
+    const systemMs = (end.systemMicros - start.systemMicros) / 1000;
     process.stdout.write(
       `${kind}: ${m.requests} ${batch ? 'batches' : 'MITs'} at ${closedLoop ? 'closed loop' : `${rate}/s`} (${m.rps.toFixed(0)}/s answered, p99 ${m.p99.toFixed(1)} ms), ${arrived} callbacks; ` +
-        `service process CPU ${cpuMs.toFixed(0)} ms = ${(cpuMs / m.requests / (batch ? BATCH_SIZE : 1)).toFixed(3)} ms per MIT (${((cpuMs / (end.at - start.at)) * 100).toFixed(0)} % of one CPU)\n`,
+        `service process CPU ${cpuMs.toFixed(0)} ms = ${(cpuMs / m.requests / (batch ? BATCH_SIZE : 1)).toFixed(3)} ms per MIT (${((cpuMs / (end.at - start.at)) * 100).toFixed(0)} % of one CPU; ${((systemMs / cpuMs) * 100).toFixed(0)} % of it in the kernel)\n`,
     );
     summarize(file);
   } finally {

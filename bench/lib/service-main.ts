@@ -27,6 +27,7 @@ function sample() {
   return {
     counts: counters.snapshot(),
     cpuMicros: cpu.user + cpu.system,
+    systemMicros: cpu.system,
     at: performance.now(),
     batcher: runtime.store.batcher ? { ...runtime.store.batcher.stats } : null,
   };

@@ -14,6 +14,8 @@ export interface ServiceSample {
   counts: StatementCounts;
   /** CPU time of the service process since it started (user + system), µs. */
   cpuMicros: number;
+  /** Of which in the kernel (system calls, the loopback's network stack), µs. */
+  systemMicros: number;
   /** The child's performance.now(), ms. */
   at: number;
   /** SQLite: group commits and units of work since the runtime opened. */
