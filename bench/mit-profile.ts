@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { selfTimes, type CpuProfile } from './lib/cpuprofile.js';
 import { measure } from './lib/load.js';
-import { API, createMitMerchant } from './lib/merchant.js';
+import { API, createMitMerchant, MIT_BATCH_SIZE, mitBatchBody, mitBody } from './lib/merchant.js';
 import { startReceiver } from './lib/receiver.js';
 import { startServiceProcess } from './lib/service-process.js';
 import { BENCH_DIR, benchDatabase, openRuntime, resetDatabase, type StoreKind } from './lib/stores.js';
@@ -32,20 +32,6 @@ function summarize(file: string): void {
   for (const [i, t] of top.slice(0, TOP).entries()) {
     process.stdout.write(`${String(i + 1).padStart(3)}. ${(t.share * 100).toFixed(1).padStart(5)} %  ${t.ms.toFixed(0).padStart(6)} ms  ${t.frame}\n`);
   }
-}
-
-const BATCH_SIZE = 500;
-
-/** A batch of BATCH_SIZE entries over the merchant's subscriptions, as in `bench mit` b. */
-function batchBody(subscriptionIds: string[], notificationUrl: string): string {
-  const transactions = Array.from({ length: BATCH_SIZE }, (_, i) => ({
-    subscriptionId: subscriptionIds[i % subscriptionIds.length]!,
-    amount: 1000 + i,
-    currency: 'DKK',
-    reference: `profile-{seq}-${i}`,
-    notificationUrl,
-  }));
-  return JSON.stringify({ transactions });
 }
 
 async function profile(kind: StoreKind, rate: number | 'batch', seconds: number): Promise<void> {
@@ -67,16 +53,10 @@ async function profile(kind: StoreKind, rate: number | 'batch', seconds: number)
         warmupSeconds: 0,
         durationSeconds,
         request: batch
-          ? { method: 'POST', body: batchBody(merchant.subscriptionIds, receiver.url(prefix)), expect: '"error":null' }
+          ? { method: 'POST', body: mitBatchBody(merchant, receiver.url(prefix)), expect: '"error":null' }
           : {
               method: 'POST',
-              body: JSON.stringify({
-                subscriptionId: '{item}',
-                amount: 1000,
-                currency: 'DKK',
-                reference: 'profile-{seq}',
-                notificationUrl: receiver.url(prefix),
-              }),
+              body: mitBody(receiver.url(prefix), 'profile-{seq}'),
               items: merchant.subscriptionIds,
               wrapItems: true,
               expect: '"state":"PENDING"',
@@ -107,7 +87,7 @@ async function profile(kind: StoreKind, rate: number | 'batch', seconds: number)
     const systemMs = (end.systemMicros - start.systemMicros) / 1000;
     process.stdout.write(
       `${kind}: ${m.requests} ${batch ? 'batches' : 'MITs'} at ${closedLoop ? 'closed loop' : `${rate}/s`} (${m.rps.toFixed(0)}/s answered, p99 ${m.p99.toFixed(1)} ms), ${arrived} callbacks; ` +
-        `service process CPU ${cpuMs.toFixed(0)} ms = ${(cpuMs / m.requests / (batch ? BATCH_SIZE : 1)).toFixed(3)} ms per MIT (${((cpuMs / (end.at - start.at)) * 100).toFixed(0)} % of one CPU; ${((systemMs / cpuMs) * 100).toFixed(0)} % of it in the kernel)\n`,
+        `service process CPU ${cpuMs.toFixed(0)} ms = ${(cpuMs / m.requests / (batch ? MIT_BATCH_SIZE : 1)).toFixed(3)} ms per MIT (${((cpuMs / (end.at - start.at)) * 100).toFixed(0)} % of one CPU; ${((systemMs / cpuMs) * 100).toFixed(0)} % of it in the kernel)\n`,
     );
     summarize(file);
   } finally {
@@ -121,6 +101,6 @@ const [first = 'postgres', rate = '100', seconds = '20'] = process.argv.slice(2)
 if (first.endsWith('.cpuprofile')) summarize(first);
 else if (first === 'postgres' || first === 'sqlite') await profile(first, rate === 'batch' ? 'batch' : Number(rate), Number(seconds));
 else {
-  process.stderr.write('usage: bench/mit-profile.ts [postgres|sqlite] [rate] [seconds] | <file.cpuprofile>\n');
+  process.stderr.write('usage: bench/mit-profile.ts [postgres|sqlite] [rate|batch] [seconds] | <file.cpuprofile>\n');
   process.exit(2);
 }

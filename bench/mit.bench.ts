@@ -27,7 +27,7 @@ import { MitBatchBody, MitBatchResponse, MitBody, MitResponse } from '../src/mod
 import type { Runtime } from '../src/runtime.js';
 import { startBaseline } from './lib/baseline.js';
 import type { Measurement, RequestTemplate } from './lib/load.js';
-import { API, call, createMitMerchant, type BenchMerchant } from './lib/merchant.js';
+import { API, call, createMitMerchant, MIT_BATCH_SIZE, mitBatchBody, mitBody, type BenchMerchant } from './lib/merchant.js';
 import { startReceiver, type Receiver } from './lib/receiver.js';
 import { formatMs, loadNote } from './lib/report.js';
 import { startServiceProcess, type ServiceSample } from './lib/service-process.js';
@@ -37,7 +37,6 @@ import { defineSuite, type BenchContext } from './lib/suite.js';
 const MIT = `${API}/mit`;
 const BATCH = `${API}/mit/batch`;
 const CONNECTIONS = 50;
-const BATCH_SIZE = 500;
 const BATCH_CONNECTIONS = 4;
 const SUBSCRIPTIONS = 8;
 const RATIO_TARGET = 0.5;
@@ -59,22 +58,6 @@ const json = { 'content-type': 'application/json' };
 
 /** BENCH_MIT_PARTS: the sections to run (a always: the others' baseline), e.g. `ac`; default all. */
 const PARTS = process.env.BENCH_MIT_PARTS ?? 'abcd';
-
-/** A MIT body on one of the subscriptions (`{item}`), its callback to `notificationUrl` (with `{seq}`). */
-function mitBody(notificationUrl: string, reference = 'bench-{seq}'): string {
-  return JSON.stringify({ subscriptionId: '{item}', amount: 1000, currency: 'DKK', reference, notificationUrl });
-}
-
-function batchBody(merchant: BenchMerchant, notificationUrl: string): string {
-  const entries = Array.from({ length: BATCH_SIZE }, (_, i) => ({
-    subscriptionId: merchant.subscriptionIds[i % merchant.subscriptionIds.length]!,
-    amount: 1000 + i,
-    currency: 'DKK',
-    reference: `bench-{seq}-${i}`,
-    notificationUrl: notificationUrl.replace('{seq}', `{seq}-${i}`),
-  }));
-  return JSON.stringify({ transactions: entries });
-}
 
 /** A fresh database with a merchant and its subscriptions (made in sandbox mode), closed again. */
 async function seedMerchant(kind: StoreKind, name: string): Promise<{ db: BenchDatabase; merchant: BenchMerchant }> {
@@ -134,10 +117,10 @@ async function ingest(ctx: BenchContext, kind: StoreKind): Promise<Measurement> 
       'POST',
       BATCH,
       merchant.apiKey,
-      JSON.parse(batchBody(merchant, notificationUrl).replaceAll('{seq}', 'probe')),
+      JSON.parse(mitBatchBody(merchant, notificationUrl).replaceAll('{seq}', 'probe')),
     );
     const refused = sampleBatch.transactions.filter((t) => t.error !== null).length;
-    if (sampleBatch.transactions.length !== BATCH_SIZE || refused)
+    if (sampleBatch.transactions.length !== MIT_BATCH_SIZE || refused)
       throw new Error(`POST /mit/batch: ${refused} of ${sampleBatch.transactions.length} entries refused`);
 
     baseline = await startBaseline({
@@ -180,8 +163,8 @@ async function ingest(ctx: BenchContext, kind: StoreKind): Promise<Measurement> 
     report.target(`${kind} POST /mit p99 ≤ ${P99_TARGET_MS} ms`, mMit.p99 <= P99_TARGET_MS, `${formatMs(mMit.p99)} ms (baseline ${formatMs(mBase.p99)} ms)`);
 
     if (!PARTS.includes('b')) return mBase;
-    report.section(`${kind} b) POST /mit/batch, ${BATCH_SIZE} entries, ${BATCH_CONNECTIONS} connections`);
-    const batch: RequestTemplate = { method: 'POST', body: batchBody(merchant, notificationUrl), expect: '"error":null' };
+    report.section(`${kind} b) POST /mit/batch, ${MIT_BATCH_SIZE} entries, ${BATCH_CONNECTIONS} connections`);
+    const batch: RequestTemplate = { method: 'POST', body: mitBatchBody(merchant, notificationUrl), expect: '"error":null' };
     before = statsOf(runtime);
     const [bBase, bBatch] = (await ctx.compare(
       [
@@ -194,8 +177,8 @@ async function ingest(ctx: BenchContext, kind: StoreKind): Promise<Measurement> 
     report.baseline(`${kind} POST /mit/batch (auth + schema, fixed answer)`, bBase);
     report.figure(`${kind} POST /mit/batch`, bBatch, bBase);
     batcherNote(ctx, runtime, 'group commit', before);
-    const perSecond = bBatch.rps * BATCH_SIZE;
-    report.note(`${kind} POST /mit/batch: ${perSecond.toFixed(0)} transactions/s ingested (baseline ${(bBase.rps * BATCH_SIZE).toFixed(0)}/s)`);
+    const perSecond = bBatch.rps * MIT_BATCH_SIZE;
+    report.note(`${kind} POST /mit/batch: ${perSecond.toFixed(0)} transactions/s ingested (baseline ${(bBase.rps * MIT_BATCH_SIZE).toFixed(0)}/s)`);
     report.target(
       `${kind} POST /mit/batch ≥ ${BATCH_TARGET} transactions/s`,
       perSecond >= BATCH_TARGET,
@@ -520,7 +503,7 @@ const sustained = (d: Delivery, rate: number): boolean =>
 
 export default defineSuite({
   name: 'mit',
-  description: `POST ${MIT} (c=${CONNECTIONS}), POST ${BATCH} (${BATCH_SIZE} entries), MIT → callback delivery, statements/commits/CPU per MIT`,
+  description: `POST ${MIT} (c=${CONNECTIONS}), POST ${BATCH} (${MIT_BATCH_SIZE} entries), MIT → callback delivery, statements/commits/CPU per MIT`,
   async run(ctx) {
     for await (const kind of measuredStores(ctx.report, 'MIT figures')) {
       const mitBaseline = await ingest(ctx, kind);

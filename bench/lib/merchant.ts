@@ -8,6 +8,25 @@
 import type { Runtime } from '../../src/runtime.js';
 
 export const API = '/public/api/v1';
+/** Entries of one POST /mit/batch in the benches. */
+export const MIT_BATCH_SIZE = 500;
+
+/** A MIT body on one of the subscriptions (`{item}`), its callback to `notificationUrl` (with `{seq}`). */
+export function mitBody(notificationUrl: string, reference = 'bench-{seq}'): string {
+  return JSON.stringify({ subscriptionId: '{item}', amount: 1000, currency: 'DKK', reference, notificationUrl });
+}
+
+/** A batch of MIT_BATCH_SIZE entries over the merchant's subscriptions (`{seq}`: the request's number). */
+export function mitBatchBody(merchant: Pick<BenchMerchant, 'subscriptionIds'>, notificationUrl: string): string {
+  const entries = Array.from({ length: MIT_BATCH_SIZE }, (_, i) => ({
+    subscriptionId: merchant.subscriptionIds[i % merchant.subscriptionIds.length]!,
+    amount: 1000 + i,
+    currency: 'DKK',
+    reference: `bench-{seq}-${i}`,
+    notificationUrl: notificationUrl.replace('{seq}', `{seq}-${i}`),
+  }));
+  return JSON.stringify({ transactions: entries });
+}
 /** Callbacks go to the receiver on 127.0.0.1: the point of sale's approved domain. */
 export const CALLBACK_DOMAIN = '127.0.0.1';
 const VISA = { number: '4111111111111111', expiryMonth: 12, expiryYear: 2030, cvc: '123', holderName: 'Bench Holder' };

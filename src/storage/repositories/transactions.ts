@@ -207,6 +207,16 @@ function finishParams(id: string, patch: OperationResultPatch): Record<string, u
   return p;
 }
 
+/** finishAndApply's parameters: the transaction's update (resultParams) and the operation's (finishParams) under `op:`. */
+function finishAndApplyParams(
+  operation: { id: string; patch: OperationResultPatch },
+  transaction: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
+): Record<string, unknown> {
+  const p = resultParams(transaction.id, transaction.from, transaction.patch, transaction.delta ?? {});
+  for (const [key, value] of Object.entries(finishParams(operation.id, operation.patch))) p[`op:${key}`] = value;
+  return p;
+}
+
 /** The parameters of applyResult's update (see buildResultUpdate): its shape follows the patch's columns and the delta's amounts. */
 function resultParams(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta): Record<string, unknown> {
   const { externalStatusCodes, sca, ...plain } = patch;
@@ -532,9 +542,7 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
       const finished = await this.finishOperation(operation.id, operation.patch);
       return { finished, transaction: await this.applyResultReturning(transaction.id, transaction.from, transaction.patch, transaction.delta) };
     }
-    const p = resultParams(transaction.id, transaction.from, transaction.patch, transaction.delta ?? {});
-    for (const [key, value] of Object.entries(finishParams(operation.id, operation.patch))) p[`op:${key}`] = value;
-    const row = await finishAndApplyStatement.executeTakeFirst(this.db, p);
+    const row = await finishAndApplyStatement.executeTakeFirst(this.db, finishAndApplyParams(operation, transaction));
     if (!row) throw new Error('finishAndApply returned no row');
     const { operationsFinished, ...updated } = row;
     return {
@@ -554,9 +562,7 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
       if (!finished || !updated || !sameStateAndAmounts(updated, expected)) throw new StaleWrite(STALE_WRITE);
       return;
     }
-    const p = resultParams(transaction.id, transaction.from, transaction.patch, transaction.delta ?? {});
-    for (const [key, value] of Object.entries(finishParams(operation.id, operation.patch))) p[`op:${key}`] = value;
-    await finishAndApplyPredicted.execute(this.db, expectParams(p, expected));
+    await finishAndApplyPredicted.execute(this.db, expectParams(finishAndApplyParams(operation, transaction), expected));
   }
 
   async applyResultExpecting(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta, expected: Transaction): Promise<void> {
