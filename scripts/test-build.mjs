@@ -2,7 +2,11 @@
 // each test file's process loads JavaScript directly instead of through tsx's module hooks (which
 // doubled the cost of loading the service: 1.8 → 0.74 s of CPU for the test harness, per file).
 //
-// The copy mirrors the repository (TEST_BUILD_DIR): the directories holding TypeScript are copied,
+// Each run builds its own copy, TEST_BUILD_ROOT/<pid>, so that two runs in one checkout (the suite
+// and a single file, say) do not replace each other's files; a run removes the copies of runs that
+// have ended (the last one stays, for reading a failure's stack trace).
+//
+// The copy mirrors the repository: the directories holding TypeScript are copied,
 // every .ts file beside its .js, so that paths taken relative to a module (the migrations, the
 // repository root that several tests compute) point into the copy as they would into the
 // repository; every other entry (node_modules, dist/, dashboard/dist/ …) is a symlink to the
@@ -11,7 +15,7 @@ import { buildSync } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const TEST_BUILD_DIR = path.join('node_modules', '.cache', 'payments-tests');
+export const TEST_BUILD_ROOT = path.join('node_modules', '.cache', 'payments-tests');
 
 /** The directories with TypeScript that tests load (directly or through a spawned process). */
 const COMPILED = ['src', 'test', 'bench', 'scripts', 'clients', 'dashboard'];
@@ -54,10 +58,30 @@ function keepTimes(from, to) {
   }
 }
 
+/** Removes the copies whose run has ended (and anything else found there). */
+function removeEnded(parent) {
+  if (!fs.existsSync(parent)) return;
+  for (const name of fs.readdirSync(parent)) {
+    const pid = Number(name);
+    if (/^\d+$/.test(name) && pid !== process.pid && running(pid)) continue;
+    fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+  }
+}
+
+function running(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
 /** Builds the copy under `root` (the repository); returns its absolute path. */
 export function buildTests(root = process.cwd()) {
-  const out = path.join(root, TEST_BUILD_DIR);
-  fs.rmSync(out, { recursive: true, force: true });
+  const parent = path.join(root, TEST_BUILD_ROOT);
+  removeEnded(parent);
+  const out = path.join(parent, String(process.pid));
   fs.mkdirSync(out, { recursive: true });
   for (const name of fs.readdirSync(root)) {
     if (LEFT_OUT.has(name)) continue;
