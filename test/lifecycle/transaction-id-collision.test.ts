@@ -1,13 +1,13 @@
 /**
- * Transaction ids are 11 random characters (55 bits, fixed by the interface): a new one can be
- * taken. The create commit is then refused by the store (a primary-key violation, translated to
+ * Transaction ids are 11 characters, the last 6 random (30 bits after the second they are made in,
+ * src/shared/ids.ts): a new one can be taken. The create commit is then refused by the store (a primary-key violation, translated to
  * DuplicateId) and made again with new ids, so the payment is created once and nothing of the
  * refused try stays; after NEW_ID_TRIES collisions in a row the error is the caller's.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { PaymentEngine, PaymentRequest } from '../../src/modules/transactions/payment-engine.js';
-import { DuplicateId } from '../../src/shared/errors.js';
+import { DuplicateId, NEW_ID_TRIES } from '../../src/shared/errors.js';
 import type { Repositories } from '../../src/storage/store.js';
 import { startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
@@ -76,9 +76,9 @@ for (const kind of await availableStores()) {
       assert.equal(moto.state, 'SUCCESS');
 
       const [transactions, operations] = [await rowsOf('transactions'), await rowsOf('operations')];
-      nextIds.push('TAKEN000002', 'TAKEN000002', 'TAKEN000002', 'NEVER000001');
+      nextIds.push(...Array<string>(NEW_ID_TRIES).fill('TAKEN000002'), 'NEVER000001');
       await assert.rejects(engine.submit(request('unlucky')), (err) => err instanceof DuplicateId && err.table === 'transactions');
-      assert.deepEqual(nextIds, ['NEVER000001'], 'three tries');
+      assert.deepEqual(nextIds, ['NEVER000001'], `${NEW_ID_TRIES} tries`);
       nextIds.length = 0;
       assert.equal(await rowsOf('transactions'), transactions);
       assert.equal(await rowsOf('operations'), operations);

@@ -8,7 +8,7 @@
 import type { Clock } from '../../clock.js';
 import type { Effect } from '../../shared/effect.js';
 import { AppError, EXISTING, FieldErrorCollector, type FieldRule, notFound, withNewIdsOnCollision } from '../../shared/errors.js';
-import { newTransactionId } from '../../shared/ids.js';
+import { newUnguessableId } from '../../shared/ids.js';
 import { DAY_MS, parseInstant } from '../../shared/time.js';
 import { isOnApprovedDomain, type PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { Session } from '../sessions/session.js';
@@ -165,7 +165,7 @@ export class MultiLinksService {
     };
     // The link and its order lines in one commit, under a new id.
     return withNewIdsOnCollision('multi_links', async () => {
-      const made: MultiLink = { id: newTransactionId(), ...link };
+      const made: MultiLink = { id: newUnguessableId(), ...link };
       await this.deps.transaction((repos) => repos.multiLinks.insert(made));
       return made;
     });

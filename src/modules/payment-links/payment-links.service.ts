@@ -7,7 +7,7 @@
  */
 import type { Clock } from '../../clock.js';
 import { AppError, notFound, withNewIdsOnCollision } from '../../shared/errors.js';
-import { newTransactionId } from '../../shared/ids.js';
+import { newUnguessableId } from '../../shared/ids.js';
 import type { Session } from '../sessions/session.js';
 import type { CreateSessionInput, SessionRepos } from '../sessions/sessions.service.js';
 import type { Transaction } from '../transactions/transaction.js';
@@ -43,8 +43,8 @@ export class PaymentLinksService {
     await withNewIdsOnCollision('payment_links', () =>
       this.deps.sessions.create(accountId, input, async (repos, session) => {
         link = {
-          // The transaction-id format (INTERFACE §11.5); links made before it keep their UUID.
-          id: newTransactionId(),
+          // The transaction-id format (INTERFACE §11.5), every character random: the public page is found by id alone. Links made before it keep their UUID.
+          id: newUnguessableId(),
           accountId,
           sessionId: session.id,
           clientKey: session.clientKey,

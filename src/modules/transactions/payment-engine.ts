@@ -173,7 +173,7 @@ export interface EngineDeps<R extends PipelineRepos> {
   clock: Clock;
   /** One `payment.answered` line per applied answer, after its commit. */
   events?: EventsLog;
-  /** Makes the id of a new transaction (tests: a chosen one); by default 11 random characters. */
+  /** Makes the id of a new transaction (tests: a chosen one); by default newTransactionId (time-ordered). */
   newTransactionId?: () => string;
 }
 
