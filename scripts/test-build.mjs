@@ -45,13 +45,15 @@ function copyLinkingBuilt(from, to) {
 /**
  * The copy's files and directories take the times of their originals (a compiled .js its .ts's):
  * a test compares src/ with the time of the last build (dist/BUILT), as `find -newer` does.
+ * Links are left alone; entries with no original (the client's link) too.
  */
 function keepTimes(from, to) {
   for (const entry of fs.readdirSync(to, { withFileTypes: true })) {
     if (entry.isSymbolicLink()) continue;
-    const target = path.join(to, entry.name);
-    const source = path.join(from, entry.isFile() && !fs.existsSync(path.join(from, entry.name)) ? entry.name.replace(/\.js$/, '.ts') : entry.name);
+    let source = path.join(from, entry.name);
+    if (!fs.existsSync(source) && entry.name.endsWith('.js')) source = source.replace(/\.js$/, '.ts');
     if (!fs.existsSync(source)) continue;
+    const target = path.join(to, entry.name);
     if (entry.isDirectory()) keepTimes(source, target);
     const { atime, mtime } = fs.statSync(source);
     fs.utimesSync(target, atime, mtime);
@@ -109,10 +111,6 @@ export function buildTests(root = process.cwd()) {
   const link = path.join(out, 'test', 'node_modules', CLIENT);
   fs.mkdirSync(path.dirname(link), { recursive: true });
   fs.symlinkSync(path.relative(path.dirname(link), clientDir), link);
-  for (const dir of COMPILED.filter((d) => fs.existsSync(path.join(root, d)))) {
-    keepTimes(path.join(root, dir), path.join(out, dir));
-    const { atime, mtime } = fs.statSync(path.join(root, dir));
-    fs.utimesSync(path.join(out, dir), atime, mtime);
-  }
+  keepTimes(root, out);
   return out;
 }

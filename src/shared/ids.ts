@@ -5,10 +5,21 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 /** Random bytes drawn ahead for transaction ids: one draw serves a batch of 500 (each draw is a call into the CSPRNG). */
 const POOL_IDS = 512;
 /** Characters of a transaction id taken from the second it is made in; the rest are random. */
-export const TRANSACTION_ID_TIME_CHARS = 5;
-const RANDOM_CHARS = 11 - TRANSACTION_ID_TIME_CHARS;
+const TIME_CHARS = 5;
 let pool = Buffer.alloc(0);
 let taken = 0;
+
+/** `count` random Crockford characters, each from a byte of the pool used once (no two ids share randomness). */
+function randomChars(count: number): string {
+  if (taken + count > pool.length) {
+    pool = randomBytes(11 * POOL_IDS);
+    taken = 0;
+  }
+  let chars = '';
+  for (let i = taken; i < taken + count; i++) chars += CROCKFORD[pool[i]! & 31];
+  taken += count;
+  return chars;
+}
 
 /**
  * Transaction id: 11 upper-case Crockford base32 characters (the interface fixes the form, not how
@@ -17,26 +28,19 @@ let taken = 0;
  *
  * Ids made in one second share their prefix, so the rows a commit inserts sit together at the end
  * of the primary key and of operations_transaction instead of one page per row at random places
- * (batches of 500 MITs on SQLite, two alternating pairs: 7 853 / 7 413 → 8 897 / 11 045 transactions/s).
- * Within a second, two ids collide with odds of about n / 2^30 for n ids made that second: a
- * taken id is refused by the primary key and the commit made again with new ids (NEW_ID_TRIES).
+ * (batches of 500 MITs on SQLite, two alternating pairs: 7 853 / 7 413 → 8 897 / 11 045
+ * transactions/s). Within a second, two ids collide with odds of about n / 2^30 for n ids made
+ * that second: a taken id is refused by the primary key and the commit made again with new ids
+ * (NEW_ID_TRIES).
  */
 export function newTransactionId(nowMs = Date.now()): string {
-  if (taken + RANDOM_CHARS > pool.length) {
-    pool = randomBytes(RANDOM_CHARS * POOL_IDS);
-    taken = 0;
-  }
   let second = Math.floor(nowMs / 1000);
   let prefix = '';
-  for (let i = 0; i < TRANSACTION_ID_TIME_CHARS; i++) {
+  for (let i = 0; i < TIME_CHARS; i++) {
     prefix = CROCKFORD[second & 31] + prefix;
     second = Math.floor(second / 32);
   }
-  let id = prefix;
-  for (let i = taken; i < taken + RANDOM_CHARS; i++) id += CROCKFORD[pool[i]! & 31];
-  // Each byte is used once: no two ids share randomness.
-  taken += RANDOM_CHARS;
-  return id;
+  return prefix + randomChars(11 - TIME_CHARS);
 }
 
 /**
@@ -45,14 +49,7 @@ export function newTransactionId(nowMs = Date.now()): string {
  * an id must not be guessable from the time it was made.
  */
 export function newUnguessableId(): string {
-  if (taken + 11 > pool.length) {
-    pool = randomBytes(RANDOM_CHARS * POOL_IDS);
-    taken = 0;
-  }
-  let id = '';
-  for (let i = taken; i < taken + 11; i++) id += CROCKFORD[pool[i]! & 31];
-  taken += 11;
-  return id;
+  return randomChars(11);
 }
 
 export const TRANSACTION_ID_PATTERN = '^[0-9A-HJKMNP-TV-Z]{11}$';

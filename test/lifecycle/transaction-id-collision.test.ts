@@ -1,8 +1,9 @@
 /**
- * Transaction ids are 11 characters, the last 6 random (30 bits after the second they are made in,
- * src/shared/ids.ts): a new one can be taken. The create commit is then refused by the store (a primary-key violation, translated to
- * DuplicateId) and made again with new ids, so the payment is created once and nothing of the
- * refused try stays; after NEW_ID_TRIES collisions in a row the error is the caller's.
+ * Transaction ids are 11 characters, the last 6 random (30 bits after the second they are made
+ * in, src/shared/ids.ts): a new one can be taken. The create commit is then refused by the store
+ * (a primary-key violation, translated to DuplicateId) and made again with new ids, so the payment
+ * is created once and nothing of the refused try stays; after NEW_ID_TRIES collisions in a row the
+ * error is the caller's.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';

@@ -43,7 +43,8 @@ export class PaymentLinksService {
     await withNewIdsOnCollision('payment_links', () =>
       this.deps.sessions.create(accountId, input, async (repos, session) => {
         link = {
-          // The transaction-id format (INTERFACE §11.5), every character random: the public page is found by id alone. Links made before it keep their UUID.
+          // The transaction-id format (INTERFACE §11.5), every character random: the public page
+          // is found by id alone. Links made before it keep their UUID.
           id: newUnguessableId(),
           accountId,
           sessionId: session.id,
