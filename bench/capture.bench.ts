@@ -15,8 +15,9 @@ import type { Operation, Transaction } from '../src/modules/transactions/transac
 import type { NewTransaction } from '../src/modules/transactions/transactions.repository.js';
 import { TransactionParams } from '../src/modules/transactions/transactions.schemas.js';
 import type { Runtime } from '../src/runtime.js';
-import { newId, newTransactionId } from '../src/shared/ids.js';
+import { newId } from '../src/shared/ids.js';
 import { startBaseline } from './lib/baseline.js';
+import { distinctTransactionIds } from './lib/distinct-ids.js';
 import type { Measurement, RequestTemplate } from './lib/load.js';
 import { API, call, createMitMerchant } from './lib/merchant.js';
 import { formatMs, loadNote } from './lib/report.js';
@@ -39,8 +40,7 @@ interface Prepared {
 }
 
 /** The clone of `tx` (and its AUTHORIZATION) as a new authorization created at `at`. */
-function cloneOf(tx: Transaction, authorization: Operation, at: string): { transaction: NewTransaction; operation: Operation } {
-  const id = newTransactionId();
+function cloneOf(tx: Transaction, authorization: Operation, at: string, id: string): { transaction: NewTransaction; operation: Operation } {
   return {
     transaction: { ...tx, id, reference: `bench-${id}`, idempotencyKey: null, createdAt: at, updatedAt: at, finalizedAt: at },
     operation: { ...authorization, id: newId(), transactionId: id, createdAt: at, finalizedAt: at },
@@ -81,8 +81,11 @@ export async function prepare(ctx: BenchContext, kind: StoreKind, count: number)
     // One more than the load uses: the first is captured here for the baseline's answer.
     const ids: string[] = [];
     const base = Date.now() - 3_600_000;
+    const newCloneId = distinctTransactionIds();
     for (let made = 0; made <= count;) {
-      const chunk = Array.from({ length: Math.min(2000, count + 1 - made) }, (_, i) => cloneOf(tx, authorization, new Date(base + made + i).toISOString()));
+      const chunk = Array.from({ length: Math.min(2000, count + 1 - made) }, (_, i) =>
+        cloneOf(tx, authorization, new Date(base + made + i).toISOString(), newCloneId()),
+      );
       await runtime.store.transaction(async (repos) => {
         await repos.transactions.insert(chunk.map((c) => c.transaction));
         await repos.transactions.insertOperations(chunk.map((c) => c.operation));

@@ -14,8 +14,9 @@ import type { NewTransaction } from '../src/modules/transactions/transactions.re
 import { SCAN_FROM_SETTING } from '../src/modules/settlements/settlements.service.js';
 import { TRANSFER_READY_EVENT } from '../src/modules/settlements/settlement.js';
 import type { Runtime } from '../src/runtime.js';
-import { newId, newTransactionId } from '../src/shared/ids.js';
+import { newId } from '../src/shared/ids.js';
 import { KyselySettlementsRepository } from '../src/storage/repositories/settlements.js';
+import { distinctTransactionIds } from './lib/distinct-ids.js';
 import { explain, recordQueries } from './lib/explain.js';
 import { benchDatabase, migrationFingerprint, openSeeded, measuredStores, type StoreKind } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
@@ -58,6 +59,7 @@ async function seed(runtime: Runtime, operations: number): Promise<Meta> {
   const start = Date.parse('2026-01-01T00:00:00.000Z');
   let made = 0;
   let i = 0;
+  const newTransactionId = distinctTransactionIds();
   while (made < operations) {
     const txs: NewTransaction[] = [];
     const ops: Operation[] = [];

@@ -84,6 +84,11 @@ function connectSqlite(file: string, options: ConnectOptions): Connection {
   sqlite.pragma('case_sensitive_like = ON');
   // 16 MB of page cache, better-sqlite3's default (node:sqlite keeps SQLite's 2 MB).
   sqlite.pragma('cache_size = -16000');
+  // Savepoint journals in memory: every unit of a group commit after the first runs in a SAVEPOINT
+  // (write-batcher.ts), whose journal SQLite otherwise spills past 64 KiB to a temporary file,
+  // created, written and deleted per batch (issue 10: closed-loop POST /mit 1.3–1.9× faster in
+  // memory, four alternating pairs).
+  sqlite.pragma('temp_store = MEMORY');
   // Checkpoints run in a worker thread on a connection of their own (wal-checkpointer.ts); this
   // connection checkpoints only should that one fall far behind.
   const checkpointer = file === ':memory:' ? null : new WalCheckpointer(file, driver);

@@ -76,6 +76,42 @@ for (const driver of availableSqliteDrivers()) {
       assert.equal(handle.pragma('foreign_keys', { simple: true }), 1);
       assert.equal(handle.pragma('busy_timeout', { simple: true }), 10000);
       assert.equal(handle.pragma('case_sensitive_like', { simple: true }), undefined, 'a write-only pragma answers nothing');
+      assert.equal(handle.pragma('temp_store', { simple: true }), 2, 'MEMORY: savepoint journals and temporary tables never go to a file');
+    });
+
+    test('group commit: the savepoint journal of a large batch stays in memory, no temporary file', async () => {
+      // Each unit after a batch's first runs in a SAVEPOINT: SQLite keeps the pages it changes in a
+      // statement journal, spilled past 64 KiB to a temporary file (created, written and deleted
+      // per batch) unless temp_store is MEMORY. SQLite unlinks the file at once, so it is looked
+      // for among the process's open files, by the prefix SQLite names its temporary files with.
+      const openTemporaryFiles = () =>
+        fs.readdirSync('/proc/self/fd').filter((fd) => {
+          try {
+            return fs.readlinkSync(`/proc/self/fd/${fd}`).includes('/etilqs_');
+          } catch {
+            return false;
+          }
+        }).length;
+      let seenAtCommit = -1;
+      try {
+        await sql`create table wide (id integer primary key, v text not null)`.execute(connection.db);
+        // 400 rows of 1 KiB: about 100 pages, each unit below changes every one of them.
+        await sql`with recursive n (i) as (select 1 union all select i + 1 from n where i < 400) insert into wide (id, v) select i, hex(zeroblob(512)) from n`.execute(
+          connection.db,
+        );
+        const batcher = new WriteBatcher(connection.db, connection.statements!, { beforeCommit: () => void (seenAtCommit = openTemporaryFiles()) });
+        const units = [1, 2, 3].map((round) => batcher.run(async (db) => sql`update wide set v = ${String(round).repeat(1024)}`.execute(db)));
+        await Promise.all(units);
+        assert.equal(batcher.stats.commits, 1, 'the three units in one commit, the last two in savepoints');
+        assert.equal(seenAtCommit, 0, 'no temporary file open while the batch was written');
+        const rows = await sql<{ v: string }>`select distinct v from wide`.execute(connection.db);
+        assert.deepEqual(
+          rows.rows.map((r) => r.v),
+          ['3'.repeat(1024)],
+        );
+      } finally {
+        await sql`drop table if exists wide`.execute(connection.db);
+      }
     });
 
     test('statements: parameters spread or as an array, plain rows, reader, changes and rowid', () => {
