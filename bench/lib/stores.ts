@@ -12,6 +12,7 @@ import pg from 'pg';
 import { type Config, type DatabaseConfig, loadConfig, MAX_INGESTION_CAP } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
+import type { ConnectOptions } from '../../src/storage/connect.js';
 import { sqliteDriver } from '../../src/storage/sqlite-driver.js';
 import type { Report } from './report.js';
 
@@ -137,13 +138,13 @@ export function benchConfig(db: BenchDatabase, overrides: Partial<Config> = {}):
 export async function openRuntime(
   db: BenchDatabase,
   overrides: Partial<Config> = {},
-  options: { workers?: boolean; jobConcurrency?: number } = {},
+  options: { workers?: boolean; jobConcurrency?: number; connectOptions?: ConnectOptions } = {},
 ): Promise<Runtime> {
   if (db.schema) await withPgClient(db, async () => undefined);
   const config = benchConfig(db, overrides);
   const runtime = await createRuntime(config, {
     logger: createLogger(config.logLevel),
-    connectOptions: db.schema ? { schema: db.schema } : {},
+    connectOptions: { ...(db.schema ? { schema: db.schema } : {}), ...options.connectOptions },
     startWorkers: options.workers ?? false,
     ...(options.jobConcurrency ? { jobConcurrency: options.jobConcurrency } : {}),
   });

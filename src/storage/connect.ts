@@ -53,6 +53,11 @@ export interface ConnectOptions {
   poolSize?: number;
   /** SQLite only: the driver to use instead of the default (it must load on this Node). */
   sqliteDriver?: SqliteDriverName;
+  /**
+   * SQLite only, default true. False: no WAL checkpoint at all (no background checkpointer, no
+   * automatic one), so the WAL keeps every frame written: bench/mit-wal-pages.ts counts them.
+   */
+  checkpoints?: boolean;
 }
 
 /**
@@ -91,8 +96,10 @@ function connectSqlite(file: string, options: ConnectOptions): Connection {
   sqlite.pragma('temp_store = MEMORY');
   // Checkpoints run in a worker thread on a connection of their own (wal-checkpointer.ts); this
   // connection checkpoints only should that one fall far behind.
-  const checkpointer = file === ':memory:' ? null : new WalCheckpointer(file, driver);
+  const checkpoints = options.checkpoints ?? true;
+  const checkpointer = file === ':memory:' || !checkpoints ? null : new WalCheckpointer(file, driver);
   if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${MAIN_AUTOCHECKPOINT_PAGES}`);
+  else if (!checkpoints) sqlite.pragma('wal_autocheckpoint = 0');
   const counters = new StatementCounter();
   const statements = new StatementCache(sqlite, counters);
   // Kysely prepares every query anew; the cache hands it the statement prepared last time.

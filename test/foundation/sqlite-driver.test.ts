@@ -13,6 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { connect, type Connection } from '../../src/storage/connect.js';
+import { MAIN_AUTOCHECKPOINT_PAGES } from '../../src/storage/wal-checkpointer.js';
 import { resultCodeName } from '../../src/storage/sqlite-handle.js';
 import { availableSqliteDrivers, openSqlite, sqliteDriver, SqliteError } from '../../src/storage/sqlite-driver.js';
 import { isStoreUnavailable } from '../../src/storage/unavailable.js';
@@ -77,6 +78,26 @@ for (const driver of availableSqliteDrivers()) {
       assert.equal(handle.pragma('busy_timeout', { simple: true }), 10000);
       assert.equal(handle.pragma('case_sensitive_like', { simple: true }), undefined, 'a write-only pragma answers nothing');
       assert.equal(handle.pragma('temp_store', { simple: true }), 2, 'MEMORY: savepoint journals and temporary tables never go to a file');
+    });
+
+    test('checkpoints: false leaves every frame in the WAL (no automatic checkpoint)', async () => {
+      assert.equal(connection.statements!.handle.pragma('wal_autocheckpoint', { simple: true }), MAIN_AUTOCHECKPOINT_PAGES, 'by default');
+      const file = path.join(dir, 'no-checkpoints.db');
+      const kept = connect({ kind: 'sqlite', path: file }, { sqliteDriver: driver, checkpoints: false });
+      try {
+        assert.equal(kept.statements!.handle.pragma('wal_autocheckpoint', { simple: true }), 0);
+        await sql`create table w (id integer primary key, v text not null)`.execute(kept.db);
+        // Past SQLite's default mark of 1 000 pages: nothing checkpoints, nothing starts the WAL over.
+        for (let round = 0; round < 3; round++) {
+          await sql`with recursive n (i) as (select 1 union all select i + 1 from n where i < 2000) insert into w (v) select hex(zeroblob(1000)) from n`.execute(
+            kept.db,
+          );
+        }
+        const frames = (fs.statSync(`${file}-wal`).size - 32) / (4096 + 24);
+        assert.ok(frames > 2500, `every frame kept: ${frames}`);
+      } finally {
+        await kept.close();
+      }
     });
 
     test('group commit: the savepoint journal of a large batch stays in memory, no temporary file', async () => {
