@@ -29,7 +29,10 @@ describe('ids', () => {
     const second = Date.UTC(2026, 10, 28, 1, 2, 3);
     const ids = Array.from({ length: 10_000 }, (_, i) => newTransactionId(second + (i % 1000)));
     assert.equal(new Set(ids.map((id) => id.slice(0, 5))).size, 1, 'one prefix for the second');
-    assert.equal(new Set(ids).size, 10_000, 'unique within it');
+    // 30 random bits: among 10 000 ids of one second two are alike once in about 20 runs (the
+    // service makes a taken id again, NEW_ID_TRIES); an id whose last 6 characters were not random
+    // would repeat by the thousand.
+    assert.ok(new Set(ids).size >= 9_990, `nearly all distinct within it: ${new Set(ids).size}`);
     const next = newTransactionId(second + 1000);
     assert.ok(next.slice(0, 5) > ids[0]!.slice(0, 5), `${next} after ${ids[0]}`);
     // The prefix is the second modulo 2^25, in base 32.
