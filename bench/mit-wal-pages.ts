@@ -87,7 +87,8 @@ function report(wal: Buffer): void {
   }
   const byTree = new Map<string, { frames: number; pages: number }>();
   for (const [page, n] of framesOf) {
-    const name = owner.get(page) ?? (page === 1 ? 'page 1 (header)' : 'free or new pages');
+    // Page 1 (the header) is sqlite_schema's root; a page no B-tree owns is on the free list.
+    const name = owner.get(page) ?? 'free pages';
     const tree = byTree.get(name) ?? { frames: 0, pages: 0 };
     tree.frames += n;
     tree.pages++;

@@ -59,7 +59,7 @@ async function seed(runtime: Runtime, operations: number): Promise<Meta> {
   const start = Date.parse('2026-01-01T00:00:00.000Z');
   let made = 0;
   let i = 0;
-  const newTransactionId = distinctTransactionIds();
+  const nextTransactionId = distinctTransactionIds();
   while (made < operations) {
     const txs: NewTransaction[] = [];
     const ops: Operation[] = [];
@@ -68,7 +68,7 @@ async function seed(runtime: Runtime, operations: number): Promise<Meta> {
       const at = new Date(start + i * 1000).toISOString();
       const amount = 100 + ((i * 7919) % 250_000);
       const kind: OperationType = i % 20 === 0 ? 'PAYOUT' : i % 20 === 1 ? 'SALE' : 'CAPTURE';
-      const id = newTransactionId();
+      const id = nextTransactionId();
       txs.push({
         id,
         accountId: m.accountId,

@@ -95,11 +95,10 @@ function connectSqlite(file: string, options: ConnectOptions): Connection {
   // memory, four alternating pairs).
   sqlite.pragma('temp_store = MEMORY');
   // Checkpoints run in a worker thread on a connection of their own (wal-checkpointer.ts); this
-  // connection checkpoints only should that one fall far behind.
+  // connection checkpoints only should that one fall far behind (or never, without checkpoints).
   const checkpoints = options.checkpoints ?? true;
-  const checkpointer = file === ':memory:' || !checkpoints ? null : new WalCheckpointer(file, driver);
-  if (checkpointer) sqlite.pragma(`wal_autocheckpoint = ${MAIN_AUTOCHECKPOINT_PAGES}`);
-  else if (!checkpoints) sqlite.pragma('wal_autocheckpoint = 0');
+  const checkpointer = checkpoints && file !== ':memory:' ? new WalCheckpointer(file, driver) : null;
+  sqlite.pragma(`wal_autocheckpoint = ${checkpoints ? MAIN_AUTOCHECKPOINT_PAGES : 0}`);
   const counters = new StatementCounter();
   const statements = new StatementCache(sqlite, counters);
   // Kysely prepares every query anew; the cache hands it the statement prepared last time.
