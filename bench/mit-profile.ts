@@ -7,6 +7,12 @@
  *
  *   node --import tsx bench/mit-profile.ts [postgres|sqlite] [RATE=100] [SECONDS=20]
  *   node --import tsx bench/mit-profile.ts some.cpuprofile      # only the summary of a profile
+ *   node --import tsx bench/mit-profile.ts sqlite 400 15 statements
+ *
+ * `statements` (SQLite): instead of a V8 profile, the time of every SQLite statement run in the
+ * window, by SQL text (lib/statement-timer.mjs): runs, µs per run, per MIT, rows returned. In a V8
+ * profile all of it is one native `run` or `all`; here COMMIT (the WAL's pages written), the claim
+ * and each insert and update stand apart. The timing costs the service a few per cent.
  *
  * RATE 0: POST /mit alone — closed loop at 50 connections, the job runner off (bench mit a).
  * RATE batch: POST /mit/batch of 500 alone — closed loop at 4 connections, the runner off (bench mit b).
@@ -17,7 +23,7 @@ import { selfTimes, type CpuProfile } from './lib/cpuprofile.js';
 import { measure } from './lib/load.js';
 import { API, createMitMerchant, MIT_BATCH_SIZE, mitBatchBody, mitBody } from './lib/merchant.js';
 import { startReceiver } from './lib/receiver.js';
-import { startServiceProcess } from './lib/service-process.js';
+import { type StatementTime, startServiceProcess } from './lib/service-process.js';
 import { BENCH_DIR, benchDatabase, openRuntime, resetDatabase, type StoreKind } from './lib/stores.js';
 
 const TOP = Number(process.env.TOP ?? 15);
@@ -34,7 +40,23 @@ function summarize(file: string): void {
   }
 }
 
-async function profile(kind: StoreKind, rate: number | 'batch', seconds: number): Promise<void> {
+/** The statement times of the window, as a table (sums by SQL text, the most time first). */
+function statementTable(times: StatementTime[], mits: number): void {
+  const totalNs = times.reduce((sum, t) => sum + t.ns, 0);
+  process.stdout.write(`SQLite statements: ${(totalNs / 1e6).toFixed(0)} ms in all, ${(totalNs / 1e3 / Math.max(mits, 1)).toFixed(0)} µs per MIT\n`);
+  process.stdout.write(
+    `${'ms'.padStart(7)} ${'share'.padStart(6)} ${'runs'.padStart(7)} ${'µs/run'.padStart(7)} ${'µs/MIT'.padStart(7)} ${'rows'.padStart(7)}  statement\n`,
+  );
+  for (const t of times.slice(0, TOP)) {
+    const sql = t.sql.replace(/\s+/g, ' ').trim();
+    process.stdout.write(
+      `${(t.ns / 1e6).toFixed(0).padStart(7)} ${((t.ns / totalNs) * 100).toFixed(1).padStart(5)}% ${String(t.runs).padStart(7)} ${(t.ns / t.runs / 1e3).toFixed(1).padStart(7)} ` +
+        `${(t.ns / 1e3 / Math.max(mits, 1)).toFixed(1).padStart(7)} ${String(t.rows).padStart(7)}  ${sql.length > 110 ? `${sql.slice(0, 110)}…` : sql}\n`,
+    );
+  }
+}
+
+async function profile(kind: StoreKind, rate: number | 'batch', seconds: number, statements: boolean): Promise<void> {
   const db = benchDatabase(kind, 'mit_profile');
   await resetDatabase(db);
   const setup = await openRuntime(db, { sandbox: true });
@@ -43,7 +65,7 @@ async function profile(kind: StoreKind, rate: number | 'batch', seconds: number)
   // Rate 0: the request alone, as in `bench mit` a (closed loop, no runner, no callbacks).
   const batch = rate === 'batch';
   const closedLoop = rate === 0 || batch;
-  const service = await startServiceProcess(db, { workers: !closedLoop });
+  const service = await startServiceProcess(db, { workers: !closedLoop, timeStatements: statements });
   try {
     const load = (prefix: string, durationSeconds: number) =>
       measure({
@@ -77,19 +99,22 @@ async function profile(kind: StoreKind, rate: number | 'batch', seconds: number)
     const warm = await load('warm', 3);
     await callbacks(warm.requests);
     const file = path.join(BENCH_DIR, `mit-${kind}-${rate}.cpuprofile`);
-    await service.profileStart();
+    if (statements) await service.statementTimes();
+    else await service.profileStart();
     const start = await service.sample();
     const m = await load('profiled', seconds);
     const arrived = await callbacks(m.requests);
     const end = await service.sample();
-    await service.profileStop(file);
+    const times = statements ? await service.statementTimes() : null;
+    if (!statements) await service.profileStop(file);
     const cpuMs = (end.cpuMicros - start.cpuMicros) / 1000;
     const systemMs = (end.systemMicros - start.systemMicros) / 1000;
     process.stdout.write(
       `${kind}: ${m.requests} ${batch ? 'batches' : 'MITs'} at ${closedLoop ? 'closed loop' : `${rate}/s`} (${m.rps.toFixed(0)}/s answered, p99 ${m.p99.toFixed(1)} ms), ${arrived} callbacks; ` +
         `service process CPU ${cpuMs.toFixed(0)} ms = ${(cpuMs / m.requests / (batch ? MIT_BATCH_SIZE : 1)).toFixed(3)} ms per MIT (${((cpuMs / (end.at - start.at)) * 100).toFixed(0)} % of one CPU; ${((systemMs / cpuMs) * 100).toFixed(0)} % of it in the kernel)\n`,
     );
-    summarize(file);
+    if (times) statementTable(times, m.requests * (batch ? MIT_BATCH_SIZE : 1));
+    else summarize(file);
   } finally {
     await service.close();
     await receiver.close();
@@ -97,10 +122,11 @@ async function profile(kind: StoreKind, rate: number | 'batch', seconds: number)
   }
 }
 
-const [first = 'postgres', rate = '100', seconds = '20'] = process.argv.slice(2);
+const [first = 'postgres', rate = '100', seconds = '20', mode = 'profile'] = process.argv.slice(2);
 if (first.endsWith('.cpuprofile')) summarize(first);
-else if (first === 'postgres' || first === 'sqlite') await profile(first, rate === 'batch' ? 'batch' : Number(rate), Number(seconds));
+else if ((first === 'postgres' || first === 'sqlite') && (mode === 'profile' || (mode === 'statements' && first === 'sqlite')))
+  await profile(first, rate === 'batch' ? 'batch' : Number(rate), Number(seconds), mode === 'statements');
 else {
-  process.stderr.write('usage: bench/mit-profile.ts [postgres|sqlite] [rate|batch] [seconds] | <file.cpuprofile>\n');
+  process.stderr.write('usage: bench/mit-profile.ts [postgres|sqlite] [rate|batch] [seconds] [profile|statements (sqlite)] | <file.cpuprofile>\n');
   process.exit(2);
 }

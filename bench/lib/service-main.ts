@@ -11,7 +11,7 @@ import { openRuntime, serve } from './stores.js';
 
 interface Request {
   id: number;
-  type: 'start' | 'sample' | 'stop' | 'jobs' | 'profile-start' | 'profile-stop' | 'close';
+  type: 'start' | 'sample' | 'stop' | 'jobs' | 'profile-start' | 'profile-stop' | 'statement-times' | 'close';
   file?: string;
 }
 
@@ -61,6 +61,11 @@ async function answer(request: Request): Promise<unknown> {
       profiler = null;
       fs.writeFileSync(request.file!, JSON.stringify(profile));
       return null;
+    }
+    case 'statement-times': {
+      const timer = (globalThis as { __statementTimes?: { take(): unknown } }).__statementTimes;
+      if (!timer) throw new Error('statement times: the service was not started with timeStatements');
+      return timer.take();
     }
     case 'close':
       await runtime.close();

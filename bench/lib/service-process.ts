@@ -33,13 +33,25 @@ export interface ServiceProcess {
   /** A V8 CPU profile of the service (sampling every 1 ms) from now until profileStop writes it to `file`. */
   profileStart(): Promise<void>;
   profileStop(file: string): Promise<void>;
+  /** With `timeStatements`: the SQLite statements run since the last call, by SQL text (statement-timer.mjs). */
+  statementTimes(): Promise<StatementTime[]>;
   close(): Promise<void>;
 }
 
-export async function startServiceProcess(db: BenchDatabase, options: { workers: boolean }): Promise<ServiceProcess> {
+export interface StatementTime {
+  sql: string;
+  runs: number;
+  /** Time inside the driver's call, ns. */
+  ns: number;
+  /** Rows returned (reads, RETURNING). */
+  rows: number;
+}
+
+export async function startServiceProcess(db: BenchDatabase, options: { workers: boolean; timeStatements?: boolean }): Promise<ServiceProcess> {
   const main = fileURLToPath(new URL('./service-main.ts', import.meta.url));
+  const timer = options.timeStatements ? ['--import', fileURLToPath(new URL('./statement-timer.mjs', import.meta.url))] : [];
   const child = fork(main, [JSON.stringify({ db, workers: options.workers })], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [...timer, '--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
@@ -79,6 +91,7 @@ export async function startServiceProcess(db: BenchDatabase, options: { workers:
     jobCounts: () => ask('jobs'),
     profileStart: () => ask('profile-start'),
     profileStop: (file) => ask('profile-stop', { file }),
+    statementTimes: () => ask('statement-times'),
     async close() {
       if (exited) return;
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
