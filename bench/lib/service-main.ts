@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { threadCpuMicros } from './process-cpu.js';
 import type { BenchDatabase } from './stores.js';
 import { openRuntime, serve } from './stores.js';
 
@@ -28,6 +29,7 @@ function sample() {
     counts: counters.snapshot(),
     cpuMicros: cpu.user + cpu.system,
     systemMicros: cpu.system,
+    mainThreadMicros: threadCpuMicros(),
     at: performance.now(),
     batcher: runtime.store.batcher ? { ...runtime.store.batcher.stats } : null,
   };

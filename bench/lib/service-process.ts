@@ -16,6 +16,8 @@ export interface ServiceSample {
   cpuMicros: number;
   /** Of which in the kernel (system calls, the loopback's network stack), µs. */
   systemMicros: number;
+  /** Of which on the main thread (the event loop), µs; null without /proc. */
+  mainThreadMicros: number | null;
   /** The child's performance.now(), ms. */
   at: number;
   /** SQLite: group commits and units of work since the runtime opened. */
