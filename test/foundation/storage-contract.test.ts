@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { CompiledQuery, sql } from 'kysely';
 import { ServiceClock } from '../../src/clock.js';
 import { StaleWrite } from '../../src/shared/errors.js';
 import { newId } from '../../src/shared/ids.js';
@@ -16,6 +17,7 @@ import { afterChange } from '../../src/modules/transactions/engine-rules.js';
 import type { Terminal } from '../../src/modules/terminals/terminal.js';
 import type { Transaction, TransactionState } from '../../src/modules/transactions/transaction.js';
 import { connect } from '../../src/storage/connect.js';
+import { compileClaim } from '../../src/storage/repositories/jobs.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { availableStores, createTestDatabase } from '../support/stores.js';
 import { iso, newOperation, newTransaction, openTestStore, seedAccount, T0, type TestStore } from './fixtures.js';
@@ -643,6 +645,51 @@ for (const kind of await availableStores()) {
 
     describe('jobs', () => {
       const kind = () => `test.${newId().slice(-12)}`;
+
+      test('a claim finds its jobs through indexes, whatever number of finished jobs the table keeps: no scan of jobs', async () => {
+        const k = kind();
+        // Finished jobs stay 7 days (maintenance.ts): a claim must not read them.
+        const at = iso(T0 - 60_000);
+        for (let chunk = 0; chunk < 20; chunk++) {
+          await t.store.db
+            .insertInto('jobs')
+            .values(
+              Array.from({ length: 1000 }, (_, i) => ({
+                id: `done-${k}-${chunk}-${i}`,
+                kind: k,
+                payload: '{}',
+                state: 'done',
+                runAt: at,
+                attempts: 1,
+                maxAttempts: 25,
+                createdAt: at,
+                updatedAt: at,
+                finishedAt: at,
+              })),
+            )
+            .execute();
+        }
+        if (t.store.dialect === 'postgres') await sql`analyze jobs`.execute(t.store.db);
+        t.clock.ms = T0;
+        for (const n of [1, 2, 3]) await t.store.jobs.enqueue({ kind: k, payload: { n }, runAt: T0 });
+        const claimAt = { now: T0 + 1, wallNow: T0 + 1 };
+        const q = compileClaim(t.store.db, t.store.dialect, 'w-plan', claimAt, { [k]: 30_000 }, 10, [k, 'other.kind']);
+        if (t.store.dialect === 'postgres') {
+          const { rows } = await t.store.db.executeQuery<{ 'QUERY PLAN': unknown }>(CompiledQuery.raw(`explain (format json) ${q.sql}`, [...q.parameters]));
+          const plan = JSON.stringify(rows[0]!['QUERY PLAN']);
+          assert.doesNotMatch(plan, /"Node Type":"Seq Scan"[^}]*"Relation Name":"jobs"/, plan);
+        } else {
+          const { rows } = await t.store.db.executeQuery<{ detail: string }>(CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]));
+          const details = rows.map((r) => r.detail);
+          assert.ok(
+            details.every((d) => !/^SCAN jobs\b/.test(d)),
+            details.join('\n'),
+          );
+        }
+        const claimed = await t.store.jobs.claim('w-plan', claimAt, { [k]: 30_000 }, 10, [k, 'other.kind']);
+        assert.deepEqual(claimed.map((j) => (j.payload as { n: number }).n).sort(), [1, 2, 3], 'the due jobs, claimed');
+        await t.store.db.deleteFrom('jobs').where('kind', '=', k).execute();
+      });
 
       test('enqueue → claim leases due jobs only, oldest runAt first, and counts an attempt', async () => {
         const k = kind();

@@ -1,6 +1,6 @@
 import { insertRows } from '../bulk-insert.js';
 import { deferrable, joinable } from '../pg-write-combining.js';
-import { sql, type Kysely } from 'kysely';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import { newId } from '../../shared/ids.js';
 import type { ClaimTimes, Job, JobHandoff, JobState, JobStore, LocalLease, NewJob } from '../../jobs/job.js';
 import type { Dialect } from '../connect.js';
@@ -194,7 +194,10 @@ function claimStatement(postgres: boolean) {
     const typed = (value: unknown) => (postgres ? sql`cast(${value} as timestamptz)` : sql`${value}`);
     // Two index range scans in one statement, instead of one scan under an OR (which sorted every
     // queued job per claim): leases that ran out (jobs_leased, rare: up to `limit` more), then due
-    // jobs in run order (jobs_due), stopping after `limit`.
+    // jobs in run order (jobs_due), stopping after `limit`. The rows are then found by id, from the
+    // two lists united: `id IN (…) OR id IN (…)` made PostgreSQL scan the whole table for them (a
+    // hashed subplan tested against every row, done jobs kept for 7 days included): 21 ms per claim
+    // with 200 000 done jobs, against 0.3 ms this way.
     const candidates = (expired: boolean) => {
       const q = db
         .selectFrom('jobs')
@@ -216,6 +219,8 @@ function claimStatement(postgres: boolean) {
       return postgres ? picked.forUpdate().skipLocked() : picked;
     };
     return db
+      .with('expired', () => candidates(true))
+      .with('due', () => candidates(false))
       .updateTable('jobs')
       .set((eb) => ({
         state: 'running',
@@ -231,11 +236,40 @@ function claimStatement(postgres: boolean) {
         attempts: eb('attempts', '+', 1),
         updatedAt: p.now as string,
       }))
-      .where((eb) => eb.or([eb('id', 'in', candidates(true)), eb('id', 'in', candidates(false))]))
+      .where('id', 'in', (eb) => eb.selectFrom('expired').select('id').unionAll(eb.selectFrom('due').select('id')))
       .returningAll();
   });
 }
 const claimJobs = { sqlite: claimStatement(false), postgres: claimStatement(true) };
+
+type LeaseMs = number | Readonly<Record<string, number>>;
+
+/** The claim statement's parameters (claimStatement's keys). */
+function claimParams(workerId: string, at: ClaimTimes, leaseMs: LeaseMs, limit: number, kinds: string[]): Record<string, unknown> {
+  const leaseOf = (kind: string) => iso(at.wallNow + (typeof leaseMs === 'number' ? leaseMs : (leaseMs[kind] ?? 30_000)));
+  const params: Record<string, unknown> = { workerId, now: iso(at.now), wallNow: iso(at.wallNow), limit };
+  kinds.forEach((kind, i) => (params[`kind:${i}`] = kind));
+  if (typeof leaseMs === 'number') params.lease = leaseOf('');
+  else {
+    kinds.forEach((kind, i) => (params[`lease:${i}`] = leaseOf(kind)));
+    params.otherLease = leaseOf('');
+  }
+  return params;
+}
+
+/** The claim as KyselyJobStore.claim sends it, compiled (tests read its query plan). */
+export function compileClaim(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  workerId: string,
+  at: ClaimTimes,
+  leaseMs: LeaseMs,
+  limit: number,
+  kinds: string[],
+): CompiledQuery {
+  const { template, params } = claimJobs[dialect].template(claimParams(workerId, at, leaseMs, limit, kinds));
+  return template.compile(db, params);
+}
 
 export class KyselyJobStore implements JobStore {
   constructor(
@@ -267,15 +301,7 @@ export class KyselyJobStore implements JobStore {
 
   async claim(workerId: string, at: ClaimTimes, leaseMs: number | Readonly<Record<string, number>>, limit: number, kinds: string[]): Promise<Job[]> {
     if (kinds.length === 0 || limit <= 0) return [];
-    const leaseOf = (kind: string) => iso(at.wallNow + (typeof leaseMs === 'number' ? leaseMs : (leaseMs[kind] ?? 30_000)));
-    const params: Record<string, unknown> = { workerId, now: iso(at.now), wallNow: iso(at.wallNow), limit };
-    kinds.forEach((kind, i) => (params[`kind:${i}`] = kind));
-    if (typeof leaseMs === 'number') params.lease = leaseOf('');
-    else {
-      kinds.forEach((kind, i) => (params[`lease:${i}`] = leaseOf(kind)));
-      params.otherLease = leaseOf('');
-    }
-    const rows = await claimJobs[this.dialect].execute(this.db, params);
+    const rows = await claimJobs[this.dialect].execute(this.db, claimParams(workerId, at, leaseMs, limit, kinds));
     return rows.map(toJob);
   }
 
