@@ -31,8 +31,10 @@ const toSettlementTransaction = (row: Selectable<SettlementTransactionsTable>): 
   operationType: row.operationType as SettledOperationType,
 });
 
-const newestFirstAfter = (after: Keyset) => (eb: any) =>
-  eb.or([eb('createdAt', '<', after.createdAt), eb.and([eb('createdAt', '=', after.createdAt), eb('id', '<', after.id)])]);
+// Keysets as row values, (a, b) < (x, y): both planners start the index scan at the position, where
+// the equivalent `a < x OR (a = x AND b < y)` made PostgreSQL read every entry before it again at
+// each page (a filter, not an index condition).
+const newestFirstAfter = (after: Keyset) => (eb: any) => eb(eb.refTuple('createdAt', 'id'), '<', eb.tuple(after.createdAt, after.id));
 
 export class KyselySettlementsRepository implements SettlementsRepository {
   constructor(private readonly db: Kysely<Database>) {}
@@ -65,9 +67,7 @@ export class KyselySettlementsRepository implements SettlementsRepository {
       .where('o.finalizedAt', '<=', window.to);
     if (window.from !== null) q = q.where('o.finalizedAt', '>=', window.from);
     if (after) {
-      q = q.where((eb) =>
-        eb.or([eb('o.finalizedAt', '>', after.finalizedAt), eb.and([eb('o.finalizedAt', '=', after.finalizedAt), eb('o.id', '>', after.id)])]),
-      );
+      q = q.where((eb) => eb(eb.refTuple('o.finalizedAt', 'o.id'), '>', eb.tuple(after.finalizedAt, after.id)));
     }
     const rows = await q.orderBy('o.finalizedAt').orderBy('o.id').limit(limit).execute();
     return rows.map((r) => ({
