@@ -25,7 +25,8 @@ export class KyselyEventOutbox implements EventOutbox {
   async listSince(after: { createdAt: string; id: string } | null, limit: number): Promise<OutboxEvent[]> {
     let q = this.db.selectFrom('events').selectAll();
     if (after) {
-      q = q.where((eb) => eb.or([eb('createdAt', '>', after.createdAt), eb.and([eb('createdAt', '=', after.createdAt), eb('id', '>', after.id)])]));
+      // A row value: the index scan starts at the position (an OR would be a filter on a scan from the start).
+      q = q.where((eb) => eb(eb.refTuple('createdAt', 'id'), '>', eb.tuple(after.createdAt, after.id)));
     }
     const rows = await q.orderBy('createdAt').orderBy('id').limit(limit).execute();
     return rows.map((row) => ({ ...row, data: JSON.parse(row.data) as unknown }));
