@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { selfTimes, type CpuProfile } from './lib/cpuprofile.js';
 import { measure } from './lib/load.js';
-import { postgresCpuMicros } from './lib/process-cpu.js';
+import { cpuByWhere } from './lib/process-cpu.js';
 import { API, createMitMerchant, MIT_BATCH_SIZE, mitBatchBody, mitBody } from './lib/merchant.js';
 import { startReceiver } from './lib/receiver.js';
 import { type StatementTime, startServiceProcess } from './lib/service-process.js';
@@ -103,25 +103,21 @@ async function profile(kind: StoreKind, rate: number | 'batch', seconds: number,
     if (statements) await service.statementTimes();
     else await service.profileStart();
     const start = await service.sample();
-    const serverStart = kind === 'postgres' ? postgresCpuMicros() : null;
+    const cpu = cpuByWhere(kind, start);
     const m = await load('profiled', seconds);
     const arrived = await callbacks(m.requests);
     const end = await service.sample();
-    const serverEnd = kind === 'postgres' ? postgresCpuMicros() : null;
     const times = statements ? await service.statementTimes() : null;
     if (!statements) await service.profileStop(file);
     const cpuMs = (end.cpuMicros - start.cpuMicros) / 1000;
     const systemMs = (end.systemMicros - start.systemMicros) / 1000;
     const mits = m.requests * (batch ? MIT_BATCH_SIZE : 1);
     const windowMs = end.at - start.at;
-    const part = (label: string, ms: number) => `; ${label} ${(ms / mits).toFixed(3)} ms per MIT (${((ms / windowMs) * 100).toFixed(0)} % of one CPU)`;
-    const mainMs = end.mainThreadMicros !== null && start.mainThreadMicros !== null ? (end.mainThreadMicros - start.mainThreadMicros) / 1000 : null;
-    const serverMs = serverStart !== null && serverEnd !== null ? (serverEnd - serverStart) / 1000 : null;
+    const cpuWhere = cpu.where(end, mits);
     process.stdout.write(
       `${kind}: ${m.requests} ${batch ? 'batches' : 'MITs'} at ${closedLoop ? 'closed loop' : `${rate}/s`} (${m.rps.toFixed(0)}/s answered, p99 ${m.p99.toFixed(1)} ms), ${arrived} callbacks; ` +
         `service process CPU ${cpuMs.toFixed(0)} ms = ${(cpuMs / mits).toFixed(3)} ms per MIT (${((cpuMs / windowMs) * 100).toFixed(0)} % of one CPU; ${((systemMs / cpuMs) * 100).toFixed(0)} % of it in the kernel)` +
-        (mainMs === null ? '' : part('its main thread', mainMs)) +
-        (serverMs === null ? '' : part('the PostgreSQL server', serverMs)) +
+        (cpuWhere ? `; ${cpuWhere}` : '') +
         '\n',
     );
     if (times) statementTable(times, mits);

@@ -30,7 +30,7 @@ import type { Measurement, RequestTemplate } from './lib/load.js';
 import { API, call, createMitMerchant, MIT_BATCH_SIZE, mitBatchBody, mitBody, type BenchMerchant } from './lib/merchant.js';
 import { startReceiver, type Receiver } from './lib/receiver.js';
 import { formatMs, loadNote } from './lib/report.js';
-import { postgresCpuMicros } from './lib/process-cpu.js';
+import { cpuByWhere } from './lib/process-cpu.js';
 import { startServiceProcess, type ServiceSample } from './lib/service-process.js';
 import { benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type BenchDatabase, type StoreKind } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
@@ -429,13 +429,13 @@ async function cost(ctx: BenchContext, kind: StoreKind): Promise<void> {
     const idleEnd = await service.stopCounting();
 
     const start = await service.startCounting();
-    const serverStart = kind === 'postgres' ? postgresCpuMicros() : null;
+    const cpu = cpuByWhere(kind, start);
     const m = await run('cost', seconds);
     const delivery = await deliveries(receiver, 'cost', m);
     // The delivery's own commit (the callback job done) follows the receiver's answer.
     await new Promise((r) => setTimeout(r, 500));
     const end = await service.stopCounting();
-    const serverEnd = kind === 'postgres' ? postgresCpuMicros() : null;
+    const cpuWhere = cpu.where(end, delivery.accepted);
     const left = pipelineBacklog(await service.jobCounts());
     if (left) report.broken.push(`${kind} d): ${left} MIT jobs not done when the count ended`);
     if (delivery.notSuccess) report.broken.push(`${kind} d): ${delivery.notSuccess} callbacks did not report SUCCESS`);
@@ -444,8 +444,7 @@ async function cost(ctx: BenchContext, kind: StoreKind): Promise<void> {
       `${kind} ${COST_RATE} MITs/s ${sustained(delivery, COST_RATE) && !m.overloaded ? 'sustained' : 'NOT sustained (counts include the overload: queued jobs, deferrals)'}`,
       delivery,
     );
-    const serverMicros = serverStart !== null && serverEnd !== null ? serverEnd - serverStart : null;
-    costNote(ctx, kind, delivery.accepted, start, end, idleStart, idleEnd, serverMicros);
+    costNote(ctx, kind, delivery.accepted, start, end, idleStart, idleEnd, cpuWhere);
   } finally {
     await service.close();
     await receiver.close();
@@ -461,8 +460,8 @@ function costNote(
   end: ServiceSample,
   idleStart: ServiceSample,
   idleEnd: ServiceSample,
-  /** PostgreSQL: the CPU time of the server's processes over the counted run, µs. */
-  serverMicros: number | null,
+  /** The run's CPU per MIT by where it was spent (cpuByWhere), "" when unknown. */
+  cpuWhere: string,
 ): void {
   const c = end.counts;
   const per = (n: number) => (n / mits).toFixed(2);
@@ -484,20 +483,7 @@ function costNote(
   );
   // Where the time is spent beyond the service process's total: its event loop bounds SQLite's
   // throughput; PostgreSQL's server processes do a payment's statements on the same 2 cores.
-  const mainMicros = end.mainThreadMicros !== null && start.mainThreadMicros !== null ? end.mainThreadMicros - start.mainThreadMicros : null;
-  if (mainMicros !== null || serverMicros !== null) {
-    const part = (label: string, micros: number) =>
-      `${label} ${(micros / 1000 / mits).toFixed(3)} ms (${((micros / 1e6 / seconds) * 100).toFixed(0)} % of one CPU)`;
-    ctx.report.note(
-      `${kind} CPU per MIT, by where: ` +
-        [
-          mainMicros !== null ? part('the service main thread', mainMicros) : null,
-          serverMicros !== null ? part('the PostgreSQL server (every postgres process here)', serverMicros) : null,
-        ]
-          .filter(Boolean)
-          .join('; '),
-    );
-  }
+  if (cpuWhere) ctx.report.note(`${kind} CPU per MIT, by where: ${cpuWhere}`);
   if (start.batcher && end.batcher) {
     const commits = end.batcher.commits - start.batcher.commits;
     const units = end.batcher.closures - start.batcher.closures;

@@ -6,6 +6,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import type { ServiceSample } from './service-process.js';
+import type { StoreKind } from './stores.js';
 
 /** Clock ticks per second of /proc's CPU times (getconf CLK_TCK; 100 on Linux as built). */
 const TICKS_PER_SECOND = (() => {
@@ -59,4 +61,28 @@ export function postgresCpuMicros(): number | null {
     total += statMicros(stat);
   }
   return found ? total : null;
+}
+
+/**
+ * Starts measuring a window's CPU beyond the service process's total, at its first sample `start`:
+ * `where(end, mits)` then says, per MIT, what the service's main thread and (PostgreSQL) the
+ * local server spent over the window — "" when /proc could tell neither. The server is read here,
+ * in the bench's process, so that reading /proc is not counted as the service's CPU.
+ */
+export function cpuByWhere(kind: StoreKind, start: ServiceSample): { where(end: ServiceSample, mits: number): string } {
+  const serverStart = kind === 'postgres' ? postgresCpuMicros() : null;
+  return {
+    where(end, mits) {
+      const serverEnd = serverStart === null ? null : postgresCpuMicros();
+      const windowMicros = (end.at - start.at) * 1000;
+      const parts: Array<[string, number | null]> = [
+        ['the service main thread', end.mainThreadMicros !== null && start.mainThreadMicros !== null ? end.mainThreadMicros - start.mainThreadMicros : null],
+        ['the PostgreSQL server (every postgres process here)', serverStart !== null && serverEnd !== null ? serverEnd - serverStart : null],
+      ];
+      return parts
+        .filter((part): part is [string, number] => part[1] !== null)
+        .map(([label, micros]) => `${label} ${(micros / 1000 / mits).toFixed(3)} ms per MIT (${((micros / windowMicros) * 100).toFixed(0)} % of one CPU)`)
+        .join('; ');
+    },
+  };
 }

@@ -299,7 +299,7 @@ export class KyselyJobStore implements JobStore {
     await insertRows(this.db, 'jobs', rows, 'dedupeKey');
   }
 
-  async claim(workerId: string, at: ClaimTimes, leaseMs: number | Readonly<Record<string, number>>, limit: number, kinds: string[]): Promise<Job[]> {
+  async claim(workerId: string, at: ClaimTimes, leaseMs: LeaseMs, limit: number, kinds: string[]): Promise<Job[]> {
     if (kinds.length === 0 || limit <= 0) return [];
     const rows = await claimJobs[this.dialect].execute(this.db, claimParams(workerId, at, leaseMs, limit, kinds));
     return rows.map(toJob);
