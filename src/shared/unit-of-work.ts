@@ -1,8 +1,9 @@
 /** How one unit of work (store.transaction) is committed. */
 export interface UnitOptions {
   /**
-   * SQLite: the unit may wait this long (ms) to join a group commit another unit starts instead of
-   * starting its own (write-batcher.ts). PostgreSQL commits it at once. Default 0.
+   * The unit may wait this long (ms) to join a commit another unit starts instead of starting its
+   * own: on SQLite the next group commit (write-batcher.ts); on PostgreSQL the next joinable
+   * statement, when all its writes are joinable (pg-shared-clients.ts). Default 0.
    */
   lingerMs?: number;
 }

@@ -34,7 +34,18 @@
  * the commits (write-batcher.ts).
  */
 import type { SharedClients } from './pg-shared-clients.js';
-import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, type TransactionSettings, sql, type Expression } from 'kysely';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+  type TransactionSettings,
+  sql,
+  type Expression,
+} from 'kysely';
+import type { Database } from './schema.js';
 
 /** Ends a write that may be held (a SQL comment, so the text stays valid on its own). */
 const MARK = '/* deferrable */';
@@ -64,6 +75,18 @@ export function deferrable<Q extends { modifyEnd(modifier: Expression<unknown>):
 /** Appends the mark to a statement's text (one built without Kysely, such as a bulk insert). */
 export function deferrableText(text: string): string {
   return `${text} ${MARK}`;
+}
+
+/**
+ * Lets the writes of the transaction `trx` wait up to `ms` for another transaction's joinable
+ * statement and go with it (pg-shared-clients.ts), when they are all held and joinable: a commit
+ * nobody waits for (a delivered callback's record) then costs no round trip or commit of its own.
+ * Without shared connections, or once the transaction has begun on its own connection, no effect.
+ */
+export async function lingerCommit(trx: Kysely<Database>, ms: number): Promise<void> {
+  await trx.getExecutor().provideConnection(async (connection) => {
+    if (connection instanceof CombiningConnection) connection.lingerMs = ms;
+  });
 }
 
 /** Marks, before MARK, a held write that other commits' may join (see joinable). */
@@ -123,6 +146,8 @@ function heldOf(query: CompiledQuery): Held | null {
 class CombiningConnection implements DatabaseConnection {
   inTransaction = false;
   begun = false;
+  /** lingerCommit: how long the transaction's writes, sent alone as a joinable statement, may wait for another's. */
+  lingerMs = 0;
   private held: Held[] = [];
   /**
    * Statements sent whose answers nobody has waited for yet (BEGIN, held writes): they are on the
@@ -158,7 +183,7 @@ class CombiningConnection implements DatabaseConnection {
    */
   private sendAlone<R>(query: CompiledQuery, joinable = false): Promise<QueryResult<R>> {
     if (!this.shared || this.own) return this.onOwn((c) => c.executeQuery<R>(query));
-    return joinable ? this.shared.executeJoined<R>(query) : this.shared.execute<R>(query);
+    return joinable ? this.shared.executeJoined<R>(query, this.lingerMs) : this.shared.execute<R>(query);
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
@@ -220,6 +245,7 @@ class CombiningConnection implements DatabaseConnection {
 
   discard(): void {
     this.held = [];
+    this.lingerMs = 0;
   }
 
   private mustFlushBefore(text: string): boolean {

@@ -6,6 +6,7 @@
 import { CamelCasePlugin, Kysely } from 'kysely';
 import { duplicateIdOf } from './duplicate-id.js';
 import { staleWriteOf } from './stale-write.js';
+import { lingerCommit } from './pg-write-combining.js';
 import type { JobHandoff, JobStore } from '../jobs/job.js';
 import type { AccountsRepository } from '../modules/accounts/accounts.repository.js';
 import type { PointsOfSaleRepository } from '../modules/points-of-sale/points-of-sale.repository.js';
@@ -96,8 +97,8 @@ export interface Store extends Repositories {
   readonly counters: StatementCounter;
   /**
    * One unit of work: on SQLite group-committed with others (see write-batcher.ts), on PostgreSQL one
-   * pool transaction. `lingerMs` (SQLite): the unit may wait that long to join a commit another
-   * starts — for bookkeeping whose caller waits for nobody; PostgreSQL commits it at once.
+   * pool transaction. `lingerMs`: the unit may wait that long to join a commit another starts — for
+   * bookkeeping whose caller waits for nobody (on PostgreSQL when its writes are all joinable).
    */
   transaction<T>(fn: (repos: Repositories) => Promise<T>, options?: UnitOptions): Promise<T>;
   ping(): Promise<void>;
@@ -165,7 +166,18 @@ export function createStore(connection: Connection, options: StoreOptions): Stor
     idempotency: new KyselyIdempotencyStore(connection.db),
     batcher: null,
     counters: connection.counters,
-    transaction: (fn) => inTransaction((work) => connection.db.transaction().execute(work), fn, connection.dialect, options, notify),
+    transaction: (fn, unit) =>
+      inTransaction(
+        (work) =>
+          connection.db.transaction().execute(async (trx) => {
+            if (unit?.lingerMs) await lingerCommit(trx, unit.lingerMs);
+            return work(trx);
+          }),
+        fn,
+        connection.dialect,
+        options,
+        notify,
+      ),
     ping: () => connection.ping(),
     close: () => connection.close(),
   };

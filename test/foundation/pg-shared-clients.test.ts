@@ -19,8 +19,14 @@ interface Stream {
 /** Counts the socket writes of every connection the pool opens. */
 function countingPool(max: number) {
   const pool = new pg.Pool({ connectionString: TEST_DATABASE_URL, max, pipeline: true } as pg.PoolConfig);
-  const counted = { writes: 0, pids: [] as number[] };
+  const counted = { writes: 0, pids: [] as number[], texts: [] as string[] };
   pool.on('connect', (client) => {
+    // The text of every statement sent with parameters (the joined ones among them).
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && Array.isArray(args[1]) && args[1].length > 0) counted.texts.push(args[0]);
+      return query(...args);
+    };
     const stream = (client as unknown as { connection: { stream: Stream } }).connection.stream;
     for (const name of ['_write', '_writev'] as const) {
       const original = stream[name]?.bind(stream);
@@ -61,7 +67,7 @@ if (!reachable) test(POSTGRES_SKIP_MESSAGE, { skip: true }, () => undefined);
 else
   describe('shared connections (postgres)', () => {
     let pool: pg.Pool;
-    let counted: { writes: number };
+    let counted: { writes: number; texts: string[] };
     let shared: SharedClients;
     before(() => {
       ({ pool, counted } = countingPool(4));
@@ -141,22 +147,45 @@ else
       await shared.execute(CompiledQuery.raw('drop table shared_joined'));
     });
 
-    test('joinable statements of one turn join by text: each kind commits as one statement of its own', async () => {
+    test('joinable statements of one turn of different kinds commit as one statement, its text the same whatever their order', async () => {
       await shared.execute(CompiledQuery.raw('create table if not exists shared_kinds (id int primary key, kind text)'));
       await shared.execute(CompiledQuery.raw('truncate shared_kinds'));
       const first = (id: number) => CompiledQuery.raw('with "a" as (insert into "shared_kinds" ("id", "kind") values ($1, \'first\')) select 1', [id]);
       const second = (id: number) => CompiledQuery.raw('with "b" as (insert into "shared_kinds" ("id", "kind") values ($1, \'second\')) select 1', [id]);
+      counted.texts = [];
       await Promise.all([first(1), second(2), first(3), second(4), first(5)].map((q) => shared.executeJoined(q)));
-      const commits = await shared.execute<{ kind: string; n: string; rows: string }>(
-        CompiledQuery.raw('select kind, count(distinct xmin::text) as n, count(*) as rows from shared_kinds group by kind order by kind'),
-      );
-      assert.deepEqual(commits.rows, [
-        { kind: 'first', n: '1', rows: '3' },
-        { kind: 'second', n: '1', rows: '2' },
-      ]);
-      const both = await shared.execute<{ n: string }>(CompiledQuery.raw('select count(distinct xmin::text) as n from shared_kinds'));
-      assert.equal(both.rows[0]!.n, '2');
+      await Promise.all([second(6), first(7), second(8), first(9), first(10)].map((q) => shared.executeJoined(q)));
+      const commits = await shared.execute<{ n: string }>(CompiledQuery.raw('select count(distinct xmin::text) as n from shared_kinds'));
+      assert.equal(commits.rows[0]!.n, '2');
+      // Ordered by kind: both turns sent the same text (one prepared statement, not one per order).
+      assert.equal(counted.texts.length, 2);
+      assert.equal(counted.texts[0], counted.texts[1]);
       await shared.execute(CompiledQuery.raw('drop table shared_kinds'));
+    });
+
+    test('a lingering statement waits for the next joinable one and commits with it; alone, it commits when its wait is over', async () => {
+      await shared.execute(CompiledQuery.raw('create table if not exists shared_linger (id int primary key)'));
+      await shared.execute(CompiledQuery.raw('truncate shared_linger'));
+      const insert = (id: number) => CompiledQuery.raw('with "made" as (insert into "shared_linger" ("id") values ($1)) select 1', [id]);
+      let lingered = false;
+      const lingering = shared.executeJoined(insert(1), 60_000).then(() => (lingered = true));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Still waiting: nothing of it was sent.
+      assert.equal(lingered, false);
+      assert.equal((await shared.execute<{ n: string }>(CompiledQuery.raw('select count(*) as n from shared_linger'))).rows[0]!.n, '0');
+      await Promise.all([shared.executeJoined(insert(2)), lingering]);
+      const together = await shared.execute<{ n: string; rows: string }>(
+        CompiledQuery.raw('select count(distinct xmin::text) as n, count(*) as rows from shared_linger'),
+      );
+      assert.deepEqual(together.rows[0], { n: '1', rows: '2' });
+      // Nobody else comes: it goes alone once its wait is over.
+      await shared.executeJoined(insert(3), 10);
+      const ids = await shared.execute<{ id: number }>(CompiledQuery.raw('select id from shared_linger order by id'));
+      assert.deepEqual(
+        ids.rows.map((r) => r.id),
+        [1, 2, 3],
+      );
+      await shared.execute(CompiledQuery.raw('drop table shared_linger'));
     });
 
     test('two checked updates of one row in a join: the second updates nothing, refuses the join, and each goes again alone', async () => {
