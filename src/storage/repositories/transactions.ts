@@ -169,6 +169,14 @@ const finishAndApplyPredicted = keyedTemplates((db: Kysely<Database>, p: Params<
 );
 const resultUpdateReturning = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => buildResultUpdate(db, p).returningAll());
 /**
+ * applyResult's update checked in-process (SQLite's applyResultExpecting): only whether the row it
+ * left has the `expect:` state and amounts comes back, not the row (41 columns read and converted
+ * for a comparison of seven).
+ */
+const resultUpdateChecked = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) =>
+  buildResultUpdate(db, p).returning(sql<number>`case when ${predictedChecks(p)} then 1 else 0 end`.as('matches')),
+);
+/**
  * applyResult's update predicted (applyResultExpecting): held, its cast refusing the statement
  * unless the row it leaves has the `expect:` state and amounts. Checked so: joinable (pg-write-combining.ts).
  */
@@ -259,10 +267,6 @@ const SHOWN_AGGREGATES = Object.values(AGGREGATE_COLUMNS).filter(
   (field): field is Exclude<(typeof AGGREGATE_COLUMNS)[keyof typeof AGGREGATE_COLUMNS], 'pendingRefundAmount'> => field !== 'pendingRefundAmount',
 );
 const AGGREGATE_SQL_COLUMNS = SHOWN_AGGREGATES.map((field) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
-
-function sameStateAndAmounts(a: Transaction, b: Transaction): boolean {
-  return a.state === b.state && SHOWN_AGGREGATES.every((field) => a[field] === b[field]);
-}
 
 const COMPARATORS: Record<AmountMode, '=' | '<' | '>'> = { EQUAL: '=', LESS_THAN: '<', GREATER_THAN: '>' };
 
@@ -557,9 +561,10 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     expected: Transaction,
   ): Promise<void> {
     if (this.dialect !== 'postgres') {
-      // In-process statements cost no round trip: applied and compared here.
-      const { finished, transaction: updated } = await this.finishAndApply(operation, transaction);
-      if (!finished || !updated || !sameStateAndAmounts(updated, expected)) throw new StaleWrite(STALE_WRITE);
+      // In-process statements cost no round trip: applied, and checked as they go.
+      const finished = await this.finishOperation(operation.id, operation.patch);
+      if (!finished || !(await this.appliedAsExpected(transaction.id, transaction.from, transaction.patch, transaction.delta ?? {}, expected)))
+        throw new StaleWrite(STALE_WRITE);
       return;
     }
     await finishAndApplyPredicted.execute(this.db, expectParams(finishAndApplyParams(operation, transaction), expected));
@@ -567,12 +572,23 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
 
   async applyResultExpecting(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta, expected: Transaction): Promise<void> {
     if (this.dialect !== 'postgres') {
-      // In-process statements cost no round trip: applied and compared here.
-      const updated = await this.applyResultReturning(id, from, patch, delta);
-      if (!updated || !sameStateAndAmounts(updated, expected)) throw new StaleWrite(STALE_WRITE);
+      // In-process statements cost no round trip: applied, and checked as it goes.
+      if (!(await this.appliedAsExpected(id, from, patch, delta, expected))) throw new StaleWrite(STALE_WRITE);
       return;
     }
     await resultUpdatePredicted.execute(this.db, expectParams(resultParams(id, from, patch, delta), expected));
+  }
+
+  /** applyResult, true when it updated the row and left it with `expected`'s state and shown amounts. */
+  private async appliedAsExpected(
+    id: string,
+    from: TransactionState[],
+    patch: TransactionResultPatch,
+    delta: AggregateDelta,
+    expected: Transaction,
+  ): Promise<boolean> {
+    const row = await resultUpdateChecked.executeTakeFirst(this.db, expectParams(resultParams(id, from, patch, delta), expected));
+    return Number(row?.matches) === 1;
   }
 
   async listFinalOperations(accountId: string, f: OperationFilter, offset: number, limit: number) {
