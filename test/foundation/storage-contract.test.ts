@@ -15,6 +15,7 @@ import { StaleWrite } from '../../src/shared/errors.js';
 import { newId } from '../../src/shared/ids.js';
 import { afterChange } from '../../src/modules/transactions/engine-rules.js';
 import type { Terminal } from '../../src/modules/terminals/terminal.js';
+import type { DeliveryAttempt, WebhookDelivery } from '../../src/modules/webhooks/webhook.js';
 import type { Transaction, TransactionState } from '../../src/modules/transactions/transaction.js';
 import { connect } from '../../src/storage/connect.js';
 import { compileClaim } from '../../src/storage/repositories/jobs.js';
@@ -850,6 +851,90 @@ for (const kind of await availableStores()) {
         assert.equal(await count(), 1, 'finished after the cut-off: kept');
         await t.store.jobs.purgeFinished(T0 + 2, 1000);
         assert.equal(await count(), 0);
+      });
+    });
+
+    describe('webhook deliveries', () => {
+      test('recordAttempt: attempt n is recorded once; its outcome applies only while PENDING, and it answers the state it left', async () => {
+        const account = await seedAccount(t.store);
+        const webhookId = newId();
+        await t.store.webhooks.insert(
+          {
+            id: webhookId,
+            accountId: account.id,
+            url: 'https://example.com/wh',
+            events: ['transaction.captured.v1'],
+            pausedAt: null,
+            pauseReason: null,
+            resumedAt: null,
+            createdAt: iso(T0),
+            updatedAt: iso(T0),
+          },
+          'sealed',
+        );
+        const delivery = (id = newId()): WebhookDelivery => ({
+          id,
+          webhookId,
+          accountId: account.id,
+          eventId: newId(),
+          event: 'transaction.captured.v1',
+          body: '{}',
+          state: 'PENDING',
+          attempts: 0,
+          nextAttemptAt: iso(T0),
+          lastAttemptAt: null,
+          createdAt: iso(T0),
+          finishedAt: null,
+        });
+        const attempt = (deliveryId: string, n: number, success: boolean): DeliveryAttempt => ({
+          id: newId(),
+          deliveryId,
+          webhookId,
+          attempt: n,
+          success,
+          httpStatus: success ? 200 : 500,
+          error: success ? null : 'HTTP 500',
+          durationMs: 7,
+          attemptedAt: iso(T0 + n),
+        });
+        const record = (a: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>) =>
+          t.store.transaction((repos) => repos.webhooks.recordAttempt(a, update));
+        const stored = async (id: string) => (await t.store.webhooks.listDeliveries(webhookId, 0, 100)).items.find((d) => d.id === id)!;
+
+        const failing = delivery();
+        const delivered = delivery();
+        const cancelled = delivery();
+        await t.store.webhooks.insertDeliveries([failing, delivered, cancelled]);
+
+        assert.equal(await record(attempt(failing.id, 1, false), { state: 'PENDING', nextAttemptAt: iso(T0 + 1000), finishedAt: null }), 'PENDING');
+        // Another worker recording attempt 1 again: refused, nothing of it written.
+        assert.equal(await record(attempt(failing.id, 1, true), { state: 'DELIVERED', nextAttemptAt: null, finishedAt: iso(T0 + 5) }), null);
+        assert.equal(await record(attempt(failing.id, 2, true), { state: 'DELIVERED', nextAttemptAt: null, finishedAt: iso(T0 + 6) }), 'DELIVERED');
+        const afterTwo = await stored(failing.id);
+        assert.equal(afterTwo.state, 'DELIVERED');
+        assert.equal(afterTwo.attempts, 2);
+        assert.equal(afterTwo.nextAttemptAt, null);
+        assert.equal(afterTwo.finishedAt, iso(T0 + 6));
+        assert.equal(afterTwo.lastAttemptAt, iso(T0 + 2));
+        assert.deepEqual(
+          afterTwo.attemptLog.map((a) => [a.attempt, a.success, a.httpStatus]),
+          [
+            [1, false, 500],
+            [2, true, 200],
+          ],
+        );
+
+        assert.equal(await record(attempt(delivered.id, 1, true), { state: 'DELIVERED', nextAttemptAt: null, finishedAt: iso(T0 + 3) }), 'DELIVERED');
+        assert.equal((await stored(delivered.id)).attemptLog.length, 1);
+
+        // Cancelled while its attempt was under way: the attempt is recorded, the state stays.
+        await t.store.webhooks.cancelPending(webhookId, iso(T0 + 1));
+        assert.equal(await record(attempt(cancelled.id, 1, true), { state: 'DELIVERED', nextAttemptAt: null, finishedAt: iso(T0 + 9) }), 'CANCELLED');
+        const kept = await stored(cancelled.id);
+        assert.equal(kept.state, 'CANCELLED');
+        assert.equal(kept.finishedAt, iso(T0 + 1));
+        assert.equal(kept.attempts, 1);
+        assert.equal(kept.attemptLog.length, 1);
       });
     });
 
