@@ -25,6 +25,7 @@
  */
 import type { CompiledQuery, QueryResult } from 'kysely';
 import pg from 'pg';
+import { DeadlineTimer } from '../shared/deadline-timer.js';
 import { holdWritesForTurn } from './pg-bursts.js';
 import { combine } from './pg-write-combining.js';
 
@@ -55,8 +56,8 @@ export class SharedClients {
   private joining: Joining[] | null = null;
   /** Joinable statements that may wait for another's turn (executeJoined's `lingerMs`), sent with it. */
   private lingering: Joining[] = [];
-  private lingerTimer: NodeJS.Timeout | null = null;
-  private lingerTimerAt = Number.POSITIVE_INFINITY;
+  /** Sends the lingering statements when the first of them has waited enough. */
+  private readonly lingerTimer = new DeadlineTimer(() => this.joinThisTurn());
 
   constructor(
     private readonly pool: pg.Pool,
@@ -88,7 +89,7 @@ export class SharedClients {
       const one = { query, resolve, reject };
       if (lingerMs > 0 && !this.joining && !this.closed) {
         this.lingering.push(one);
-        this.armLingerTimer(Date.now() + lingerMs);
+        this.lingerTimer.arm(Date.now() + lingerMs);
         return;
       }
       this.joinThisTurn().push(one);
@@ -104,20 +105,6 @@ export class SharedClients {
     return this.joining;
   }
 
-  private armLingerTimer(at: number): void {
-    if (this.lingerTimer && this.lingerTimerAt <= at) return;
-    if (this.lingerTimer) clearTimeout(this.lingerTimer);
-    this.lingerTimerAt = at;
-    this.lingerTimer = setTimeout(
-      () => {
-        this.lingerTimer = null;
-        this.lingerTimerAt = Number.POSITIVE_INFINITY;
-        this.joinThisTurn();
-      },
-      Math.max(0, at - Date.now()),
-    );
-  }
-
   /**
    * The turn's joinable statements (and those lingering) as one statement, ordered by text: the
    * statements of one kind (a MIT's record, an answer's commit, a delivery's record) stand together,
@@ -128,9 +115,7 @@ export class SharedClients {
     const joining = [...this.lingering, ...(this.joining ?? [])];
     this.joining = null;
     this.lingering = [];
-    if (this.lingerTimer) clearTimeout(this.lingerTimer);
-    this.lingerTimer = null;
-    this.lingerTimerAt = Number.POSITIVE_INFINITY;
+    this.lingerTimer.clear();
     const byText = new Map<string, Joining[]>();
     for (const one of joining) {
       const same = byText.get(one.query.sql);

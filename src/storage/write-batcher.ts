@@ -40,6 +40,7 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
+import { DeadlineTimer } from '../shared/deadline-timer.js';
 import type { UnitOptions } from '../shared/unit-of-work.js';
 import type { Database } from './schema.js';
 import type { SqliteHandle, SqliteStatement as Statement } from './sqlite-handle.js';
@@ -112,9 +113,8 @@ export class WriteBatcher {
   private urgent = 0;
   private scheduled = false;
   private flushing: Promise<void> | null = null;
-  /** The timer that commits lingering units when the first of them has waited enough. */
-  private lingerTimer: NodeJS.Timeout | null = null;
-  private lingerTimerAt = Number.POSITIVE_INFINITY;
+  /** Commits lingering units when the first of them has waited enough. */
+  private readonly lingerTimer = new DeadlineTimer(() => this.schedule());
   private readonly maxBatch: number;
   readonly stats: BatcherStats = { commits: 0, closures: 0, largestBatch: 0, lingered: 0 };
 
@@ -144,7 +144,7 @@ export class WriteBatcher {
         this.schedule();
       } else {
         this.stats.lingered++;
-        this.armLingerTimer(lingerUntil);
+        this.lingerTimer.arm(lingerUntil);
       }
     });
   }
@@ -170,14 +170,14 @@ export class WriteBatcher {
   private schedule(): void {
     if (this.scheduled || this.flushing) return;
     this.scheduled = true;
-    this.clearLingerTimer();
+    this.lingerTimer.clear();
     // setImmediate, not a microtask: the requests read in the same I/O turn join this batch.
     setImmediate(() => {
       this.scheduled = false;
       this.flushing = this.flush().finally(() => {
         this.flushing = null;
         if (this.urgent > 0) this.schedule();
-        else if (this.queue.length) this.armLingerTimer(this.firstLingerDeadline());
+        else if (this.queue.length) this.lingerTimer.arm(this.firstLingerDeadline());
       });
     });
   }
@@ -195,27 +195,6 @@ export class WriteBatcher {
     let first = Number.POSITIVE_INFINITY;
     for (const item of this.queue) if (item.lingerUntil < first) first = item.lingerUntil;
     return first;
-  }
-
-  private armLingerTimer(at: number): void {
-    if (this.lingerTimer && this.lingerTimerAt <= at) return;
-    this.clearLingerTimer();
-    this.lingerTimerAt = at;
-    this.lingerTimer = setTimeout(
-      () => {
-        this.lingerTimer = null;
-        this.lingerTimerAt = Number.POSITIVE_INFINITY;
-        this.schedule();
-      },
-      Math.max(0, at - Date.now()),
-    );
-  }
-
-  private clearLingerTimer(): void {
-    if (!this.lingerTimer) return;
-    clearTimeout(this.lingerTimer);
-    this.lingerTimer = null;
-    this.lingerTimerAt = Number.POSITIVE_INFINITY;
   }
 
   private async commit(batch: Item[]): Promise<void> {

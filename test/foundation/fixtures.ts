@@ -1,6 +1,6 @@
 /**
  * Fixtures for the foundation suites: a migrated store on either database with a settable clock,
- * and factories for rows that no public foundation route creates (transactions, operations).
+ * and factories for rows that no public foundation route creates (transactions, operations, webhooks).
  */
 import type { JobHandoff } from '../../src/jobs/job.js';
 import { connect } from '../../src/storage/connect.js';
@@ -9,6 +9,7 @@ import { createStore, type Store } from '../../src/storage/store.js';
 import { newId, newTransactionId } from '../../src/shared/ids.js';
 import type { Operation } from '../../src/modules/transactions/transaction.js';
 import type { NewTransaction } from '../../src/modules/transactions/transactions.repository.js';
+import type { Webhook, WebhookDelivery } from '../../src/modules/webhooks/webhook.js';
 import { createTestDatabase, type StoreKind, type TestDatabase } from '../support/stores.js';
 
 export interface TestStore {
@@ -122,5 +123,38 @@ export function newOperation(tx: { id: string; accountId: string; pointOfSaleId:
     createdAt: iso(T0),
     finalizedAt: iso(T0),
     ...overrides,
+  };
+}
+
+/** An active webhook of `accountId` for captured transactions, made at T0. */
+export function newWebhook(accountId: string, id = newId()): Webhook {
+  return {
+    id,
+    accountId,
+    url: 'https://example.com/wh',
+    events: ['transaction.captured.v1'],
+    pausedAt: null,
+    pauseReason: null,
+    resumedAt: null,
+    createdAt: iso(T0),
+    updatedAt: iso(T0),
+  };
+}
+
+/** A PENDING delivery of `webhook`, never attempted, made at T0. */
+export function newWebhookDelivery(webhook: { id: string; accountId: string }, id = newId()): WebhookDelivery {
+  return {
+    id,
+    webhookId: webhook.id,
+    accountId: webhook.accountId,
+    eventId: newId(),
+    event: 'transaction.captured.v1',
+    body: '{}',
+    state: 'PENDING',
+    attempts: 0,
+    nextAttemptAt: iso(T0),
+    lastAttemptAt: null,
+    createdAt: iso(T0),
+    finishedAt: null,
   };
 }

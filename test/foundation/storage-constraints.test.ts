@@ -33,7 +33,7 @@ import { connect } from '../../src/storage/connect.js';
 import { checksOf } from '../../src/storage/constraint-report.js';
 import { migrate, splitStatements } from '../../src/storage/migrate.js';
 import { availableStores, createTestDatabase, type StoreKind } from '../support/stores.js';
-import { iso, newOperation, newTransaction, openTestStore, seedAccount, T0, type TestStore } from './fixtures.js';
+import { iso, newOperation, newTransaction, newWebhook, newWebhookDelivery, openTestStore, seedAccount, T0, type TestStore } from './fixtures.js';
 
 const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/storage/migrations');
 const MIGRATION = '012_value_constraints';
@@ -490,35 +490,9 @@ for (const kind of await availableStores()) {
       seeded.set('payment_links', { id: link.id });
 
       const webhookId = newId();
-      await t.store.webhooks.insert(
-        {
-          id: webhookId,
-          accountId,
-          url: 'https://example.com/wh',
-          events: ['transaction.captured.v1'],
-          pausedAt: null,
-          pauseReason: null,
-          resumedAt: null,
-          createdAt: iso(T0),
-          updatedAt: iso(T0),
-        },
-        'sealed',
-      );
+      await t.store.webhooks.insert(newWebhook(accountId, webhookId), 'sealed');
       seeded.set('webhooks', { id: webhookId });
-      const delivery: WebhookDelivery = {
-        id: newId(),
-        webhookId,
-        accountId,
-        eventId: newId(),
-        event: 'transaction.captured.v1',
-        body: '{}',
-        state: 'PENDING',
-        attempts: 0,
-        nextAttemptAt: iso(T0),
-        lastAttemptAt: null,
-        createdAt: iso(T0),
-        finishedAt: null,
-      };
+      const delivery = newWebhookDelivery({ id: webhookId, accountId });
       await t.store.webhooks.insertDeliveries([delivery]);
       seeded.set('webhook_deliveries', { id: delivery.id });
       const deliveryAttemptId = newId();

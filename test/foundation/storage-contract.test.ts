@@ -21,7 +21,7 @@ import { connect } from '../../src/storage/connect.js';
 import { compileClaim } from '../../src/storage/repositories/jobs.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { availableStores, createTestDatabase } from '../support/stores.js';
-import { iso, newOperation, newTransaction, openTestStore, seedAccount, T0, type TestStore } from './fixtures.js';
+import { iso, newOperation, newTransaction, newWebhook, newWebhookDelivery, openTestStore, seedAccount, T0, type TestStore } from './fixtures.js';
 
 const HOUR = 3_600_000;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -858,34 +858,8 @@ for (const kind of await availableStores()) {
       test('recordAttempt: attempt n is recorded once; its outcome applies only while PENDING, and it answers the state it left', async () => {
         const account = await seedAccount(t.store);
         const webhookId = newId();
-        await t.store.webhooks.insert(
-          {
-            id: webhookId,
-            accountId: account.id,
-            url: 'https://example.com/wh',
-            events: ['transaction.captured.v1'],
-            pausedAt: null,
-            pauseReason: null,
-            resumedAt: null,
-            createdAt: iso(T0),
-            updatedAt: iso(T0),
-          },
-          'sealed',
-        );
-        const delivery = (id = newId()): WebhookDelivery => ({
-          id,
-          webhookId,
-          accountId: account.id,
-          eventId: newId(),
-          event: 'transaction.captured.v1',
-          body: '{}',
-          state: 'PENDING',
-          attempts: 0,
-          nextAttemptAt: iso(T0),
-          lastAttemptAt: null,
-          createdAt: iso(T0),
-          finishedAt: null,
-        });
+        await t.store.webhooks.insert(newWebhook(account.id, webhookId), 'sealed');
+        const delivery = () => newWebhookDelivery({ id: webhookId, accountId: account.id });
         const attempt = (deliveryId: string, n: number, success: boolean): DeliveryAttempt => ({
           id: newId(),
           deliveryId,
