@@ -562,33 +562,21 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
   ): Promise<void> {
     if (this.dialect !== 'postgres') {
       // In-process statements cost no round trip: applied, and checked as they go.
-      const finished = await this.finishOperation(operation.id, operation.patch);
-      if (!finished || !(await this.appliedAsExpected(transaction.id, transaction.from, transaction.patch, transaction.delta ?? {}, expected)))
-        throw new StaleWrite(STALE_WRITE);
-      return;
+      if (!(await this.finishOperation(operation.id, operation.patch))) throw new StaleWrite(STALE_WRITE);
+      return this.applyResultExpecting(transaction.id, transaction.from, transaction.patch, transaction.delta ?? {}, expected);
     }
     await finishAndApplyPredicted.execute(this.db, expectParams(finishAndApplyParams(operation, transaction), expected));
   }
 
   async applyResultExpecting(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta, expected: Transaction): Promise<void> {
+    const params = expectParams(resultParams(id, from, patch, delta), expected);
     if (this.dialect !== 'postgres') {
       // In-process statements cost no round trip: applied, and checked as it goes.
-      if (!(await this.appliedAsExpected(id, from, patch, delta, expected))) throw new StaleWrite(STALE_WRITE);
+      const row = await resultUpdateChecked.executeTakeFirst(this.db, params);
+      if (Number(row?.matches) !== 1) throw new StaleWrite(STALE_WRITE);
       return;
     }
-    await resultUpdatePredicted.execute(this.db, expectParams(resultParams(id, from, patch, delta), expected));
-  }
-
-  /** applyResult, true when it updated the row and left it with `expected`'s state and shown amounts. */
-  private async appliedAsExpected(
-    id: string,
-    from: TransactionState[],
-    patch: TransactionResultPatch,
-    delta: AggregateDelta,
-    expected: Transaction,
-  ): Promise<boolean> {
-    const row = await resultUpdateChecked.executeTakeFirst(this.db, expectParams(resultParams(id, from, patch, delta), expected));
-    return Number(row?.matches) === 1;
+    await resultUpdatePredicted.execute(this.db, params);
   }
 
   async listFinalOperations(accountId: string, f: OperationFilter, offset: number, limit: number) {

@@ -60,6 +60,19 @@ function toAttempt(row: Selectable<WebhookDeliveryAttemptsTable>): DeliveryAttem
   };
 }
 
+/** A delivery attempt's columns with their PostgreSQL types: its row inserted from a SELECT of parameters (recordAttempt). */
+const ATTEMPT_COLUMNS = [
+  ['id', 'text'],
+  ['deliveryId', 'text'],
+  ['webhookId', 'text'],
+  ['attempt', 'integer'],
+  ['success', 'integer'],
+  ['httpStatus', 'integer'],
+  ['error', 'text'],
+  ['durationMs', 'integer'],
+  ['attemptedAt', 'timestamptz'],
+] as const satisfies ReadonlyArray<readonly [keyof WebhookDeliveryAttemptsTable, string]>;
+
 export class KyselyWebhooksRepository implements WebhooksRepository {
   constructor(
     private readonly db: Kysely<Database>,
@@ -236,28 +249,13 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
     const row = { ...attempt, success: attempt.success ? 1 : 0 };
     if (this.dialect === 'postgres') {
       // With the attempt's row, one statement: one round trip instead of three (issue 10).
-      const typed = (value: unknown, type: 'text' | 'integer' | 'timestamptz') => sql`cast(${value} as ${sql.raw(type)})`;
       const done = await this.db
         .with('recorded', recorded)
         .with('attempt', (db) =>
           db
             .insertInto('webhookDeliveryAttempts')
-            .columns(['id', 'deliveryId', 'webhookId', 'attempt', 'success', 'httpStatus', 'error', 'durationMs', 'attemptedAt'])
-            .expression(
-              db
-                .selectFrom('recorded')
-                .select([
-                  typed(row.id, 'text').as('id'),
-                  typed(row.deliveryId, 'text').as('delivery_id'),
-                  typed(row.webhookId, 'text').as('webhook_id'),
-                  typed(row.attempt, 'integer').as('attempt'),
-                  typed(row.success, 'integer').as('success'),
-                  typed(row.httpStatus, 'integer').as('http_status'),
-                  typed(row.error, 'text').as('error'),
-                  typed(row.durationMs, 'integer').as('duration_ms'),
-                  typed(row.attemptedAt, 'timestamptz').as('attempted_at'),
-                ]),
-            ),
+            .columns(ATTEMPT_COLUMNS.map(([column]) => column))
+            .expression(db.selectFrom('recorded').select(ATTEMPT_COLUMNS.map(([column, type]) => sql`cast(${row[column]} as ${sql.raw(type)})`.as(column)))),
         )
         .selectFrom('recorded')
         .select('state')
