@@ -95,15 +95,16 @@ const JOINABLE_END = `${JOINABLE} ${MARK}`;
 
 /**
  * Marks a held write that may also be joined with other transactions' joinable writes given in the
- * same turn, as one statement (pg-shared-clients.ts), when every write of its transaction is
- * joinable. In one statement they all see one snapshot, and of two updates of one row only one
- * takes effect, so a joinable write writes only:
+ * same turn, in one transaction (pg-shared-clients.ts), when every write of its transaction is
+ * joinable. The joined statements run one after another, each seeing those before it, as they
+ * would alone; but they commit together, and when one is refused all roll back and each goes
+ * again alone. So a joinable write is one that may wait for the others' commit and be sent again
+ * after a refusal — one that writes only:
  * - new rows, with ids of their own (the record of a payment, an event, a callback's row);
  * - a row its caller alone writes at that moment (a job under the caller's lease, the callback row
  *   that job delivers);
- * - or a row it checks: the statement is refused unless its update left the row as predicted (an
- *   answer's finishAndApplyExpecting) — the second update of a row in one statement updates
- *   nothing, so that statement is refused, and each of its parts goes again alone.
+ * - or a row it checks: refused unless its update left the row as predicted (an answer's
+ *   finishAndApplyExpecting).
  */
 export function joinable<Q extends { modifyEnd(modifier: Expression<unknown>): Q }>(query: Q): Q {
   return query.modifyEnd(sql.raw(JOINABLE_END));
