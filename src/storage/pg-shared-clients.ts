@@ -64,23 +64,27 @@ export class SharedClients {
 
   /** Runs one statement on a shared connection; the answer as Kysely's PostgreSQL driver gives it. */
   async execute<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const { command, rowCount, rows } = await this.onSlot((client) => client.query(query.sql, [...query.parameters]));
+    const changed = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
+    return { ...(changed ? { numAffectedRows: BigInt(rowCount ?? 0) } : {}), rows: (rows ?? []) as R[] };
+  }
+
+  /** `send` on the least busy shared connection, its writes held for the turn (one socket write). */
+  private async onSlot<T>(send: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const slot = this.claim() ?? (await this.claimOpened());
     try {
       holdWritesForTurn(slot.client);
-      const result = await slot.client.query(query.sql, [...query.parameters]);
-      const { command, rowCount, rows } = result;
-      const changed = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
-      return { ...(changed ? { numAffectedRows: BigInt(rowCount ?? 0) } : {}), rows: (rows ?? []) as R[] };
+      return await send(slot.client);
     } finally {
       slot.pending--;
     }
   }
 
   /**
-   * A joinable statement (see above): sent with the others given this turn, as one; answered
-   * without rows (a held write's answer is not read). `lingerMs`: a statement nobody waits for (a
-   * delivered callback's record) given in a quiet turn may wait that long for the next joinable
-   * statement, and go with it, instead of a round trip and a commit of its own.
+   * A joinable statement (see above): sent with the others given this turn, in one transaction;
+   * answered without rows (a held write's answer is not read). `lingerMs`: a statement nobody
+   * waits for (a delivered callback's record) given in a quiet turn may wait that long for the
+   * next joinable statement, and go with it, instead of a round trip and a commit of its own.
    */
   executeJoined<R>(query: CompiledQuery, lingerMs = 0): Promise<QueryResult<R>> {
     return new Promise<QueryResult<never>>((resolve, reject) => {
@@ -125,15 +129,9 @@ export class SharedClients {
     if (group.length <= 1) return group.forEach(alone);
     let settled: PromiseSettledResult<pg.QueryResult>[];
     try {
-      const slot = this.claim() ?? (await this.claimOpened());
-      try {
-        holdWritesForTurn(slot.client);
-        const client = slot.client;
-        const sent = [client.query('BEGIN'), ...group.map((one) => client.query(one.query.sql, [...one.query.parameters])), client.query('COMMIT')];
-        settled = await Promise.allSettled(sent);
-      } finally {
-        slot.pending--;
-      }
+      settled = await this.onSlot((client) =>
+        Promise.allSettled([client.query('BEGIN'), ...group.map((one) => client.query(one.query.sql, [...one.query.parameters])), client.query('COMMIT')]),
+      );
     } catch (error) {
       return group.forEach((one) => one.reject(error));
     }
