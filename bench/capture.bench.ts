@@ -21,7 +21,7 @@ import { distinctTransactionIds } from './lib/distinct-ids.js';
 import type { Measurement, RequestTemplate } from './lib/load.js';
 import { API, call, createMitMerchant } from './lib/merchant.js';
 import { formatMs, loadNote } from './lib/report.js';
-import { benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type StoreKind } from './lib/stores.js';
+import { type BenchDatabase, benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type StoreKind } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 
 const CAPTURE = `${API}/transactions/:transactionId/capture`;
@@ -30,7 +30,8 @@ const NAME = 'capture';
 /** Issue 10: a capture at ≥ 0.3× the baseline's requests a second, on both stores. */
 const RATIO_TARGET = 0.3;
 
-interface Prepared {
+export interface Prepared {
+  db: BenchDatabase;
   runtime: Runtime;
   apiKey: string;
   /** Authorizations nobody captured yet, in the order the load uses them. */
@@ -47,7 +48,8 @@ function cloneOf(tx: Transaction, authorization: Operation, at: string, id: stri
   };
 }
 
-export async function prepare(ctx: BenchContext, kind: StoreKind, count: number): Promise<Prepared> {
+/** `count` authorizations to capture, and the runtime (runner off) on their database; `note` hears how long it took. */
+export async function prepare(note: (line: string) => void, kind: StoreKind, count: number): Promise<Prepared> {
   const db = benchDatabase(kind, NAME);
   await resetDatabase(db);
   const started = performance.now();
@@ -98,8 +100,8 @@ export async function prepare(ctx: BenchContext, kind: StoreKind, count: number)
     const first = ids.shift()!;
     const sample = await call<{ success: boolean; state: string }>(runtime, 'POST', `${API}/transactions/${first}/capture`, apiKey, { amount: AMOUNT });
     if (!sample.success || sample.state !== 'SUCCESS') throw new Error(`capture of a cloned authorization: ${JSON.stringify(sample)}`);
-    ctx.report.note(`${count} authorizations of ${AMOUNT} cloned from a real MIT authorization in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    return { runtime, apiKey, ids, sample };
+    note(`${count} authorizations of ${AMOUNT} cloned from a real MIT authorization in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    return { db, runtime, apiKey, ids, sample };
   } catch (err) {
     await runtime.close();
     throw err;
@@ -112,7 +114,7 @@ async function runStore(ctx: BenchContext, kind: StoreKind): Promise<void> {
   report.note(loadNote());
   // Enough for the fastest plausible rate over every round and warm-up, for both figures.
   const perFigure = (ctx.load.durationSeconds + ctx.load.warmupSeconds) * (ctx.quick ? 4000 : 3000);
-  const { runtime, apiKey, ids, sample } = await prepare(ctx, kind, 2 * perFigure);
+  const { runtime, apiKey, ids, sample } = await prepare((line) => report.note(line), kind, 2 * perFigure);
   let baseline: Awaited<ReturnType<typeof startBaseline>> | null = null;
   try {
     const base = await serve(runtime);

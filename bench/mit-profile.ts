@@ -16,12 +16,15 @@
  *
  * RATE 0: POST /mit alone — closed loop at 50 connections, the job runner off (bench mit a).
  * RATE batch: POST /mit/batch of 500 alone — closed loop at 4 connections, the runner off (bench mit b).
+ * RATE capture: POST /transactions/{id}/capture alone, each on its own authorization — closed loop at
+ * 10 connections, the runner off (bench capture); CPU per MIT = per capture.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { selfTimes, type CpuProfile } from './lib/cpuprofile.js';
 import { measure } from './lib/load.js';
 import { cpuByWhere } from './lib/process-cpu.js';
+import { prepare as prepareCaptures } from './capture.bench.js';
 import { API, createMitMerchant, MIT_BATCH_SIZE, mitBatchBody, mitBody } from './lib/merchant.js';
 import { startReceiver } from './lib/receiver.js';
 import { type StatementTime, startServiceProcess } from './lib/service-process.js';
@@ -129,11 +132,52 @@ async function profile(kind: StoreKind, rate: number | 'batch', seconds: number,
   }
 }
 
+/** POST /transactions/{id}/capture alone, closed loop at 10 connections (as `bench capture`). */
+async function profileCaptures(kind: StoreKind, seconds: number): Promise<void> {
+  const prepared = await prepareCaptures((line) => process.stdout.write(`${line}\n`), kind, (seconds + 3) * 3000);
+  await prepared.runtime.close();
+  const service = await startServiceProcess(prepared.db, { workers: false });
+  let next = 0;
+  try {
+    const load = (durationSeconds: number) => {
+      const items = prepared.ids.slice(next, (next += durationSeconds * 3000));
+      return measure({
+        url: `${service.url}${API}/transactions/{item}/capture`,
+        headers: { authorization: `Bearer ${prepared.apiKey}`, 'content-type': 'application/json' },
+        connections: 10,
+        warmupSeconds: 0,
+        durationSeconds,
+        request: { method: 'POST', body: JSON.stringify({ amount: 1000 }), items, expect: '"success":true' },
+      });
+    };
+    await load(3);
+    const file = path.join(BENCH_DIR, `capture-${kind}.cpuprofile`);
+    await service.profileStart();
+    const start = await service.sample();
+    const cpu = cpuByWhere(kind, start);
+    const m = await load(seconds);
+    const end = await service.sample();
+    await service.profileStop(file);
+    const cpuMs = (end.cpuMicros - start.cpuMicros) / 1000;
+    const cpuWhere = cpu.where(end, m.requests);
+    process.stdout.write(
+      `${kind}: ${m.requests} captures (${m.rps.toFixed(0)}/s, p99 ${m.p99.toFixed(1)} ms); service process CPU ${(cpuMs / m.requests).toFixed(3)} ms per capture` +
+        (cpuWhere ? `; ${cpuWhere}` : '') +
+        '\n',
+    );
+    summarize(file);
+  } finally {
+    await service.close();
+    await resetDatabase(prepared.db);
+  }
+}
+
 const [first = 'postgres', rate = '100', seconds = '20', mode = 'profile'] = process.argv.slice(2);
 if (first.endsWith('.cpuprofile')) summarize(first);
+else if ((first === 'postgres' || first === 'sqlite') && rate === 'capture') await profileCaptures(first, Number(seconds));
 else if ((first === 'postgres' || first === 'sqlite') && (mode === 'profile' || (mode === 'statements' && first === 'sqlite')))
   await profile(first, rate === 'batch' ? 'batch' : Number(rate), Number(seconds), mode === 'statements');
 else {
-  process.stderr.write('usage: bench/mit-profile.ts [postgres|sqlite] [rate|batch] [seconds] [profile|statements (sqlite)] | <file.cpuprofile>\n');
+  process.stderr.write('usage: bench/mit-profile.ts [postgres|sqlite] [rate|batch|capture] [seconds] [profile|statements (sqlite)] | <file.cpuprofile>\n');
   process.exit(2);
 }
