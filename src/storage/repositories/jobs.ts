@@ -166,6 +166,18 @@ const continueJob = queryTemplate((db: Kysely<Database>, row: Params<JobRow & { 
   ),
 );
 
+// Its result unused: held on PostgreSQL and sent with the commit (pg-write-combining.ts).
+// Joinable: the job is the safety net of the operation whose answer (checked) cancels it.
+const cancelQueuedJob = queryTemplate((db: Kysely<Database>, p: Params<{ dedupeKey: string; at: string }>) =>
+  joinable(
+    db
+      .updateTable('jobs')
+      .set({ state: 'done', finishedAt: p.at, updatedAt: p.at })
+      .where('dedupeKey', '=', p.dedupeKey)
+      .where('state', '=', sql.lit('queued')),
+  ),
+);
+
 // Job states in a WHERE are literals (sql.lit) throughout: a bound value compared with the condition
 // of a partial index (jobs_due, jobs_leased, ...) makes SQLite prepare the statement again at every
 // run, to check the new value against it; a literal is checked once (see findWithPrimaryOperation).
@@ -330,15 +342,7 @@ export class KyselyJobStore implements JobStore {
   }
 
   async cancelQueued(dedupeKey: string, nowMs: number): Promise<void> {
-    // Its result unused: held on PostgreSQL and sent with the commit (pg-write-combining.ts).
-    // Joinable: the job is the safety net of the operation whose answer (checked) cancels it.
-    await joinable(
-      this.db
-        .updateTable('jobs')
-        .set({ state: 'done', finishedAt: iso(nowMs), updatedAt: iso(nowMs) })
-        .where('dedupeKey', '=', dedupeKey)
-        .where('state', '=', sql.lit('queued')),
-    ).execute();
+    await cancelQueuedJob.execute(this.db, { dedupeKey, at: iso(nowMs) });
   }
 
   async defer(id: string, workerId: string, runAt: number): Promise<void> {

@@ -36,10 +36,3 @@ export function pickJoined(row: Record<string, unknown>, prefix: string, columns
   for (let i = 0; i < columns.length; i++) joined[columns[i]!] = row[aliases[i]!];
   return joined;
 }
-
-/** Takes the prefixed columns out of `row` (mutated) into a row of their own; null when its `id` is null (no row joined). */
-export function takeJoined(row: Record<string, unknown>, prefix: string, columns: readonly string[]): Record<string, unknown> | null {
-  const joined = pickJoined(row, prefix, columns);
-  for (const alias of aliasesOf(prefix, columns)) delete row[alias];
-  return joined;
-}
