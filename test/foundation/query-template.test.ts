@@ -184,5 +184,29 @@ for (const kind of await availableStores()) {
       assert.equal(update.template({ id: a.id, lastError: null }).template.compiles, 1);
       assert.equal(update.template({ id: a.id, leasedBy: null }).template.compiles, 1);
     });
+
+    test('keyed templates: the shape is the defined keys in their order, however many shapes take turns', async () => {
+      const update = keyedTemplates((d: Kysely<Database>, p: Params<Record<string, string | null | undefined>>) => {
+        const { id, ...set } = p;
+        return d.updateTable('jobs').set(set).where('id', '=', id!);
+      });
+      const columns = ['lastError', 'leasedBy', 'kind', 'dedupeKey', 'runAt', 'payload'];
+      // One shape per column (more than the shapes remembered as recent), each asked for twice in turn.
+      const first = columns.map((c) => update.template({ id: 'x', [c]: null }).template);
+      const again = columns.map((c) => update.template({ id: 'x', [c]: null }).template);
+      assert.deepEqual(again, first);
+      assert.equal(new Set(first).size, columns.length, 'a template per shape');
+      // An undefined key is not part of the shape; a key missing or added is another shape; order counts.
+      assert.equal(update.template({ id: 'x', lastError: undefined, leasedBy: null }).template, first[1]);
+      assert.notEqual(update.template({ id: 'x' }).template, first[0]);
+      assert.notEqual(update.template({ id: 'x', lastError: null, leasedBy: null }).template, first[0]);
+      assert.notEqual(update.template({ leasedBy: null, id: 'x' }).template, first[1]);
+      const a = job();
+      await insertJob.execute(db, a);
+      for (const [i, c] of ['lastError', 'leasedBy', 'lastError'].entries()) await update.execute(db, { id: a.id, [c]: `v${i}` });
+      const row = await selectJob.executeTakeFirst(db, { id: a.id });
+      assert.equal(row?.lastError, 'v2');
+      assert.equal(row?.leasedBy, 'v1');
+    });
   });
 }
