@@ -15,6 +15,8 @@ import type { Database } from './schema.js';
 type Table = keyof Database & string;
 
 interface Shape {
+  table: Table;
+  conflictColumn: string | undefined;
   /** `insert into "t" ("a", "b") values ` */
   head: string;
   /** What follows the row (an ON CONFLICT clause), with a leading space, or ''. */
@@ -26,7 +28,19 @@ interface Shape {
   texts: Map<string, string>;
 }
 
-const shapes = new WeakMap<object, Map<string, Shape>>();
+/** Per dialect adapter: the shapes by key, and the last ones met (checked column by column first). */
+const shapes = new WeakMap<object, { byKey: Map<string, Shape>; recent: Shape[] }>();
+/**
+ * Shapes checked before a look-up by key: joining a wide row's columns into the key cost ~5 µs per
+ * call (a payment's record is one row), more than comparing the columns with the few shapes in use.
+ */
+const RECENT_SHAPES = 8;
+
+function sameColumns(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /** The rows' common defined columns, or null when they differ. */
 function columnsOf(rows: readonly Readonly<Record<string, unknown>>[]): string[] | null {
@@ -49,25 +63,34 @@ function kyselyInsert(db: Kysely<Database>, table: Table, rows: readonly Readonl
 
 function shapeOf(db: Kysely<Database>, table: Table, columns: readonly string[], conflictColumn: string | undefined): Shape {
   const adapter = db.getExecutor().adapter;
-  let byKey = shapes.get(adapter);
-  if (!byKey) shapes.set(adapter, (byKey = new Map()));
+  let known = shapes.get(adapter);
+  if (!known) shapes.set(adapter, (known = { byKey: new Map(), recent: [] }));
+  for (const shape of known.recent) if (shape.table === table && shape.conflictColumn === conflictColumn && sameColumns(shape.columns, columns)) return shape;
   const key = `${table}\u0001${conflictColumn ?? ''}\u0001${columns.join('\u0001')}`;
-  let shape = byKey.get(key);
-  if (shape) return shape;
+  let shape = known.byKey.get(key);
+  if (shape) return remember(known.recent, shape);
   const row = Object.fromEntries(columns.map((column) => [column, null]));
   const { sql } = kyselyInsert(db, table, [row], conflictColumn).compile();
   const values = sql.indexOf(' values (');
   const rowEnd = sql.indexOf(')', values + ' values ('.length);
   if (values < 0 || rowEnd < 0) throw new Error(`bulk insert: unexpected statement ${sql}`);
   shape = {
+    table,
+    conflictColumn,
     head: sql.slice(0, values + ' values '.length),
     tail: sql.slice(rowEnd + 1),
     columns,
     numbered: sql.includes('$1'),
     texts: new Map(),
   };
-  if (byKey.size >= 64) byKey.clear();
-  byKey.set(key, shape);
+  if (known.byKey.size >= 64) known.byKey.clear();
+  known.byKey.set(key, shape);
+  return remember(known.recent, shape);
+}
+
+function remember(recent: Shape[], shape: Shape): Shape {
+  recent.unshift(shape);
+  if (recent.length > RECENT_SHAPES) recent.pop();
   return shape;
 }
 
