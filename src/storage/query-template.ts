@@ -191,15 +191,15 @@ export function queryTemplate<DB, P extends object, Q extends TemplateQuery>(bui
   return new QueryTemplate<DB, P, Q>(build);
 }
 
+/** Shapes per KeyedTemplates checked before a look-up by signature. */
+const RECENT_SHAPES = 4;
+
 /**
  * Templates whose shape is chosen by the keys of `params` that are defined (an insert or an update
  * of the columns given, as Kysely leaves `undefined` ones out): one fixed-shape template per key set,
  * compiled once each. The builder gets an object of placeholders with exactly those keys, in the
  * order of `params` (the column order Kysely would write).
  */
-/** Shapes per KeyedTemplates checked before a look-up by signature. */
-const RECENT_SHAPES = 4;
-
 export class KeyedTemplates<DB, P extends object, Q extends TemplateQuery> {
   private readonly templates = new Map<string, QueryTemplate<DB, P, Q>>();
   /**
