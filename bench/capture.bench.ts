@@ -30,7 +30,7 @@ const NAME = 'capture';
 /** Issue 10: a capture at ≥ 0.3× the baseline's requests a second, on both stores. */
 const RATIO_TARGET = 0.3;
 
-export interface Prepared {
+interface Prepared {
   db: BenchDatabase;
   runtime: Runtime;
   apiKey: string;

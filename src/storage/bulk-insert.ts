@@ -10,6 +10,7 @@
  * answers null and the caller lets Kysely build the statement as usual (`insertRows` does).
  */
 import { CompiledQuery, type Kysely } from 'kysely';
+import { Recent } from '../shared/recent.js';
 import type { Database } from './schema.js';
 
 type Table = keyof Database & string;
@@ -29,7 +30,7 @@ interface Shape {
 }
 
 /** Per dialect adapter: the shapes by key, and the last ones met (checked column by column first). */
-const shapes = new WeakMap<object, { byKey: Map<string, Shape>; recent: Shape[] }>();
+const shapes = new WeakMap<object, { byKey: Map<string, Shape>; recent: Recent<Shape> }>();
 /**
  * Shapes checked before a look-up by key: joining a wide row's columns into the key cost ~5 µs per
  * call (a payment's record is one row), more than comparing the columns with the few shapes in use.
@@ -64,11 +65,12 @@ function kyselyInsert(db: Kysely<Database>, table: Table, rows: readonly Readonl
 function shapeOf(db: Kysely<Database>, table: Table, columns: readonly string[], conflictColumn: string | undefined): Shape {
   const adapter = db.getExecutor().adapter;
   let known = shapes.get(adapter);
-  if (!known) shapes.set(adapter, (known = { byKey: new Map(), recent: [] }));
-  for (const shape of known.recent) if (shape.table === table && shape.conflictColumn === conflictColumn && sameColumns(shape.columns, columns)) return shape;
+  if (!known) shapes.set(adapter, (known = { byKey: new Map(), recent: new Recent(RECENT_SHAPES) }));
+  const recent = known.recent.find((shape) => shape.table === table && shape.conflictColumn === conflictColumn && sameColumns(shape.columns, columns));
+  if (recent) return recent;
   const key = `${table}\u0001${conflictColumn ?? ''}\u0001${columns.join('\u0001')}`;
   let shape = known.byKey.get(key);
-  if (shape) return remember(known.recent, shape);
+  if (shape) return known.recent.add(shape);
   const row = Object.fromEntries(columns.map((column) => [column, null]));
   const { sql } = kyselyInsert(db, table, [row], conflictColumn).compile();
   const values = sql.indexOf(' values (');
@@ -85,13 +87,7 @@ function shapeOf(db: Kysely<Database>, table: Table, columns: readonly string[],
   };
   if (known.byKey.size >= 64) known.byKey.clear();
   known.byKey.set(key, shape);
-  return remember(known.recent, shape);
-}
-
-function remember(recent: Shape[], shape: Shape): Shape {
-  recent.unshift(shape);
-  if (recent.length > RECENT_SHAPES) recent.pop();
-  return shape;
+  return known.recent.add(shape);
 }
 
 function textOf(shape: Shape, rowCount: number, firstParameter: number): string {

@@ -35,6 +35,7 @@ import {
   type QueryResult,
   type RootOperationNode,
 } from 'kysely';
+import { Recent } from '../shared/recent.js';
 
 const TOKEN = '\u0000tpl:';
 
@@ -194,6 +195,17 @@ export function queryTemplate<DB, P extends object, Q extends TemplateQuery>(bui
 /** Shapes per KeyedTemplates checked before a look-up by signature. */
 const RECENT_SHAPES = 4;
 
+/** Whether the defined keys of `values`, in order, are exactly `keys`. */
+function definedKeysAre(values: Record<string, unknown>, keys: readonly string[]): boolean {
+  let i = 0;
+  for (const key in values) {
+    if (values[key] === undefined) continue;
+    if (keys[i] !== key) return false;
+    i++;
+  }
+  return i === keys.length;
+}
+
 /**
  * Templates whose shape is chosen by the keys of `params` that are defined (an insert or an update
  * of the columns given, as Kysely leaves `undefined` ones out): one fixed-shape template per key set,
@@ -207,29 +219,14 @@ export class KeyedTemplates<DB, P extends object, Q extends TemplateQuery> {
    * with one or a few shapes, and joining a wide row's keys into a signature to look it up cost
    * ~5 µs per call (a payment's record).
    */
-  private readonly recent: Array<{ keys: readonly string[]; template: QueryTemplate<DB, P, Q> }> = [];
+  private readonly recent = new Recent<{ keys: readonly string[]; template: QueryTemplate<DB, P, Q> }>(RECENT_SHAPES);
 
   constructor(private readonly build: (db: Kysely<DB>, p: Params<P>) => Q) {}
 
   /** The fixed-shape template for the defined keys of `params`, and the params it binds. */
   template(params: P): { template: QueryTemplate<DB, P, Q>; params: P } {
-    return { template: this.recentFor(params) ?? this.lookUp(params), params };
-  }
-
-  /** The template of a recent shape whose defined keys, in order, are exactly those of `params`. */
-  private recentFor(params: P): QueryTemplate<DB, P, Q> | null {
-    const values = params as Record<string, unknown>;
-    shapes: for (const shape of this.recent) {
-      const { keys } = shape;
-      let i = 0;
-      for (const key in values) {
-        if (values[key] === undefined) continue;
-        if (keys[i] !== key) continue shapes;
-        i++;
-      }
-      if (i === keys.length) return shape.template;
-    }
-    return null;
+    const recent = this.recent.find((shape) => definedKeysAre(params as Record<string, unknown>, shape.keys));
+    return { template: recent?.template ?? this.lookUp(params), params };
   }
 
   private lookUp(params: P): QueryTemplate<DB, P, Q> {
@@ -247,9 +244,7 @@ export class KeyedTemplates<DB, P extends object, Q extends TemplateQuery> {
       });
       this.templates.set(signature, template);
     }
-    this.recent.unshift({ keys, template });
-    if (this.recent.length > RECENT_SHAPES) this.recent.pop();
-    return template;
+    return this.recent.add({ keys, template }).template;
   }
 
   execute(db: Kysely<DB>, params: P): Promise<Result<Q>> {

@@ -6,8 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { type Kysely, sql } from 'kysely';
-import type { Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { toTransaction } from '../../src/storage/repositories/transactions.js';
 import type { TransactionsTable } from '../../src/storage/schema.js';
 import { availableStores } from '../support/stores.js';

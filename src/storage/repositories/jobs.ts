@@ -166,18 +166,6 @@ const continueJob = queryTemplate((db: Kysely<Database>, row: Params<JobRow & { 
   ),
 );
 
-// Its result unused: held on PostgreSQL and sent with the commit (pg-write-combining.ts).
-// Joinable: the job is the safety net of the operation whose answer (checked) cancels it.
-const cancelQueuedJob = queryTemplate((db: Kysely<Database>, p: Params<{ dedupeKey: string; at: string }>) =>
-  joinable(
-    db
-      .updateTable('jobs')
-      .set({ state: 'done', finishedAt: p.at, updatedAt: p.at })
-      .where('dedupeKey', '=', p.dedupeKey)
-      .where('state', '=', sql.lit('queued')),
-  ),
-);
-
 // Job states in a WHERE are literals (sql.lit) throughout: a bound value compared with the condition
 // of a partial index (jobs_due, jobs_leased, ...) makes SQLite prepare the statement again at every
 // run, to check the new value against it; a literal is checked once (see findWithPrimaryOperation).
@@ -188,6 +176,18 @@ const deferJob = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; wo
     .where('id', '=', p.id)
     .where('leasedBy', '=', p.workerId)
     .where('state', '=', sql.lit('running')),
+);
+
+// Its result unused: held on PostgreSQL and sent with the commit (pg-write-combining.ts).
+// Joinable: the job is the safety net of the operation whose answer (checked) cancels it.
+const cancelQueuedJob = queryTemplate((db: Kysely<Database>, p: Params<{ dedupeKey: string; at: string }>) =>
+  joinable(
+    db
+      .updateTable('jobs')
+      .set({ state: 'done', finishedAt: p.at, updatedAt: p.at })
+      .where('dedupeKey', '=', p.dedupeKey)
+      .where('state', '=', sql.lit('queued')),
+  ),
 );
 
 /**

@@ -378,15 +378,16 @@ const selectForDrive = queryTemplate((db: Kysely<Database>, p: Params<{ operatio
 );
 
 /**
- * The payment method's and the subscription's columns (the callback body's `subscription`), taken
- * out of a transaction row read with them (selectForDrive, selectWithPrimaryOperation).
+ * The payment method's and the subscription's columns (the callback body's `subscription`) and the
+ * sealed values, picked from a transaction row read with them (selectForDrive,
+ * selectWithPrimaryOperation); the row is left as it is.
  */
-function driveContextOf(row: Record<string, unknown>, panSealed: string | null, webhookAuthenticationSealed: string | null): DriveContext {
+function driveContextOf(row: Record<string, unknown> & { pmPanSealed: string | null; posWebhookAuthenticationSealed: string | null }): DriveContext {
   const pm = pickJoined(row, 'pm', PAYMENT_METHOD_COLUMNS);
   const subscription = pickJoined(row, 'sub', SUBSCRIPTION_COLUMNS);
   return {
-    paymentMethod: pm && { paymentMethod: toPaymentMethod(pm as Parameters<typeof toPaymentMethod>[0]), panSealed: panSealed ?? null },
-    webhookAuthenticationSealed: webhookAuthenticationSealed ?? null,
+    paymentMethod: pm && { paymentMethod: toPaymentMethod(pm as Parameters<typeof toPaymentMethod>[0]), panSealed: row.pmPanSealed ?? null },
+    webhookAuthenticationSealed: row.posWebhookAuthenticationSealed ?? null,
     subscription: subscription && toSubscription(subscription as Parameters<typeof toSubscription>[0]),
   };
 }
@@ -495,7 +496,7 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     const row = await selectWithPrimaryOperation.executeTakeFirst(this.db, { id, accountId });
     if (!row) return null;
     // The row is read in place, never copied (toTransaction, driveContextOf).
-    const drive = driveContextOf(row, row.pmPanSealed, row.posWebhookAuthenticationSealed);
+    const drive = driveContextOf(row);
     return { transaction: toTransaction(row), primaryOperationId: row.primaryOperationId ?? null, drive };
   }
 
@@ -507,7 +508,7 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     const row = await selectForDrive.executeTakeFirst(this.db, { operationId });
     if (!row) return null;
     // The row is read in place, never copied (toTransaction, driveContextOf).
-    const drive = driveContextOf(row, row.pmPanSealed, row.posWebhookAuthenticationSealed);
+    const drive = driveContextOf(row);
     const transaction = toTransaction(row);
     const operation = toOperation({
       id: row.opId,
