@@ -102,7 +102,7 @@ function connectSqlite(file: string, options: ConnectOptions): Connection {
   const counters = new StatementCounter();
   const statements = new StatementCache(sqlite, counters);
   // Kysely prepares every query anew; the cache hands it the statement prepared last time.
-  const database = { prepare: (sql: string) => statements.prepare(sql), close: () => sqlite.close() };
+  const database = { prepare: (sql: string) => statements.prepareForKysely(sql), close: () => sqlite.close() };
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), plugins: [new CamelCasePlugin()] });
   const wal = file === ':memory:' ? null : new WalSync(file);
   return {
