@@ -261,9 +261,12 @@ function claimParams(workerId: string, at: ClaimTimes, leaseMs: LeaseMs, limit: 
   const leaseOf = (kind: string) => iso(at.wallNow + (typeof leaseMs === 'number' ? leaseMs : (leaseMs[kind] ?? 30_000)));
   const params: Record<string, unknown> = { workerId, now: iso(at.now), wallNow: iso(at.wallNow), limit };
   kinds.forEach((kind, i) => (params[`kind:${i}`] = kind));
-  if (typeof leaseMs === 'number') params.lease = leaseOf('');
+  // One lease for every kind claimed (as the catalogue's are today): no CASE over the kinds, which
+  // cost about 15 µs of each claim on SQLite.
+  const leases = kinds.map(leaseOf);
+  if (leases.every((lease) => lease === leases[0])) params.lease = leases[0] ?? leaseOf('');
   else {
-    kinds.forEach((kind, i) => (params[`lease:${i}`] = leaseOf(kind)));
+    leases.forEach((lease, i) => (params[`lease:${i}`] = lease));
     params.otherLease = leaseOf('');
   }
   return params;
