@@ -12,6 +12,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { Logger } from 'pino';
 import { type Clock, wallClock } from '../clock.js';
+import { BoundedMap } from '../shared/bounded-map.js';
 import type { EventsLog } from '../shared/events-log.js';
 import { isStoreUnavailable } from '../storage/unavailable.js';
 import type { DrainMeter } from './drain-meter.js';
@@ -56,7 +57,7 @@ export class JobRunner implements JobHandoff {
    * its commit wrote (issue 10: a read per MIT). Oldest first; at most KNOWN_LIMIT entries (a job
    * claimed by another process leaves its entry until pushed out).
    */
-  private readonly known = new Map<string, unknown>();
+  private readonly known = new BoundedMap<string, unknown>(KNOWN_LIMIT);
   private running = 0;
   /** Slots held for jobs handed over in commits under way (take). */
   private reserved = 0;
@@ -160,7 +161,6 @@ export class JobRunner implements JobHandoff {
   remember(jobId: string, kind: string, known: unknown): void {
     if (!this.definitions.get(kind)?.knownWhenClaimed) return;
     this.known.set(jobId, known);
-    if (this.known.size > KNOWN_LIMIT) this.known.delete(this.known.keys().next().value!);
   }
 
   /** `job` with what its commit wrote, when remembered here and this is its first attempt (a run after a crash or a retry reads). */
