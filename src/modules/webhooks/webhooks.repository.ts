@@ -19,6 +19,9 @@ export interface DeliveryWithAttempts extends WebhookDelivery {
   attemptLog: DeliveryAttempt[];
 }
 
+/** Where a fan-out reads from: a look-back behind the newest event fanned out, or after a drain's last event. */
+export type UnfannedFrom = { lookbackMs: number } | { after: Pick<OutboxEventRow, 'id' | 'createdAt'> };
+
 export interface WebhooksRepository {
   /** Serializes webhook creation per merchant (the 10-webhook limit); a no-op where writes are already serial. */
   lockAccount(accountId: string): Promise<void>;
@@ -44,10 +47,11 @@ export interface WebhooksRepository {
   /** Live, unpaused webhooks of the merchant. */
   activeWebhooks(accountId: string): Promise<Webhook[]>;
   /**
-   * Outbox events not fanned out yet, oldest first: within the relay's look-back window, or, in the
-   * middle of a drain, after the last event of the previous batch (so a long drain reads each event once).
+   * Outbox events not fanned out yet, oldest first: from `lookbackMs` before the newest event fanned
+   * out (all of them when none is), or, in the middle of a drain, after the last event of the
+   * previous batch (so a long drain reads each event once).
    */
-  unfannedEvents(limit: number, after?: Pick<OutboxEventRow, 'id' | 'createdAt'>): Promise<OutboxEventRow[]>;
+  unfannedEvents(limit: number, from: UnfannedFrom): Promise<OutboxEventRow[]>;
   /**
    * Marks each event as fanned out to its `deliveries` webhooks, in one statement; returns the ids
    * of those this call marked (the others another relay run had marked already).

@@ -19,7 +19,7 @@ import {
   type WebhookDelivery,
   type WebhookEvent,
 } from './webhook.js';
-import type { DeliveryWithAttempts, OutboxEventRow, WebhooksRepository, WebhooksUnitOfWork } from './webhooks.repository.js';
+import type { DeliveryWithAttempts, OutboxEventRow, UnfannedFrom, WebhooksRepository, WebhooksUnitOfWork } from './webhooks.repository.js';
 
 export const WEBHOOK_DELIVER_JOB = 'webhooks.deliver';
 
@@ -185,10 +185,10 @@ export class WebhooksService {
    * Fan-out: each outbox event not handled yet becomes one delivery (and one job) per active
    * webhook of its merchant subscribed to it. A batch is one commit: the "handled" marks, the
    * deliveries and their jobs together. Returns the events read (the last one is where a drain
-   * continues: `after`); an event committed late, behind it, is found by the next run's look-back.
+   * continues: `{ after }`); an event committed late, behind it, is found by a later run's look-back.
    */
-  async fanOut(limit: number, after?: Pick<OutboxEventRow, 'id' | 'createdAt'>): Promise<OutboxEventRow[]> {
-    const events = await this.deps.webhooks.unfannedEvents(limit, after);
+  async fanOut(limit: number, from: UnfannedFrom): Promise<OutboxEventRow[]> {
+    const events = await this.deps.webhooks.unfannedEvents(limit, from);
     if (events.length === 0) return events;
     const now = this.deps.clock.nowIso();
     await this.deps.transaction(async ({ webhooks, jobs }) => {

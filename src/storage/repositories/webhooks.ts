@@ -1,15 +1,8 @@
 import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import type { DeliveryAttempt, DeliveryState, PauseReason, Webhook, WebhookDelivery, WebhookEvent } from '../../modules/webhooks/webhook.js';
-import type { DeliveryWithAttempts, OutboxEventRow, StoredWebhook, WebhooksRepository } from '../../modules/webhooks/webhooks.repository.js';
+import type { DeliveryWithAttempts, OutboxEventRow, StoredWebhook, UnfannedFrom, WebhooksRepository } from '../../modules/webhooks/webhooks.repository.js';
 import type { Dialect } from '../connect.js';
 import type { Database, WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhooksTable } from '../schema.js';
-
-/**
- * How far behind the newest fanned-out event the relay looks again for events not handled yet.
- * An event is written with its change, so it commits within moments of its created_at; this
- * margin covers slow commits and keeps each scan small however large the outbox grows.
- */
-const RELAY_LOOKBACK_MS = 2 * 60_000;
 
 function toWebhook(row: Selectable<WebhooksTable>): StoredWebhook {
   return {
@@ -179,14 +172,15 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
     return rows.map((r) => publicWebhook(toWebhook(r)));
   }
 
-  async unfannedEvents(limit: number, after?: Pick<OutboxEventRow, 'id' | 'createdAt'>): Promise<OutboxEventRow[]> {
+  async unfannedEvents(limit: number, from: UnfannedFrom): Promise<OutboxEventRow[]> {
+    const after = 'after' in from ? from.after : null;
     const newest = after
       ? null
       : await this.db
           .selectFrom('webhookEventFanouts')
           .select((eb) => eb.fn.max('eventCreatedAt').as('at'))
           .executeTakeFirst();
-    const since = newest?.at ? new Date(Date.parse(newest.at) - RELAY_LOOKBACK_MS).toISOString() : null;
+    const since = newest?.at && 'lookbackMs' in from ? new Date(Date.parse(newest.at) - from.lookbackMs).toISOString() : null;
     let query = this.db
       .selectFrom('events as e')
       .select(['e.id', 'e.accountId', 'e.event', 'e.data', 'e.createdAt'])
