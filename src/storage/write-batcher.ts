@@ -118,9 +118,9 @@ export class StatementCache {
 
   /** What Kysely's SQLite connection does with a compiled query, on a cached statement. */
   execute<R>(query: CompiledQuery): QueryResult<R> {
-    const stmt = this.prepare(query.sql);
-    if (stmt.reader) return { rows: stmt.all(...query.parameters) as R[] };
-    const { changes, lastInsertRowid } = stmt.run(...query.parameters);
+    const stmt = this.prepareForKysely(query.sql);
+    if (stmt.reader) return { rows: stmt.all(query.parameters) as R[] };
+    const { changes, lastInsertRowid } = stmt.run(query.parameters);
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
 

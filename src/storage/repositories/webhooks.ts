@@ -173,14 +173,6 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
   }
 
   async unfannedEvents(limit: number, from: UnfannedFrom): Promise<OutboxEventRow[]> {
-    const after = 'after' in from ? from.after : null;
-    const newest = after
-      ? null
-      : await this.db
-          .selectFrom('webhookEventFanouts')
-          .select((eb) => eb.fn.max('eventCreatedAt').as('at'))
-          .executeTakeFirst();
-    const since = newest?.at && 'lookbackMs' in from ? new Date(Date.parse(newest.at) - from.lookbackMs).toISOString() : null;
     let query = this.db
       .selectFrom('events as e')
       .select(['e.id', 'e.accountId', 'e.event', 'e.data', 'e.createdAt'])
@@ -188,8 +180,16 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
       .orderBy('e.createdAt')
       .orderBy('e.id')
       .limit(limit);
-    if (after) query = query.where((eb) => eb(eb.refTuple('e.createdAt', 'e.id'), '>', eb.tuple(after.createdAt, after.id)));
-    else if (since) query = query.where('e.createdAt', '>=', since);
+    if ('after' in from) {
+      const { after } = from;
+      query = query.where((eb) => eb(eb.refTuple('e.createdAt', 'e.id'), '>', eb.tuple(after.createdAt, after.id)));
+    } else {
+      const newest = await this.db
+        .selectFrom('webhookEventFanouts')
+        .select((eb) => eb.fn.max('eventCreatedAt').as('at'))
+        .executeTakeFirst();
+      if (newest?.at) query = query.where('e.createdAt', '>=', new Date(Date.parse(newest.at) - from.lookbackMs).toISOString());
+    }
     const rows = await query.execute();
     return rows.map((r) => ({ id: r.id, accountId: r.accountId, event: r.event, data: JSON.parse(r.data) as unknown, createdAt: r.createdAt }));
   }
