@@ -26,6 +26,25 @@ const MAX_NAMED = 2_000;
 
 interface QueryingClient {
   query(...args: unknown[]): unknown;
+  /** node-postgres' connection (its Parse bookkeeping is read by parsePending). */
+  connection?: object;
+}
+
+/** What node-postgres' Connection records of named statements: those it sent a Parse for, and those PostgreSQL confirmed. */
+interface ParseBookkeeping {
+  submittedNamedStatements?: Record<string, string>;
+  parsedStatements?: Record<string, string>;
+}
+
+/**
+ * Whether the connection has sent a Parse for `name` that PostgreSQL has not confirmed yet. A
+ * pipelined query under that name would go without a Parse of its own and rely on that one — and
+ * fail with "prepared statement does not exist" when it is refused (in a transaction that a
+ * failed statement before it aborted), though the query itself is fine.
+ */
+function parsePending(client: QueryingClient, name: string): boolean {
+  const connection = client.connection as ParseBookkeeping | undefined;
+  return connection?.submittedNamedStatements?.[name] !== undefined && connection.parsedStatements?.[name] === undefined;
 }
 
 /** The part of node-postgres' Result (pg/lib/result.js) that addFields sets. */
@@ -61,7 +80,8 @@ export class PreparedNames {
       const [text, values, ...rest] = args;
       if (typeof text === 'string' && Array.isArray(values) && values.length > 0 && typeof rest[0] !== 'function') {
         const name = this.nameOf(text);
-        if (name !== null) return this.send(query, text, values, name);
+        // Unnamed while its Parse is pending: this query then stands on its own.
+        if (name !== null && !parsePending(client, name)) return this.send(query, text, values, name);
       }
       return query(...args);
     };

@@ -86,4 +86,27 @@ describe('on PostgreSQL', { skip: reachable ? false : POSTGRES_SKIP_MESSAGE }, (
       await client.end();
     }
   });
+
+  test('pipelined: a query sent while its statement is being parsed does not rely on that Parse, which an aborted transaction refuses', async () => {
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL, pipeline: true } as pg.ClientConfig);
+    await client.connect();
+    try {
+      const names = new PreparedNames();
+      names.prepareOn(client as unknown as { query(...args: unknown[]): unknown });
+      const text = 'select $1::int * 2 as n';
+      // All sent at once: the named statement's first Parse comes after a failed statement in the
+      // transaction, so PostgreSQL refuses it; the query after the rollback is already on its way.
+      const sent = [client.query('BEGIN'), client.query('select 1 / 0'), client.query(text, [1]), client.query('ROLLBACK'), client.query(text, [2])];
+      const [, failed, aborted, , after] = await Promise.allSettled(sent);
+      assert.match(String((failed as PromiseRejectedResult).reason), /division by zero/);
+      assert.match(String((aborted as PromiseRejectedResult).reason), /current transaction is aborted/);
+      assert.equal(after!.status, 'fulfilled', String((after as PromiseRejectedResult).reason));
+      assert.deepEqual((after as PromiseFulfilledResult<pg.QueryResult>).value.rows, [{ n: 4 }]);
+      // And the name works from then on.
+      assert.deepEqual((await client.query(text, [3])).rows, [{ n: 6 }]);
+      assert.deepEqual((await client.query(text, [4])).rows, [{ n: 8 }]);
+    } finally {
+      await client.end();
+    }
+  });
 });
