@@ -197,7 +197,7 @@ export function buildServices(deps: ServiceDeps): Services {
   });
   const payments = new PaymentEngine<Repositories>({
     transactions: store.transactions,
-    transaction: (fn) => store.transaction(fn),
+    transaction: (fn, unit) => store.transaction(fn, unit),
     acquirer,
     clock,
     // A final transaction's callback row (with its body) and job are written in the commit that made it final.

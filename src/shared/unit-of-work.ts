@@ -6,7 +6,18 @@ export interface UnitOptions {
    * statement, when all its writes are joinable (pg-shared-clients.ts). Default 0.
    */
   lingerMs?: number;
+  /**
+   * The unit may run again from the start, in a new transaction, before it is answered: it writes
+   * only through the repositories it is given and changes nothing else that a second run would
+   * change again (what it registers after the commit is taken back with the first run). On SQLite
+   * it then needs no savepoint in a group commit of such units (write-batcher.ts): a later one's
+   * failure rolls the transaction back and runs it again. Ignored on PostgreSQL. Default false.
+   */
+  replayable?: boolean;
 }
+
+/** A replayable unit (UnitOptions.replayable). */
+export const REPLAYABLE_UNIT: UnitOptions = { replayable: true };
 
 /**
  * The record of a callback's attempt (with its job's end) may wait this long for another commit:
@@ -20,4 +31,4 @@ export interface UnitOptions {
  */
 export const DELIVERY_RECORD_LINGER_MS = 20;
 
-export const DELIVERY_RECORD_UNIT: UnitOptions = { lingerMs: DELIVERY_RECORD_LINGER_MS };
+export const DELIVERY_RECORD_UNIT: UnitOptions = { lingerMs: DELIVERY_RECORD_LINGER_MS, replayable: true };

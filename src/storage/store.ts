@@ -226,24 +226,46 @@ async function inTransaction<T>(
   options: StoreOptions,
   notify: (firstDueAt: number) => void,
 ): Promise<T> {
+  // What one run of `fn` asks for after the commit; a replayable unit run again (write-batcher.ts)
+  // starts afresh, the slots its first run was handed given back.
+  const last: { run: CommitRun | null } = { run: null };
+  const work = (db: Kysely<Database>) => {
+    last.run?.handing?.giveBack();
+    const run = (last.run = commitRun(options, notify));
+    return fn(repositories(db, dialect, options, run.queued, run.afterCommit, run.handing ?? queueEveryJob));
+  };
+  let result: T;
+  try {
+    result = await commit(work);
+  } catch (err) {
+    last.run?.handing?.giveBack();
+    throw duplicateIdOf(err) ?? staleWriteOf(err) ?? err;
+  }
+  runAll(last.run?.committed ?? []);
+  return result;
+}
+
+interface CommitRun {
+  committed: Array<() => void>;
+  queued(at: number): void;
+  afterCommit(after: () => void): void;
+  handing: (JobPlacer & { giveBack(): void }) | null;
+}
+
+function commitRun(options: StoreOptions, notify: (firstDueAt: number) => void): CommitRun {
   const committed: Array<() => void> = [];
   // One notice per commit, for the first of its queued jobs to come due.
   let firstDueAt: number | null = null;
-  const queued = (at: number) => {
-    if (firstDueAt === null) committed.push(() => notify(firstDueAt!));
-    firstDueAt = Math.min(firstDueAt ?? Infinity, at);
-  };
   const afterCommit = (after: () => void) => void committed.push(after);
-  const handing = options.handoff ? handingPlacer(options.handoff, afterCommit) : null;
-  let result: T;
-  try {
-    result = await commit((db) => fn(repositories(db, dialect, options, queued, afterCommit, handing ?? queueEveryJob)));
-  } catch (err) {
-    handing?.giveBack();
-    throw duplicateIdOf(err) ?? staleWriteOf(err) ?? err;
-  }
-  runAll(committed);
-  return result;
+  return {
+    committed,
+    queued(at) {
+      if (firstDueAt === null) committed.push(() => notify(firstDueAt!));
+      firstDueAt = Math.min(firstDueAt ?? Infinity, at);
+    },
+    afterCommit,
+    handing: options.handoff ? handingPlacer(options.handoff, afterCommit) : null,
+  };
 }
 
 /** The after-commit functions of one commit, each once. */

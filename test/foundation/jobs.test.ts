@@ -430,6 +430,43 @@ for (const kind of await availableStores()) {
       assert.equal((await t.store.db.selectFrom('jobs').select('id').where('payload', 'like', '%rolled-back%').execute()).length, 0);
     });
 
+    test('a unit run again (SQLite: a replayable unit after which another failed) hands its job over once and runs its after-commit work once', async () => {
+      const kind = `replayed.${newId()}`;
+      const ran: string[] = [];
+      await handingRunner([handedKind(kind, async (payload: never) => void ran.push((payload as { name: string }).name))], 1);
+      const replaysBefore = t.store.batcher?.stats.replays ?? 0;
+      let afterCommits = 0;
+      // Queued in one turn: one group commit on SQLite, the failing unit after the other.
+      const [first, second] = await Promise.allSettled([
+        t.store.transaction(
+          async (repos) => {
+            await repos.jobs.enqueue({ kind, payload: { name: 'kept' } });
+            repos.afterCommit(() => afterCommits++);
+          },
+          { replayable: true },
+        ),
+        t.store.transaction(
+          async () => {
+            throw new Error('the second unit fails');
+          },
+          { replayable: true },
+        ),
+      ]);
+      assert.equal(first.status, 'fulfilled');
+      assert.equal(second.status, 'rejected');
+      if (t.store.batcher) assert.equal(t.store.batcher.stats.replays, replaysBefore + 1, 'the first unit ran again');
+      await waitFor('the handed job to run', () => ran.length === 1);
+      const rows = await t.store.db.selectFrom('jobs').select(['state', 'leasedBy']).where('kind', '=', kind).execute();
+      assert.equal(rows.length, 1);
+      await waitFor('the job to be done', async () => (await stateOf(await jobIdOf(kind))).state === 'done');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.deepEqual(ran, ['kept'], 'started once');
+      assert.equal(afterCommits, 1);
+      // The slot the first run was handed came back: the one slot takes the next job.
+      await t.store.transaction((repos) => repos.jobs.enqueue({ kind, payload: { name: 'next' } }));
+      await waitFor('the next job to run', () => ran.length === 2);
+    });
+
     test("a job queued with its commit's record (the runner full) gets that record at its first claim here, again after a deferral; not a retry, not one pushed out of the runner's memory, not a kind that does not allow it", async () => {
       const kind = `known.${newId()}`;
       const seen: Array<{ name: string; attempt: number; known: unknown }> = [];

@@ -328,6 +328,101 @@ for (const driver of availableSqliteDrivers()) {
       );
     });
 
+    test('group commit: single statements need no savepoint; a failing one is undone by SQLite alone, those before and after it commit', async () => {
+      const batcher = new WriteBatcher(connection.db, connection.statements!);
+      const write = (id: number, n = 0) => batcher.execute(sql`insert into t (id, v, n) values (${id}, ${`s${id}`}, ${n})`.compile(connection.db));
+      const { outcomes, control } = await controlOf(() => [
+        batcher.run(async (db) => {
+          await insert(db, 400);
+          await insert(db, 401);
+        }),
+        write(402),
+        write(403, -1),
+        write(404),
+      ]);
+      assert.deepEqual(outcomes, [true, true, 'SQLITE_CONSTRAINT_CHECK', true]);
+      assert.deepEqual(control, ['BEGIN IMMEDIATE', 'COMMIT']);
+      const rows = await sql<{ id: number }>`select id from t where id between 400 and 409 order by id`.execute(connection.db);
+      assert.deepEqual(
+        rows.rows.map((r) => r.id),
+        [400, 401, 402, 404],
+      );
+    });
+
+    test('group commit: replayable units need no savepoint; when one fails after writing, the transaction is rolled back and those before it run again, once per batch', async () => {
+      const batcher = new WriteBatcher(connection.db, connection.statements!);
+      const runs = new Map<number, number>();
+      const replayable = (ids: number[], failing = false) =>
+        batcher.run(
+          async (db) => {
+            runs.set(ids[0]!, (runs.get(ids[0]!) ?? 0) + 1);
+            for (const id of ids) await insert(db, id);
+            if (failing) await insert(db, ids[0]! + 50, -1);
+          },
+          { replayable: true },
+        );
+      const { outcomes, control } = await controlOf(() => [
+        replayable([500, 501]),
+        replayable([502]),
+        replayable([503, 504], true),
+        replayable([505]),
+        replayable([506], true),
+        replayable([507]),
+      ]);
+      assert.deepEqual(outcomes, [true, true, 'SQLITE_CONSTRAINT_CHECK', true, 'SQLITE_CONSTRAINT_CHECK', true]);
+      const [savepoint, back, release] = ['SAVEPOINT', 'ROLLBACK TO', 'RELEASE'].map((verb) => `${verb} group_commit_item`);
+      assert.deepEqual(control, [
+        'BEGIN IMMEDIATE',
+        // 500, 502 and 503 bare; 503 fails: all three rolled back, 500 and 502 run again, now with savepoints after the first.
+        'ROLLBACK',
+        'BEGIN IMMEDIATE',
+        savepoint,
+        release,
+        savepoint,
+        release,
+        savepoint,
+        back,
+        release,
+        savepoint,
+        release,
+        'COMMIT',
+      ]);
+      assert.deepEqual(Object.fromEntries(runs), { 500: 2, 502: 2, 503: 1, 505: 1, 506: 1, 507: 1 });
+      assert.equal(batcher.stats.replays, 1);
+      assert.equal(batcher.stats.commits, 1);
+      const rows = await sql<{ id: number }>`select id from t where id between 500 and 599 order by id`.execute(connection.db);
+      assert.deepEqual(
+        rows.rows.map((r) => r.id),
+        [500, 501, 502, 505, 507],
+        'the failed units left nothing, the others everything, once',
+      );
+    });
+
+    test('group commit: after a unit that may not run again, replayable units take savepoints', async () => {
+      const batcher = new WriteBatcher(connection.db, connection.statements!);
+      const { outcomes, control } = await controlOf(() => [
+        batcher.run((db) => insert(db, 600), { replayable: true }),
+        batcher.run((db) => insert(db, 601)),
+        batcher.run(
+          async (db) => {
+            await insert(db, 602);
+            await insert(db, 603, -1);
+          },
+          { replayable: true },
+        ),
+        batcher.run((db) => insert(db, 604), { replayable: true }),
+      ]);
+      assert.deepEqual(outcomes, [true, true, 'SQLITE_CONSTRAINT_CHECK', true]);
+      const [savepoint, back, release] = ['SAVEPOINT', 'ROLLBACK TO', 'RELEASE'].map((verb) => `${verb} group_commit_item`);
+      assert.deepEqual(control, ['BEGIN IMMEDIATE', savepoint, release, savepoint, back, release, savepoint, release, 'COMMIT']);
+      assert.equal(batcher.stats.replays, 0);
+      const rows = await sql<{ id: number }>`select id from t where id between 600 and 609 order by id`.execute(connection.db);
+      assert.deepEqual(
+        rows.rows.map((r) => r.id),
+        [600, 601, 604],
+      );
+    });
+
     test('group commit: a lingering unit joins the next commit another unit starts, or commits alone once it has waited; drain takes it at once', async () => {
       const batcher = new WriteBatcher(connection.db, connection.statements!);
       const insert = (id: number, lingerMs?: number) =>

@@ -64,6 +64,7 @@ import {
 import type { KnownSections } from './notification.js';
 import type { AggregateDelta, DriveRecord, NewTransaction, PaymentRecords, TransactionResultPatch, TransactionsRepository } from './transactions.repository.js';
 import { answeredEvent } from './answer-log.js';
+import { REPLAYABLE_UNIT, type UnitOptions } from '../../shared/unit-of-work.js';
 
 export type { PrimaryOperation } from './engine-rules.js';
 
@@ -164,7 +165,7 @@ export const BEFORE_CALL_BUDGET_MS = 30_000;
 
 export interface EngineDeps<R extends PipelineRepos> {
   transactions: TransactionsRepository;
-  transaction<T>(fn: (repos: R) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (repos: R) => Promise<T>, unit?: UnitOptions): Promise<T>;
   acquirer: Acquirer;
   /** Writes a final transaction's callback in the commit that made it final. */
   callbacks: CallbackScheduler<R>;
@@ -271,7 +272,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
           fresh.map((b) => driveRecordOf(b.request, b.committed, b.operation)),
         );
         for (const b of fresh) await b.request.inCommit?.(repos, b.transaction);
-      });
+      }, REPLAYABLE_UNIT);
       return made;
     });
     // What was just committed, as committed: no read back (a batch of 500 would be 500 reads).
@@ -716,7 +717,9 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       return { operation: answered, transaction: after, follow: next, becameFinal };
     };
     const applied = await this.commitAnswer(op, () =>
-      isPrimary(op.type) ? this.deps.transaction(answerIn(true)) : this.predicting((predict) => this.deps.transaction(answerIn(predict))),
+      isPrimary(op.type)
+        ? this.deps.transaction(answerIn(true), REPLAYABLE_UNIT)
+        : this.predicting((predict) => this.deps.transaction(answerIn(predict), REPLAYABLE_UNIT)),
     );
     this.deps.events?.logEvent('payment.answered', answeredEvent(applied.transaction, applied.operation, applied.follow));
     if (applied.becameFinal) for (const observe of this.observers) observe(applied.transaction);
