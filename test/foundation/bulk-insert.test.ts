@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { newId } from '../../src/shared/ids.js';
+import { sql } from 'kysely';
 import { bulkInsert, insertRows } from '../../src/storage/bulk-insert.js';
+import { PG_BULK_COLUMN_TYPES } from '../../src/storage/pg-column-types.js';
 import { availableStores } from '../support/stores.js';
 import { iso, newOperation, newTransaction, openTestStore, seedAccount, T0, type TestStore } from './fixtures.js';
 
@@ -42,7 +44,9 @@ for (const kind of await availableStores()) {
         ).n,
       );
 
-    test('builds the statement Kysely builds for the same rows, with the same parameters', () => {
+    const eventRow = (i: number) => ({ id: newId(), accountId: 'acct', event: 'test.bulk', data: JSON.stringify({ i }), createdAt: iso(T0 + i) });
+
+    test('builds the statement Kysely builds for the same rows, with the same parameters (PostgreSQL: a table outside PG_BULK_COLUMN_TYPES)', () => {
       const rows = [jobRow(1, 'k1'), jobRow(2, 'k2'), jobRow(3)];
       const kysely = t.store.db
         .insertInto('jobs')
@@ -50,15 +54,75 @@ for (const kind of await availableStores()) {
         .onConflict((oc) => oc.column('dedupeKey').doNothing())
         .compile();
       const bulk = bulkInsert(t.store.db, 'jobs', rows, { conflictColumn: 'dedupeKey' });
-      assert.equal(bulk?.sql, kysely.sql);
-      assert.deepEqual(bulk?.parameters, kysely.parameters);
+      if (kind === 'sqlite') {
+        assert.equal(bulk?.sql, kysely.sql);
+        assert.deepEqual(bulk?.parameters, kysely.parameters);
+      }
+      const events = [eventRow(1), eventRow(2)];
+      const kyselyEvents = t.store.db.insertInto('events').values(events).compile();
+      const bulkEvents = bulkInsert(t.store.db, 'events', events);
+      assert.equal(bulkEvents?.sql, kyselyEvents.sql);
+      assert.deepEqual(bulkEvents?.parameters, kyselyEvents.parameters);
     });
 
     test('numbers PostgreSQL placeholders from firstParameter (to join a larger statement)', () => {
       const bulk = bulkInsert(t.store.db, 'jobs', [jobRow(1), jobRow(2)], { firstParameter: 7 })!;
-      const placeholders = bulk.sql.slice(bulk.sql.indexOf(' values ')).match(/\$\d+|\?/g);
-      assert.deepEqual(placeholders, kind === 'postgres' ? Array.from({ length: 20 }, (_, i) => `$${i + 7}`) : Array(20).fill('?'));
+      const placeholders = bulk.sql.slice(bulk.sql.search(/ values | unnest\(/)).match(/\$\d+|\?/g);
+      // PostgreSQL: one array per column (10), SQLite: one placeholder per value (20).
+      assert.deepEqual(placeholders, kind === 'postgres' ? Array.from({ length: 10 }, (_, i) => `$${i + 7}`) : Array(20).fill('?'));
     });
+
+    if (kind === 'postgres') {
+      test('PostgreSQL: a table of PG_BULK_COLUMN_TYPES takes one array per column, cast to its type, the same text for any row count', async () => {
+        const rows = [jobRow(1, 'u1'), jobRow(2)];
+        const bulk = bulkInsert(t.store.db, 'jobs', rows, { conflictColumn: 'dedupeKey' })!;
+        const columns = Object.keys(rows[0]!);
+        assert.equal(
+          bulk.sql,
+          'insert into "jobs" ("id", "kind", "payload", "state", "dedupe_key", "run_at", "attempts", "max_attempts", "created_at", "updated_at") ' +
+            'select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::int4[], $8::int4[], $9::timestamptz[], $10::timestamptz[]) ' +
+            'on conflict ("dedupe_key") do nothing',
+        );
+        assert.deepEqual(
+          bulk.parameters,
+          columns.map((c) => rows.map((r) => r[c as keyof typeof r])),
+        );
+        assert.equal(bulkInsert(t.store.db, 'jobs', [jobRow(3, 'u3')], { conflictColumn: 'dedupeKey' })!.sql, bulk.sql);
+      });
+
+      test('PG_BULK_COLUMN_TYPES is the migrated schema: every column of its tables not listed is text (a domain: its base type)', async () => {
+        const { rows } = await sql<{ table: string; column: string; type: string }>`
+          select c.relname as table, a.attname as column, base.typname as type
+          from pg_attribute a
+          join pg_class c on c.oid = a.attrelid
+          join pg_type t on t.oid = a.atttypid
+          join pg_type base on base.oid = case when t.typtype = 'd' then t.typbasetype else t.oid end
+          where c.relnamespace = current_schema()::regnamespace and a.attnum > 0 and not a.attisdropped
+            and c.relname in (${sql.join(Object.keys(PG_BULK_COLUMN_TYPES))})`.execute(t.store.db);
+        const nonText: Record<string, Record<string, string>> = {};
+        for (const r of rows) if (r.type !== 'text') (nonText[r.table] ??= {})[r.column] = r.type;
+        assert.deepEqual(nonText, PG_BULK_COLUMN_TYPES);
+      });
+
+      test('PostgreSQL: values that need quoting in an array (quotes, backslashes, commas, braces, NULL, the word NULL, empty, unicode) read back as written', async () => {
+        const accountId = (await seedAccount(t.store)).id;
+        const awkward = ['it\'s "quoted"', 'back\\slash\\', 'a,b', '{braces}', 'NULL', '', 'ø 💳 \n tab\t', null];
+        const txs = awkward.map((reference, i) => newTransaction(accountId, newId(), { amount: i, reference }));
+        await t.store.transaction((repos) =>
+          repos.paymentRecords.record(
+            txs,
+            txs.map((tx) => newOperation(tx, { amount: tx.amount })),
+            [],
+          ),
+        );
+        const stored = await t.store.db.selectFrom('transactions').select(['id', 'reference', 'amount']).where('accountId', '=', accountId).execute();
+        const byId = new Map(stored.map((r) => [r.id, r]));
+        for (const tx of txs) {
+          assert.equal(byId.get(tx.id)?.reference, tx.reference, `reference ${JSON.stringify(tx.reference)}`);
+          assert.equal(Number(byId.get(tx.id)?.amount), tx.amount);
+        }
+      });
+    }
 
     test('rows whose defined columns differ are left to Kysely (null), and insertRows still writes them', async () => {
       const rows = [jobRow(1), { ...jobRow(2), leasedBy: 'w' }];
