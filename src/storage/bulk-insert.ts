@@ -110,16 +110,26 @@ function columnNames(insertInto: string): string[] {
   return [...list.matchAll(/"((?:[^"]|"")*)"/g)].map((m) => m[1]!.replaceAll('""', '"'));
 }
 
+/** The statement for `rowCount` rows whose placeholders start at `firstParameter`, cached per shape. */
 function textOf(shape: Shape, rowCount: number, firstParameter: number): string {
+  // Arrays: one text for any row count.
   const key = shape.arrayTypes ? `${firstParameter}` : `${rowCount}:${firstParameter}`;
   let text = shape.texts.get(key);
   if (text !== undefined) return text;
-  if (shape.arrayTypes) {
-    const arrays = shape.arrayTypes.map((type, c) => `$${firstParameter + c}::${type}`);
-    text = `${shape.head.slice(0, -' values '.length)} select * from unnest(${arrays.join(', ')})${shape.tail}`;
-    shape.texts.set(key, text);
-    return text;
-  }
+  text = shape.arrayTypes ? unnestText(shape, shape.arrayTypes, firstParameter) : valuesText(shape, rowCount, firstParameter);
+  if (shape.texts.size >= 32) shape.texts.clear();
+  shape.texts.set(key, text);
+  return text;
+}
+
+/** `insert into "t" (…) select * from unnest($1::text[], …)`: one array per column. */
+function unnestText(shape: Shape, arrayTypes: readonly string[], firstParameter: number): string {
+  const arrays = arrayTypes.map((type, c) => `$${firstParameter + c}::${type}`);
+  return `${shape.head.slice(0, -' values '.length)} select * from unnest(${arrays.join(', ')})${shape.tail}`;
+}
+
+/** `insert into "t" (…) values (…), (…)`: the row's placeholders `rowCount` times. */
+function valuesText(shape: Shape, rowCount: number, firstParameter: number): string {
   const width = shape.columns.length;
   const tuples: string[] = [];
   for (let r = 0; r < rowCount; r++) {
@@ -127,10 +137,7 @@ function textOf(shape: Shape, rowCount: number, firstParameter: number): string 
     for (let c = 0; c < width; c++) slots.push(shape.numbered ? `$${firstParameter + r * width + c}` : '?');
     tuples.push(`(${slots.join(', ')})`);
   }
-  text = shape.head + tuples.join(', ') + shape.tail;
-  if (shape.texts.size >= 32) shape.texts.clear();
-  shape.texts.set(key, text);
-  return text;
+  return shape.head + tuples.join(', ') + shape.tail;
 }
 
 export interface BulkInsert {

@@ -253,7 +253,7 @@ export class WriteBatcher {
         const handle = this.statements.handle;
         try {
           // The open transaction: the index of its first unit; `fresh`: no unit has written into it
-          // yet; `replayable`: every unit in it so far may run again (see savepointFor).
+          // yet; `replayable`: every unit in it so far may run again (see needsSavepoint).
           let start = 0;
           let fresh = true;
           let replayable = true;
@@ -267,7 +267,7 @@ export class WriteBatcher {
               exec('BEGIN IMMEDIATE');
               [start, fresh, replayable] = [i, true, true];
             }
-            const savepoint = !fresh && !item.atomic && !(replayable && item.replayable && !replayed);
+            const savepoint = needsSavepoint(item, { fresh, replayable: replayable && !replayed });
             if (savepoint) exec('SAVEPOINT group_commit_item');
             try {
               const value = await item.fn(conn);
@@ -325,6 +325,16 @@ export class WriteBatcher {
       else item.reject(outcome.error);
     });
   }
+}
+
+/**
+ * Whether a unit runs in a savepoint of its own. Not the first unit of a transaction (`fresh`: its
+ * failure rolls back a transaction that is its alone), nor a single statement (SQLite undoes a failed
+ * one by itself), nor a replayable unit after replayable units only (`replayable`: its failure rolls
+ * the transaction back and they run again).
+ */
+function needsSavepoint(item: Item, transaction: { fresh: boolean; replayable: boolean }): boolean {
+  return !transaction.fresh && !item.atomic && !(transaction.replayable && item.replayable);
 }
 
 const WRITE = /^\s*(insert|update|delete|replace)\b/i;

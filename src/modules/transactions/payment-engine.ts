@@ -33,6 +33,7 @@ import type { Effect } from '../../shared/effect.js';
 import type { EventsLog } from '../../shared/events-log.js';
 import { newId, newTransactionId } from '../../shared/ids.js';
 import { StaleWrite, withNewIdsOnCollision } from '../../shared/errors.js';
+import { REPLAYABLE_UNIT, type UnitOptions } from '../../shared/unit-of-work.js';
 import type { EventOutbox } from '../events/event-outbox.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import {
@@ -64,7 +65,6 @@ import {
 import type { KnownSections } from './notification.js';
 import type { AggregateDelta, DriveRecord, NewTransaction, PaymentRecords, TransactionResultPatch, TransactionsRepository } from './transactions.repository.js';
 import { answeredEvent } from './answer-log.js';
-import { REPLAYABLE_UNIT, type UnitOptions } from '../../shared/unit-of-work.js';
 
 export type { PrimaryOperation } from './engine-rules.js';
 
