@@ -32,3 +32,14 @@ export const REPLAYABLE_UNIT: UnitOptions = { replayable: true };
 export const DELIVERY_RECORD_LINGER_MS = 20;
 
 export const DELIVERY_RECORD_UNIT: UnitOptions = { lingerMs: DELIVERY_RECORD_LINGER_MS, replayable: true };
+
+/**
+ * The commit of an acquirer's answer applied by its drive job (an asynchronous payment: no request
+ * waits for it, only its callback, which leaves after it) may wait this long for another commit. At
+ * low rates it then shares the next payment's commit instead of paying one of its own (SQLite, MITs
+ * at 100/s: 2.05 → 1.03 commits and 17.2 → 15.2 statements per MIT, the callback ~9 ms later);
+ * under load a commit is always next and it waits for none. Synchronous flows' answers never wait.
+ */
+export const JOB_ANSWER_LINGER_MS = 10;
+
+export const JOB_ANSWER_UNIT: UnitOptions = { lingerMs: JOB_ANSWER_LINGER_MS, replayable: true };

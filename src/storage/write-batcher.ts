@@ -22,11 +22,11 @@
  *   - while one batch commits, new closures queue for the next one: the commit rate stays at what
  *     the disk gives, and the rows per commit grow with the load.
  *
- * A unit may linger (`run(fn, { lingerMs })`): bookkeeping whose caller waits for nobody (a
- * delivered callback's record) that finds the batcher idle does not start a commit of its own but
- * joins the next one that another unit starts, or commits alone once it has waited `lingerMs`. At
- * low rates this saves a commit, its fsync and its wake-ups per such unit; under load the batcher
- * is seldom idle, and a unit queued while a commit is under way joins the next one at once.
+ * A unit may linger (`run(fn, { lingerMs })`): work whose caller waits for nobody (a delivered
+ * callback's record, an answer applied by its job) that finds no commit due to start does not start
+ * one of its own but joins the next one that another unit starts, or commits alone once it has
+ * waited `lingerMs`. At low rates this saves a commit, its fsync and its wake-ups per such unit;
+ * under load a unit that starts a commit is nearly always queued already, and it joins that one.
  *
  * Closures run one after another (never interleaved), so each sees the writes of those before
  * it, exactly as serial transactions would. The batch holds Kysely's connection lock for its
@@ -179,10 +179,11 @@ export class WriteBatcher {
   }
 
   private enqueue<T>(fn: (conn: Kysely<Database>) => Promise<T>, options: UnitOptions, atomic: boolean): Promise<T> {
-    // Only a unit that finds the batcher idle lingers: one queued while a commit is under way or
-    // about to start joins the next commit at once (under load lingering would only add waits).
+    // A unit lingers unless a commit is due to start: one queued behind a unit that starts a commit
+    // joins it at once. One queued while a commit is under way waits for the next that another
+    // unit starts (at low rates, a commit made for it alone would follow the current one at once).
     const lingerMs = options.lingerMs ?? 0;
-    const lingers = lingerMs > 0 && !this.flushing && !this.scheduled;
+    const lingers = lingerMs > 0 && !this.scheduled && this.urgent === 0;
     return new Promise<T>((resolve, reject) => {
       const lingerUntil = lingers ? Date.now() + lingerMs : 0;
       this.queue.push({ fn, resolve: resolve as (v: unknown) => void, reject, lingerUntil, replayable: atomic || options.replayable === true, atomic });

@@ -460,17 +460,30 @@ for (const driver of availableSqliteDrivers()) {
       );
     });
 
-    test('group commit: a unit that may linger but is queued while a commit is under way joins the next commit at once', async () => {
+    test('group commit: a lingering unit queued while a commit is under way waits for the next commit another unit starts; one queued with a commit about to start joins it', async () => {
       let late: Promise<unknown> | null = null;
       const batcher = new WriteBatcher(connection.db, connection.statements!, {
         beforeCommit: () => {
           late ??= batcher.run((db) => sql`insert into t (id, v, n) values (${95}, ${'busy'}, ${0})`.execute(db), { lingerMs: 60_000 });
         },
       });
+      let lateSettled = false;
       await batcher.run((db) => sql`insert into t (id, v, n) values (${94}, ${'first'}, ${0})`.execute(db));
+      void late!.then(() => (lateSettled = true));
+      await new Promise((r) => setTimeout(r, 30));
+      assert.equal(lateSettled, false, 'it starts no commit of its own after the one under way');
+      assert.equal(batcher.stats.commits, 1);
+      await batcher.run((db) => sql`insert into t (id, v, n) values (${96}, ${'next'}, ${0})`.execute(db));
       await late;
-      assert.equal(batcher.stats.commits, 2, 'committed in the next commit, not after its 60 s');
-      assert.equal(batcher.stats.lingered, 0);
+      assert.equal(batcher.stats.commits, 2, 'it joined the next commit another unit started');
+      assert.equal(batcher.stats.lingered, 1);
+
+      // Queued in the same turn as a unit that starts a commit: no wait, the same commit.
+      const urgent = batcher.run((db) => sql`insert into t (id, v, n) values (${97}, ${'urgent'}, ${0})`.execute(db));
+      const joining = batcher.run((db) => sql`insert into t (id, v, n) values (${98}, ${'joins'}, ${0})`.execute(db), { lingerMs: 60_000 });
+      await Promise.all([urgent, joining]);
+      assert.equal(batcher.stats.commits, 3);
+      assert.equal(batcher.stats.lingered, 1, 'the second one did not linger');
     });
 
     test('inTransaction is asked of the connection: BEGIN, COMMIT, and a transaction SQLite ended by itself', () => {

@@ -1,12 +1,13 @@
 /**
- * A delivered callback's record — the attempt, the row's counters and its job's end — is one commit
- * that may linger (src/shared/unit-of-work.ts): on SQLite, when it finds the group commit idle it
- * waits for the next commit another unit starts instead of paying its own (the rules are tested on
- * the batcher in sqlite-driver.test.ts); PostgreSQL commits it at once. Both record the delivery.
+ * The answer a MIT's drive job applies, and the delivered callback's record — the attempt, the row's
+ * counters and its job's end — are each one commit that may linger (src/shared/unit-of-work.ts):
+ * unless a commit is due to start, it waits for the next one another unit starts instead of paying
+ * its own (on SQLite the group commit, whose rules are tested in sqlite-driver.test.ts; on
+ * PostgreSQL the next joinable statement). Both stores record the delivery.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DELIVERY_RECORD_LINGER_MS, type UnitOptions } from '../../src/shared/unit-of-work.js';
+import { DELIVERY_RECORD_UNIT, JOB_ANSWER_UNIT, type UnitOptions } from '../../src/shared/unit-of-work.js';
 import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
 import { mitBody, storedCard } from './cit-flows.js';
@@ -27,7 +28,7 @@ for (const kind of await availableStores()) {
       await t.close();
     });
 
-    test('the record of a delivered callback is one commit that may linger; the row says DELIVERED', async () => {
+    test('the answer applied by a job and the record of its delivered callback are commits that may linger; the row says DELIVERED', async () => {
       const { subscriptionId } = await storedCard(t, m, 'cust-linger');
       const store = t.runtime.store;
       const original = store.transaction.bind(store);
@@ -49,8 +50,8 @@ for (const kind of await availableStores()) {
         assert.equal(Number(row.attempts), 1);
         assert.deepEqual(
           units.filter((u) => u.lingerMs !== undefined),
-          [{ lingerMs: DELIVERY_RECORD_LINGER_MS, replayable: true }],
-          'one commit for the record, allowed to linger (and to run again: it writes only through its repositories)',
+          [JOB_ANSWER_UNIT, DELIVERY_RECORD_UNIT],
+          'the answer applied by the drive job, then the record: each one commit, allowed to linger (and to run again: they write only through their repositories)',
         );
       } finally {
         store.transaction = original;

@@ -33,7 +33,7 @@ import type { Effect } from '../../shared/effect.js';
 import type { EventsLog } from '../../shared/events-log.js';
 import { newId, newTransactionId } from '../../shared/ids.js';
 import { StaleWrite, withNewIdsOnCollision } from '../../shared/errors.js';
-import { REPLAYABLE_UNIT, type UnitOptions } from '../../shared/unit-of-work.js';
+import { JOB_ANSWER_UNIT, REPLAYABLE_UNIT, type UnitOptions } from '../../shared/unit-of-work.js';
 import type { EventOutbox } from '../events/event-outbox.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import {
@@ -716,10 +716,10 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       if (callback && !continued) await repos.jobs.enqueue(callback);
       return { operation: answered, transaction: after, follow: next, becameFinal };
     };
+    // Applied by its job, nobody waits for this commit but the callback: it may share the next one.
+    const unit = job ? JOB_ANSWER_UNIT : REPLAYABLE_UNIT;
     const applied = await this.commitAnswer(op, () =>
-      isPrimary(op.type)
-        ? this.deps.transaction(answerIn(true), REPLAYABLE_UNIT)
-        : this.predicting((predict) => this.deps.transaction(answerIn(predict), REPLAYABLE_UNIT)),
+      isPrimary(op.type) ? this.deps.transaction(answerIn(true), unit) : this.predicting((predict) => this.deps.transaction(answerIn(predict), unit)),
     );
     this.deps.events?.logEvent('payment.answered', answeredEvent(applied.transaction, applied.operation, applied.follow));
     if (applied.becameFinal) for (const observe of this.observers) observe(applied.transaction);

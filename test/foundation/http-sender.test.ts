@@ -1,0 +1,62 @@
+/**
+ * The callbacks' HTTP sender: an attempt gets the receiver's status, and it ends at its deadline
+ * however the receiver stalls — here headers at once, then a byte now and then, which neither the
+ * headers' nor the body's idle timeout ever stops.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, test } from 'node:test';
+import { UndiciSender } from '../../src/delivery/http-sender.js';
+
+describe('callback HTTP sender', () => {
+  let server: http.Server;
+  let base: string;
+  const drips = new Set<NodeJS.Timeout>();
+  before(async () => {
+    server = http.createServer((req, res) => {
+      req.resume();
+      if (req.url === '/ok') {
+        res.writeHead(204).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const drip = setInterval(() => res.write('.'), 50);
+      drips.add(drip);
+      res.on('close', () => {
+        clearInterval(drip);
+        drips.delete(drip);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    for (const drip of drips) clearInterval(drip);
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  test('an answered attempt: its status, no error', async () => {
+    const sender = new UndiciSender({ allowPrivate: true, now: Date.now, timeoutMs: 2_000 });
+    try {
+      const result = await sender.post(`${base}/ok`, { 'content-type': 'application/json' }, '{}');
+      assert.equal(result.status, 204);
+      assert.equal(result.error, null);
+    } finally {
+      await sender.close();
+    }
+  });
+
+  test('a receiver that answers and keeps its body trickling holds the attempt no longer than its deadline', async () => {
+    const sender = new UndiciSender({ allowPrivate: true, now: Date.now, timeoutMs: 400 });
+    try {
+      const result = await sender.post(`${base}/drip`, { 'content-type': 'application/json' }, '{}');
+      // The status came before the deadline: the receiver answered, the rest of its body is dropped.
+      assert.equal(result.status, 200);
+      assert.ok(result.durationMs >= 390 && result.durationMs < 2_000, `ended after ${result.durationMs} ms`);
+    } finally {
+      await sender.close();
+    }
+  });
+});
