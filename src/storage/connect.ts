@@ -13,6 +13,7 @@ import { openSqlite, sqliteDriver, type SqliteDriverName } from './sqlite-driver
 import { StatementCounter } from './statement-counter.js';
 import { writeBursts } from './pg-bursts.js';
 import { PreparedNames } from './pg-prepared.js';
+import { PgStatisticsKeeper } from './pg-statistics.js';
 import { SharedClients } from './pg-shared-clients.js';
 import { writeCombining } from './pg-write-combining.js';
 import { MAIN_AUTOCHECKPOINT_PAGES, WalCheckpointer } from './wal-checkpointer.js';
@@ -157,6 +158,9 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
   });
   // Held writes and a lazy BEGIN in transactions: fewer round trips per commit (pg-write-combining.ts).
   const db = new Kysely<Database>({ dialect: writeCombining(new PostgresDialect({ pool }), sharedClients(pool, poolSize)), plugins: [new CamelCasePlugin()] });
+  // The job queue's planner statistics, fresh after a burst even where autovacuum is late or off.
+  const statistics = new PgStatisticsKeeper((text, parameters) => pool.query(text, parameters));
+  statistics.start();
   return {
     db,
     dialect: 'postgres',
@@ -174,6 +178,7 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
       }
     },
     async close() {
+      await statistics.stop();
       await db.destroy();
     },
   };

@@ -37,6 +37,12 @@ export interface StatementCounts {
   roundTrips: number;
 }
 
+/**
+ * Starts the statements the service sends for its own upkeep, on a timer and outside any
+ * transaction (pg-statistics.ts): not counted, so that no counted window catches one by chance.
+ */
+export const UNCOUNTED = '/* uncounted */ ';
+
 /** Longer than any BEGIN/COMMIT/ROLLBACK/SAVEPOINT Kysely or the batcher sends. */
 const CONTROL_MAX_LENGTH = 128;
 const CONTROL = /^\s*(begin|start\s+transaction|commit|end|rollback(\s+to)?|savepoint|release)\b/i;
@@ -124,6 +130,7 @@ export class StatementCounter {
     client.query = (...args: unknown[]) => {
       const first = args[0] as string | { text?: string } | undefined;
       const sql = typeof first === 'string' ? first : (first?.text ?? '');
+      if (sql.startsWith(UNCOUNTED)) return query(...args);
       const kind = this.enabled ? this.count(sql, open) : sql.length <= CONTROL_MAX_LENGTH ? controlKind(sql) : null;
       if (kind === 'begin') open = true;
       else if (kind === 'commit' || kind === 'rollback') open = false;

@@ -4,9 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { CompiledQuery } from 'kysely';
 import type { NewAccount } from '../../src/modules/accounts/accounts.repository.js';
 import { newId } from '../../src/shared/ids.js';
-import { classify, type StatementCounts } from '../../src/storage/statement-counter.js';
+import { classify, type StatementCounts, UNCOUNTED } from '../../src/storage/statement-counter.js';
 import { availableStores } from '../support/stores.js';
 import { iso, openTestStore, T0, type TestStore } from './fixtures.js';
 
@@ -83,6 +84,15 @@ for (const kind of await availableStores()) {
       assert.equal((await t.store.accounts.findById(a.id))?.id, a.id);
       assert.deepEqual(t.store.counters.stop(), counts({ reads: 1, ...waits(1) }));
     });
+
+    if (kind === 'postgres') {
+      test('PostgreSQL: the upkeep statements marked UNCOUNTED (planner statistics) are not counted', async () => {
+        t.store.counters.start();
+        await t.store.db.executeQuery(CompiledQuery.raw(`${UNCOUNTED}select relname from pg_stat_user_tables limit 1`, []));
+        await t.store.db.executeQuery(CompiledQuery.raw(`${UNCOUNTED}analyze "jobs"`, []));
+        assert.deepEqual(t.store.counters.stop(), counts({}));
+      });
+    }
 
     test('writes outside a transaction: one commit each on PostgreSQL, one group commit on SQLite', async () => {
       const a = await t.store.accounts.insert(account());
