@@ -16,12 +16,12 @@
  */
 import { UNCOUNTED } from './statement-counter.js';
 
-export const KEPT_TABLES = ['jobs'] as const;
+const KEPT_TABLES = ['jobs'];
 
-export const CHECK_INTERVAL_MS = 10_000;
+const CHECK_INTERVAL_MS = 10_000;
 /** Rows changed since the last ANALYZE, beyond ANALYZE_SCALE × the table's rows, that call for another. */
 export const ANALYZE_THRESHOLD = 1_000;
-export const ANALYZE_SCALE = 0.1;
+const ANALYZE_SCALE = 0.1;
 
 /** What the keeper needs of a connection pool: one query at a time, in the service's schema. */
 export type Query = (sql: string, parameters: unknown[]) => Promise<{ rows: unknown[] }>;
@@ -42,14 +42,11 @@ export class PgStatisticsKeeper {
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<string[]> | null = null;
 
-  constructor(
-    private readonly query: Query,
-    private readonly tables: readonly string[] = KEPT_TABLES,
-  ) {}
+  constructor(private readonly query: Query) {}
 
-  start(intervalMs = CHECK_INTERVAL_MS): void {
+  start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => void this.check().catch(() => undefined), intervalMs);
+    this.timer = setInterval(() => void this.check().catch(() => undefined), CHECK_INTERVAL_MS);
     this.timer.unref();
   }
 
@@ -72,13 +69,13 @@ export class PgStatisticsKeeper {
        from unnest($1::text[]) as t(name)
        join pg_class c on c.oid = to_regclass(t.name)
        join pg_stat_user_tables s on s.relid = c.oid`,
-      [this.tables],
+      [KEPT_TABLES],
     );
     const analyzed: string[] = [];
     for (const table of rows as TableChanges[]) {
       if (!needsAnalyze(table)) continue;
-      // The name comes from KEPT_TABLES (identifiers of ours), quoted all the same.
-      await this.query(`${UNCOUNTED}analyze "${table.table.replaceAll('"', '""')}"`, []);
+      // A name of KEPT_TABLES: an identifier of ours.
+      await this.query(`${UNCOUNTED}analyze "${table.table}"`, []);
       analyzed.push(table.table);
     }
     return analyzed;

@@ -57,7 +57,6 @@ for (const kind of (await availableStores()).filter((k) => k === 'postgres')) {
       const plan = await dueClaimPlan();
       assert.match(plan, /Index Scan using jobs_due/, plan);
       assert.doesNotMatch(plan, /Sort|Bitmap/, plan);
-      await keeper.stop();
     });
   });
 }
