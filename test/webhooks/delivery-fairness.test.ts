@@ -164,13 +164,24 @@ for (const kind of await availableStores()) {
           hang.maxOpen() <= DELIVERY_GATE_DEFAULTS.perMerchant,
           `at most ${DELIVERY_GATE_DEFAULTS.perMerchant} of A’s requests open at once (${hang.maxOpen()})`,
         );
-        const aAttempts = await db
+        // Callbacks and webhook deliveries share the merchant's slots: the first wave may hold both.
+        const aCallbackAttempts = await db
           .selectFrom('notificationAttempts')
           .innerJoin('notifications', 'notifications.id', 'notificationAttempts.notificationId')
           .select(['notificationAttempts.error'])
           .where('notifications.accountId', '=', a.accountId)
           .execute();
-        assert.ok(aAttempts.length >= DELIVERY_GATE_DEFAULTS.perMerchant, `A’s first callback attempts are recorded (${aAttempts.length})`);
+        const aWebhookAttempts = await db
+          .selectFrom('webhookDeliveryAttempts')
+          .innerJoin('webhookDeliveries', 'webhookDeliveries.id', 'webhookDeliveryAttempts.deliveryId')
+          .select(['webhookDeliveryAttempts.error'])
+          .where('webhookDeliveries.accountId', '=', a.accountId)
+          .execute();
+        const aAttempts = [...aCallbackAttempts, ...aWebhookAttempts];
+        assert.ok(
+          aAttempts.length >= DELIVERY_GATE_DEFAULTS.perMerchant,
+          `A’s first attempts are recorded (${aCallbackAttempts.length} callbacks, ${aWebhookAttempts.length} webhook deliveries)`,
+        );
         assert.ok(
           aAttempts.every((x) => /timeout/i.test(x.error ?? '')),
           'as timeouts',
