@@ -50,6 +50,13 @@ const OVERLOAD_SHARE_TARGET = 0.8;
 /** d): the rate at which one MIT's cost is counted (the rate the CPU profiles of issue 10 were taken at); BENCH_COST_RATE counts it at another, past saturation say. */
 const COST_RATE = Number(process.env.BENCH_COST_RATE ?? 100);
 /**
+ * d) counts the same again under load, on the same service: at 100/s the machine idles between
+ * MITs and each one's code runs cold (the same functions cost 2–4× the CPU they cost at 600/s:
+ * Fastify's request handling 105 against 25 µs per MIT, better-sqlite3's run 424 against 323);
+ * under load it measures the payment's own cost. BENCH_COST_LOADED_RATE=0 skips it.
+ */
+const COST_LOADED_RATE = Number(process.env.BENCH_COST_LOADED_RATE ?? 300);
+/**
  * d)'s warm-up at COST_RATE: a running service's code is optimized by V8, and after 2 s (200 MITs)
  * much of it was not yet — on PostgreSQL 5.0 ms of CPU per MIT after 2 s of warm-up, 3.7 ms after 20 s.
  */
@@ -393,7 +400,7 @@ async function cost(ctx: BenchContext, kind: StoreKind): Promise<void> {
   try {
     const headers = { authorization: `Bearer ${merchant.apiKey}`, ...json };
     const seconds = ctx.load.durationSeconds;
-    const run = (prefix: string, durationSeconds: number) =>
+    const run = (prefix: string, durationSeconds: number, rate = COST_RATE) =>
       ctx.measure(
         service.url + MIT,
         headers,
@@ -405,7 +412,7 @@ async function cost(ctx: BenchContext, kind: StoreKind): Promise<void> {
           wrapItems: true,
           expect: '"state":"PENDING"',
           recordAnswers: true,
-          rate: COST_RATE,
+          rate,
         },
       );
     const settled = async () => {
@@ -415,8 +422,9 @@ async function cost(ctx: BenchContext, kind: StoreKind): Promise<void> {
         await new Promise((r) => setTimeout(r, 100));
       }
     };
+    const rates = COST_LOADED_RATE > 0 ? [COST_RATE, COST_LOADED_RATE] : [COST_RATE];
     report.section(
-      `${kind} d) cost of one MIT, request → delivered callback: ${COST_RATE} MITs/s for ${seconds} s, job runner on, the service in a process of its own`,
+      `${kind} d) cost of one MIT, request → delivered callback: ${rates.join(' then ')} MITs/s for ${seconds} s each, job runner on, the service in a process of its own`,
     );
     report.note(loadNote());
     // Warm-up (JIT, statement cache, pool), then an empty queue.
@@ -428,23 +436,26 @@ async function cost(ctx: BenchContext, kind: StoreKind): Promise<void> {
     await new Promise((r) => setTimeout(r, seconds * 1000));
     const idleEnd = await service.stopCounting();
 
-    const start = await service.startCounting();
-    const cpu = cpuByWhere(kind, start);
-    const m = await run('cost', seconds);
-    const delivery = await deliveries(receiver, 'cost', m);
-    // The delivery's own commit (the callback job done) follows the receiver's answer.
-    await new Promise((r) => setTimeout(r, 500));
-    const end = await service.stopCounting();
-    const cpuWhere = cpu.where(end, delivery.accepted);
-    const left = pipelineBacklog(await service.jobCounts());
-    if (left) report.broken.push(`${kind} d): ${left} MIT jobs not done when the count ended`);
-    if (delivery.notSuccess) report.broken.push(`${kind} d): ${delivery.notSuccess} callbacks did not report SUCCESS`);
-    deliveryNote(
-      ctx,
-      `${kind} ${COST_RATE} MITs/s ${sustained(delivery, COST_RATE) && !m.overloaded ? 'sustained' : 'NOT sustained (counts include the overload: queued jobs, deferrals)'}`,
-      delivery,
-    );
-    costNote(ctx, kind, delivery.accepted, start, end, idleStart, idleEnd, cpuWhere);
+    for (const rate of rates) {
+      const start = await service.startCounting();
+      const cpu = cpuByWhere(kind, start);
+      const m = await run(`cost-${rate}`, seconds, rate);
+      const delivery = await deliveries(receiver, `cost-${rate}`, m);
+      // The delivery's own commit (the callback job done) follows the receiver's answer.
+      await new Promise((r) => setTimeout(r, 500));
+      const end = await service.stopCounting();
+      const cpuWhere = cpu.where(end, delivery.accepted);
+      const left = pipelineBacklog(await service.jobCounts());
+      if (left) report.broken.push(`${kind} d) at ${rate}/s: ${left} MIT jobs not done when the count ended`);
+      if (delivery.notSuccess) report.broken.push(`${kind} d) at ${rate}/s: ${delivery.notSuccess} callbacks did not report SUCCESS`);
+      deliveryNote(
+        ctx,
+        `${kind} ${rate} MITs/s ${sustained(delivery, rate) && !m.overloaded ? 'sustained' : 'NOT sustained (counts include the overload: queued jobs, deferrals)'}`,
+        delivery,
+      );
+      costNote(ctx, kind, rate, delivery.accepted, start, end, idleStart, idleEnd, cpuWhere);
+      await settled();
+    }
   } finally {
     await service.close();
     await receiver.close();
@@ -455,6 +466,8 @@ async function cost(ctx: BenchContext, kind: StoreKind): Promise<void> {
 function costNote(
   ctx: BenchContext,
   kind: StoreKind,
+  /** MITs/s offered while counting. */
+  rate: number,
   mits: number,
   start: ServiceSample,
   end: ServiceSample,
@@ -473,22 +486,22 @@ function costNote(
   // The idle background over the counted run's duration, per MIT: what the figures above include of it.
   const share = (n: number) => ((n / idleSeconds) * seconds) / mits;
   ctx.report.note(
-    `${kind} per MIT (${mits} MITs, each to its delivered callback): ${per(c.statements)} statements ` +
+    `${kind} at ${rate}/s per MIT (${mits} MITs, each to its delivered callback): ${per(c.statements)} statements ` +
       `(${per(c.reads)} reads, ${per(c.writes)} writes, ${per(c.control)} BEGIN/COMMIT/SAVEPOINT...), ` +
       `${per(c.commits)} commits (${per(c.autocommits)} of them autocommitted writes), ${per(c.rollbacks)} rollbacks` +
       (kind === 'postgres' ? `; ${per(c.roundTrips)} round trips (statements pipelined behind another not counted)` : ''),
   );
   ctx.report.note(
-    `${kind} CPU per MIT: ${(cpuMs / mits).toFixed(3)} ms (service process, user + system; ${((cpuMs / 1000 / seconds) * 100).toFixed(0)} % of one CPU over ${seconds.toFixed(1)} s)`,
+    `${kind} at ${rate}/s CPU per MIT: ${(cpuMs / mits).toFixed(3)} ms (service process, user + system; ${((cpuMs / 1000 / seconds) * 100).toFixed(0)} % of one CPU over ${seconds.toFixed(1)} s)`,
   );
   // Where the time is spent beyond the service process's total: its event loop bounds SQLite's
   // throughput; PostgreSQL's server processes do a payment's statements on the same 2 cores.
-  if (cpuWhere) ctx.report.note(`${kind} CPU per MIT, by where: ${cpuWhere}`);
+  if (cpuWhere) ctx.report.note(`${kind} at ${rate}/s CPU per MIT, by where: ${cpuWhere}`);
   if (start.batcher && end.batcher) {
     const commits = end.batcher.commits - start.batcher.commits;
     const units = end.batcher.closures - start.batcher.closures;
     ctx.report.note(
-      `${kind} group commit: ${per(units)} units of work per MIT in ${per(commits)} group commits per MIT (${(units / Math.max(commits, 1)).toFixed(2)} per commit)`,
+      `${kind} at ${rate}/s group commit: ${per(units)} units of work per MIT in ${per(commits)} group commits per MIT (${(units / Math.max(commits, 1)).toFixed(2)} per commit)`,
     );
   }
   ctx.report.note(
