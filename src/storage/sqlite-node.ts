@@ -10,6 +10,7 @@
  * Node 22.16 is the first 22.x with both `StatementSync#columns` and `DatabaseSync#isTransaction`.
  */
 import { resultCodeName, SqliteError, type SqliteHandle, type SqliteRunResult, type SqliteStatement } from './sqlite-handle.js';
+import { type RowBuilder, rowBuilder } from './sqlite-rows.js';
 
 type Row = Record<string, unknown>;
 
@@ -87,6 +88,8 @@ class NodeStatement implements SqliteStatement {
   busy = false;
   /** Result column names, when rows come as arrays (setReturnArrays); else null. */
   private readonly names: string[] | null;
+  /** The rows' object of their array of values (sqlite-rows.ts), when they come as arrays. */
+  private readonly build: RowBuilder | null;
 
   constructor(
     private readonly stmt: StatementSync,
@@ -100,11 +103,13 @@ class NodeStatement implements SqliteStatement {
     if (this.reader && typeof stmt.setReturnArrays === 'function') {
       stmt.setReturnArrays(true);
       this.names = columns.map((c) => c.name);
-    } else this.names = null;
+      this.build = rowBuilder(this.names);
+    } else [this.names, this.build] = [null, null];
   }
 
   /** A plain object with the row's columns (a later column of the same name wins, as in both drivers). */
   private row(raw: RawRow, convert?: (value: unknown) => unknown): Row {
+    if (this.build && !convert) return this.build(raw as unknown[]);
     const row: Row = {};
     const names = this.names;
     if (names) {

@@ -165,6 +165,26 @@ for (const driver of availableSqliteDrivers()) {
       }
     });
 
+    test('rows built from their values (sqlite-rows.ts): columns in order, any name, an iteration ended early frees its statement', () => {
+      const handle = openSqlite(':memory:', driver);
+      try {
+        const odd = handle.prepare(`select 1 as "z", 2 as "a""b", 3 as "back\\slash", 4 as "}; throw 1; ({", 5 as "é ü", 6 as "__proto__"`);
+        const row = odd.get() as Record<string, unknown>;
+        assert.deepEqual(Object.keys(row), ['z', 'a"b', 'back\\slash', '}; throw 1; ({', 'é ü', '__proto__']);
+        assert.deepEqual(Object.values(row), [1, 2, 3, 4, 5, 6]);
+        assert.equal(Object.getPrototypeOf(row), Object.prototype, 'a "__proto__" column is a property, not the prototype');
+        const rows = handle.prepare('select value from json_each(?)');
+        const iteration = rows.iterate('[1, 2, 3]');
+        assert.equal(rows.busy, true, 'busy from the call on, before the first row is read');
+        assert.deepEqual(iteration.next().value, { value: 1 });
+        iteration.return?.();
+        assert.equal(rows.busy, false, 'ended early: free again');
+        assert.deepEqual(rows.all('[4]'), [{ value: 4 }]);
+      } finally {
+        handle.close();
+      }
+    });
+
     test('an iteration keeps its statement busy until it ends; the statement cache hands out another', () => {
       const cache = connection.statements!;
       cache.handle.exec("insert into t (id, v) values (100, 'i1'), (101, 'i2')");
