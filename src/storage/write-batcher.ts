@@ -35,7 +35,6 @@
  * wait on the network (it would hold every writer).
  */
 import {
-  CamelCasePlugin,
   type CompiledQuery,
   type DatabaseConnection,
   type Dialect,
@@ -162,7 +161,7 @@ export class WriteBatcher {
   private readonly maxBatch: number;
   /**
    * What the units of a batch write with: a Kysely on the connection whose lock the batch holds,
-   * built once (with `db`'s CamelCasePlugin, as every Kysely of this service has).
+   * built once, with `db`'s adapter and plugins (so query templates compiled for `db` serve it).
    */
   private readonly held: Kysely<Database>;
   readonly stats: BatcherStats = { commits: 0, closures: 0, largestBatch: 0, lingered: 0, replays: 0 };
@@ -177,7 +176,8 @@ export class WriteBatcher {
     private readonly options: WriteBatcherOptions = {},
   ) {
     this.maxBatch = options.maxBatch ?? 128;
-    this.held = new Kysely<Database>({ dialect: heldConnectionDialect(statements), plugins: [new CamelCasePlugin()] });
+    const { adapter, plugins } = db.getExecutor();
+    this.held = new Kysely<Database>({ dialect: { ...heldConnectionDialect(statements), createAdapter: () => adapter }, plugins: [...plugins] });
   }
 
   /** Runs `fn` in the next group commit; settles after that commit (or with `fn`'s own error). */
