@@ -18,6 +18,7 @@ import { SharedClients } from './pg-shared-clients.js';
 import { writeCombining } from './pg-write-combining.js';
 import { MAIN_AUTOCHECKPOINT_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 import { WalSync } from './wal-sync.js';
+import { PrenamedRowsPlugin } from './prenamed-rows.js';
 import { StatementCache } from './write-batcher.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -101,10 +102,12 @@ function connectSqlite(file: string, options: ConnectOptions): Connection {
   const checkpointer = checkpoints && file !== ':memory:' ? new WalCheckpointer(file, driver) : null;
   sqlite.pragma(`wal_autocheckpoint = ${checkpoints ? MAIN_AUTOCHECKPOINT_PAGES : 0}`);
   const counters = new StatementCounter();
-  const statements = new StatementCache(sqlite, counters);
+  // The rows Kysely gets are built with camelCase properties already (prenamed-rows.ts).
+  const naming = new PrenamedRowsPlugin();
+  const statements = new StatementCache(sqlite, counters, undefined, naming.keyOf);
   // Kysely prepares every query anew; the cache hands it the statement prepared last time.
   const database = { prepare: (sql: string) => statements.prepareForKysely(sql), close: () => sqlite.close() };
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), plugins: [new CamelCasePlugin()] });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), plugins: [naming] });
   const wal = file === ':memory:' ? null : new WalSync(file);
   return {
     db,

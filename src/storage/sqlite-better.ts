@@ -14,9 +14,12 @@ class RowsStatement implements SqliteStatement {
   readonly reader = true;
   private readonly build: RowBuilder;
 
-  constructor(private readonly stmt: BetterSqlite3.Statement) {
+  constructor(
+    private readonly stmt: BetterSqlite3.Statement,
+    keyOf: (column: string) => string = (column) => column,
+  ) {
     stmt.raw(true);
-    this.build = rowBuilder(stmt.columns().map((column) => column.name));
+    this.build = rowBuilder(stmt.columns().map((column) => keyOf(column.name)));
   }
 
   get busy(): boolean {
@@ -66,9 +69,9 @@ export function openBetterSqlite(file: string, require: NodeRequire): SqliteHand
     get inTransaction() {
       return db.inTransaction;
     },
-    prepare(sql) {
+    prepare(sql, keyOf) {
       const stmt = db.prepare(sql);
-      return stmt.reader ? new RowsStatement(stmt) : (stmt as unknown as SqliteStatement);
+      return stmt.reader ? new RowsStatement(stmt, keyOf) : (stmt as unknown as SqliteStatement);
     },
     exec: (sql) => void db.exec(sql),
     pragma: (source, options) => db.pragma(source, options),

@@ -25,7 +25,8 @@ export interface SqliteHandle {
   readonly driver: SqliteDriverName;
   /** Whether a transaction is open on the connection (asked of SQLite, not followed). */
   readonly inTransaction: boolean;
-  prepare(sql: string): SqliteStatement;
+  /** `keyOf`: the property of each result column in the rows (default: the column's name). */
+  prepare(sql: string, keyOf?: (column: string) => string): SqliteStatement;
   /** Runs one or more statements, no parameters, no result. */
   exec(sql: string): void;
   /** `PRAGMA <source>`; with `simple`, the first column of the first row (else every row). */

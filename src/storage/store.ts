@@ -3,7 +3,7 @@
  * `store.transaction(fn)` gives `fn` the same repositories running inside one commit, so that a
  * state change and the jobs it causes are written together or not at all.
  */
-import { CamelCasePlugin, Kysely } from 'kysely';
+import { Kysely } from 'kysely';
 import { duplicateIdOf } from './duplicate-id.js';
 import { staleWriteOf } from './stale-write.js';
 import { lingerCommit } from './pg-write-combining.js';
@@ -195,7 +195,8 @@ function createSqliteStore(
   notify: (firstDueAt: number) => void,
 ): Store {
   const batcher = new WriteBatcher(connection.db, statements, { ...(connection.sync ? { durable: connection.sync } : {}), ...options.batcher });
-  const batched = new Kysely<Database>({ dialect: groupCommitDialect(batcher), plugins: [new CamelCasePlugin()] });
+  // connection.db's plugins: its statements' rows come named already (prenamed-rows.ts).
+  const batched = new Kysely<Database>({ dialect: groupCommitDialect(batcher), plugins: [...connection.db.getExecutor().plugins] });
   const base = repositories(batched, connection.dialect, options, notify);
   return {
     ...base,

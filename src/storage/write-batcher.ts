@@ -110,21 +110,26 @@ function spreadingStatement(stmt: Statement): KyselyStatement {
  * the place `counter` counts them.
  */
 export class StatementCache {
-  private readonly cache = new Map<string, { stmt: Statement; spreading: KyselyStatement }>();
+  /** The statements handed out as they are (control statements, direct reads): rows with the columns' names. */
+  private readonly direct = new Map<string, { stmt: Statement; spreading: KyselyStatement }>();
+  /** The statements Kysely runs: rows with the properties `kyselyKey` names (prenamed-rows.ts). */
+  private readonly kysely = new Map<string, { stmt: Statement; spreading: KyselyStatement }>();
 
   constructor(
     readonly handle: SqliteHandle,
     readonly counter = new StatementCounter(),
     private readonly max = 1000,
+    /** The property of each result column in the rows Kysely gets (default: the column's name). */
+    private readonly kyselyKey?: (column: string) => string,
   ) {}
 
   prepare(sql: string): Statement {
-    return this.entry(sql).stmt;
+    return this.entry(this.direct, sql).stmt;
   }
 
   /** The statement for Kysely's connection (connect.ts), binding its parameters spread. */
   prepareForKysely(sql: string): KyselyStatement {
-    return this.entry(sql).spreading;
+    return this.entry(this.kysely, sql, this.kyselyKey).spreading;
   }
 
   /** What Kysely's SQLite connection does with a compiled query, on a cached statement. */
@@ -135,16 +140,20 @@ export class StatementCache {
     return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
   }
 
-  private entry(sql: string): { stmt: Statement; spreading: KyselyStatement } {
+  private entry(
+    cache: Map<string, { stmt: Statement; spreading: KyselyStatement }>,
+    sql: string,
+    keyOf?: (column: string) => string,
+  ): { stmt: Statement; spreading: KyselyStatement } {
     if (this.counter.enabled) this.counter.count(sql, this.handle.inTransaction);
-    const cached = this.cache.get(sql);
+    const cached = cache.get(sql);
     // A statement still iterating (a streamed read) cannot run again: a fresh one for this use.
     if (cached && !cached.stmt.busy) return cached;
-    const stmt = this.handle.prepare(sql);
+    const stmt = this.handle.prepare(sql, keyOf);
     const entry = { stmt, spreading: spreadingStatement(stmt) };
     if (!cached) {
-      if (this.cache.size >= this.max) this.cache.clear();
-      this.cache.set(sql, entry);
+      if (cache.size >= this.max) cache.clear();
+      cache.set(sql, entry);
     }
     return entry;
   }
