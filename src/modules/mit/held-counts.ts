@@ -32,7 +32,10 @@ interface Held {
   windowStart: string;
   /** Counted in the database, not used by a transaction yet. */
   left: number;
-  /** A block is being taken (its commit is not done): meanwhile the others count one by one. */
+  /**
+   * A block is being taken (its commit is not done): meanwhile the others count one by one. A
+   * commit that rolled back leaves it set: that minute's MITs then count one by one, as without blocks.
+   */
   taking: boolean;
 }
 
