@@ -476,6 +476,7 @@ function costNote(
   /** The run's CPU per MIT by where it was spent (cpuByWhere), "" when unknown. */
   cpuWhere: string,
 ): void {
+  const label = `${kind} at ${rate}/s`;
   const c = end.counts;
   const per = (n: number) => (n / mits).toFixed(2);
   const cpuMs = (end.cpuMicros - start.cpuMicros) / 1000;
@@ -486,22 +487,22 @@ function costNote(
   // The idle background over the counted run's duration, per MIT: what the figures above include of it.
   const share = (n: number) => ((n / idleSeconds) * seconds) / mits;
   ctx.report.note(
-    `${kind} at ${rate}/s per MIT (${mits} MITs, each to its delivered callback): ${per(c.statements)} statements ` +
+    `${label} per MIT (${mits} MITs, each to its delivered callback): ${per(c.statements)} statements ` +
       `(${per(c.reads)} reads, ${per(c.writes)} writes, ${per(c.control)} BEGIN/COMMIT/SAVEPOINT...), ` +
       `${per(c.commits)} commits (${per(c.autocommits)} of them autocommitted writes), ${per(c.rollbacks)} rollbacks` +
       (kind === 'postgres' ? `; ${per(c.roundTrips)} round trips (statements pipelined behind another not counted)` : ''),
   );
   ctx.report.note(
-    `${kind} at ${rate}/s CPU per MIT: ${(cpuMs / mits).toFixed(3)} ms (service process, user + system; ${((cpuMs / 1000 / seconds) * 100).toFixed(0)} % of one CPU over ${seconds.toFixed(1)} s)`,
+    `${label} CPU per MIT: ${(cpuMs / mits).toFixed(3)} ms (service process, user + system; ${((cpuMs / 1000 / seconds) * 100).toFixed(0)} % of one CPU over ${seconds.toFixed(1)} s)`,
   );
   // Where the time is spent beyond the service process's total: its event loop bounds SQLite's
   // throughput; PostgreSQL's server processes do a payment's statements on the same 2 cores.
-  if (cpuWhere) ctx.report.note(`${kind} at ${rate}/s CPU per MIT, by where: ${cpuWhere}`);
+  if (cpuWhere) ctx.report.note(`${label} CPU per MIT, by where: ${cpuWhere}`);
   if (start.batcher && end.batcher) {
     const commits = end.batcher.commits - start.batcher.commits;
     const units = end.batcher.closures - start.batcher.closures;
     ctx.report.note(
-      `${kind} at ${rate}/s group commit: ${per(units)} units of work per MIT in ${per(commits)} group commits per MIT (${(units / Math.max(commits, 1)).toFixed(2)} per commit)`,
+      `${label} group commit: ${per(units)} units of work per MIT in ${per(commits)} group commits per MIT (${(units / Math.max(commits, 1)).toFixed(2)} per commit)`,
     );
   }
   ctx.report.note(

@@ -104,7 +104,7 @@ function connectSqlite(file: string, options: ConnectOptions): Connection {
   const counters = new StatementCounter();
   // The rows Kysely gets are built with camelCase properties already (prenamed-rows.ts).
   const naming = new PrenamedRowsPlugin();
-  const statements = new StatementCache(sqlite, counters, undefined, naming.keyOf);
+  const statements = new StatementCache(sqlite, counters, naming.keyOf);
   // Kysely prepares every query anew; the cache hands it the statement prepared last time.
   const database = { prepare: (sql: string) => statements.prepareForKysely(sql), close: () => sqlite.close() };
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), plugins: [naming] });

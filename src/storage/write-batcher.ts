@@ -118,9 +118,9 @@ export class StatementCache {
   constructor(
     readonly handle: SqliteHandle,
     readonly counter = new StatementCounter(),
-    private readonly max = 1000,
     /** The property of each result column in the rows Kysely gets (default: the column's name). */
     private readonly kyselyKey?: (column: string) => string,
+    private readonly max = 1000,
   ) {}
 
   prepare(sql: string): Statement {
@@ -364,10 +364,7 @@ function heldConnectionDialect(statements: StatementCache): Dialect {
   return singleConnectionDialect(
     {
       executeQuery: async <R>(query: CompiledQuery) => statements.execute<R>(query),
-      async *streamQuery<R>(query: CompiledQuery, chunkSize = 100) {
-        const { rows } = statements.execute<R>(query);
-        for (let i = 0; i < rows.length; i += chunkSize) yield { rows: rows.slice(i, i + chunkSize) };
-      },
+      streamQuery: <R>(query: CompiledQuery, chunkSize = 100) => inChunks(statements.execute<R>(query).rows, chunkSize),
     },
     'a unit of the group commit is in its transaction already',
   );
@@ -385,11 +382,15 @@ export function groupCommitDialect(batcher: WriteBatcher): Dialect {
     executeQuery: <R>(query: CompiledQuery) => (WRITE.test(query.sql) ? batcher.execute<R>(query) : batcher.read<R>(query)),
     // Reads are small and bounded here; a streamed query is read whole under the lock, then yielded.
     async *streamQuery<R>(query: CompiledQuery, chunkSize = 100) {
-      const { rows } = await batcher.read<R>(query);
-      for (let i = 0; i < rows.length; i += chunkSize) yield { rows: rows.slice(i, i + chunkSize) };
+      yield* inChunks((await batcher.read<R>(query)).rows, chunkSize);
     },
   };
   return singleConnectionDialect(connection, 'transactions on SQLite go through store.transaction (group commit)');
+}
+
+/** Rows read whole, handed out as a stream query's results. */
+async function* inChunks<R>(rows: R[], chunkSize: number): AsyncIterableIterator<QueryResult<R>> {
+  for (let i = 0; i < rows.length; i += chunkSize) yield { rows: rows.slice(i, i + chunkSize) };
 }
 
 /** A SQLite dialect whose every query runs on `connection`, and which refuses transactions (`why`). */

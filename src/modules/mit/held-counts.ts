@@ -51,18 +51,4 @@ export class HeldCounts {
     }
     return held;
   }
-
-  /** Uses `count` held counts of the minute; false (nothing used) when fewer are held. */
-  use(key: string, windowStart: string, count: number): boolean {
-    const held = this.held.get(key);
-    if (!held || held.windowStart !== windowStart || held.left < count) return false;
-    held.left -= count;
-    return true;
-  }
-
-  /** Counts held for (merchant, channel) in `windowStart`: taken from the cap, not used yet. */
-  left(key: string, windowStart: string): number {
-    const held = this.held.get(key);
-    return held?.windowStart === windowStart ? held.left : 0;
-  }
 }

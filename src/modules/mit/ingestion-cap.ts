@@ -82,9 +82,6 @@ export interface IngestionCaps {
   mitBatch: number;
 }
 
-/** The key of a merchant's channel among the held counts. */
-const heldKey = (accountId: string, channel: IngestionChannel) => `${accountId}\u0000${channel}`;
-
 const ROUTE: Record<IngestionChannel, string> = { mit: 'POST /mit', mit_batch: 'POST /mit/batch' };
 
 /** A count taken ahead of the commit (IngestionCap.takeAhead). */
@@ -112,26 +109,18 @@ export class IngestionCap {
   async takeInCommit(repos: IngestionRepos, accountId: string, channel: IngestionChannel, count: number): Promise<void> {
     const limit = this.limitOf(channel);
     if (limit === 0 || count === 0 || this.deps.counters.countsAhead) return;
-    const nowMs = this.deps.clock.now();
-    const { windowStart } = windowOf(nowMs);
-    const key = heldKey(accountId, channel);
-    if (this.held.use(key, windowStart, count)) return;
-    const held = this.held.of(key, windowStart);
-    // A single MIT takes a block while none is being taken; the last counts of a minute, one by one.
-    const counters = repos.ingestionCounters;
-    let extra = count === 1 && !held.taking ? blockExtra(limit) : 0;
-    let total = count + extra <= limit ? await counters.addWithin(accountId, channel, windowStart, count + extra, limit) : null;
-    if (total === null && extra > 0) {
-      extra = 0;
-      total = await counters.addWithin(accountId, channel, windowStart, count, limit);
+    const held = this.held.of(`${accountId}\u0000${channel}`, windowOf(this.deps.clock.now()).windowStart);
+    if (held.left >= count) {
+      held.left -= count;
+      return;
     }
-    if (total === null) return this.refusal(counters, accountId, channel, count, limit, nowMs);
-    // The first count of a window for this merchant: the windows before it are over.
-    if (total === count + extra) await counters.pruneBefore(accountId, channel, windowStart);
-    if (extra > 0) {
+    // A single MIT takes a block while none is being taken; the last counts of a minute, one by one.
+    const extra = count === 1 && !held.taking ? blockExtra(limit) : 0;
+    const { extraTaken } = await this.take(repos.ingestionCounters, 'addWithin', accountId, channel, count, limit, extra);
+    if (extraTaken > 0) {
       held.taking = true;
       repos.afterCommit(() => {
-        held.left += extra;
+        held.left += extraTaken;
         held.taking = false;
       });
     }
@@ -147,7 +136,7 @@ export class IngestionCap {
     const limit = this.limitOf(channel);
     const { counters } = this.deps;
     if (limit === 0 || count === 0 || !counters.countsAhead) return null;
-    const windowStart = await this.addAhead(counters, accountId, channel, count, limit);
+    const { windowStart } = await this.take(counters, 'addAhead', accountId, channel, count, limit);
     return { giveBack: () => counters.subtract(accountId, channel, windowStart, count) };
   }
 
@@ -179,17 +168,29 @@ export class IngestionCap {
     };
   }
 
-  /** Counts `count` in the current minute ahead of the commit; throws 429 past the cap. Returns the minute's start. */
-  private async addAhead(counters: IngestionCountersRepository, accountId: string, channel: IngestionChannel, count: number, limit: number): Promise<string> {
+  /**
+   * Counts `count` in the current minute with `add`, and `extra` more when they fit (else `count`
+   * alone); throws 429 past the cap. Returns the minute's start and the extra counts taken.
+   */
+  private async take(
+    counters: IngestionCountersRepository,
+    add: 'addWithin' | 'addAhead',
+    accountId: string,
+    channel: IngestionChannel,
+    count: number,
+    limit: number,
+    extra = 0,
+  ): Promise<{ windowStart: string; extraTaken: number }> {
     const nowMs = this.deps.clock.now();
     const { windowStart } = windowOf(nowMs);
-    const total = count <= limit ? await counters.addAhead(accountId, channel, windowStart, count, limit) : null;
-    if (total !== null) {
-      // The first count of a window for this merchant: the windows before it are over.
-      if (total === count) await counters.pruneBefore(accountId, channel, windowStart);
-      return windowStart;
-    }
-    return this.refusal(counters, accountId, channel, count, limit, nowMs);
+    const addUpTo = async (n: number) => (n <= limit ? counters[add](accountId, channel, windowStart, n, limit) : null);
+    let extraTaken = extra;
+    let total = await addUpTo(count + extra);
+    if (total === null && extra > 0) [extraTaken, total] = [0, await addUpTo(count)];
+    if (total === null) return this.refusal(counters, accountId, channel, count, limit, nowMs);
+    // The first count of a window for this merchant: the windows before it are over.
+    if (total === count + extraTaken) await counters.pruneBefore(accountId, channel, windowStart);
+    return { windowStart, extraTaken };
   }
 
   /** The 429 of a count past the cap, with the minute's use in its message and headers. */
@@ -202,8 +203,7 @@ export class IngestionCap {
     nowMs: number,
   ): Promise<never> {
     const { windowStartMs, windowStart } = windowOf(nowMs);
-    // Counts held by this process are in the counter but not used: still left for its MITs.
-    const used = (await counters.current(accountId, channel, windowStart)) - this.held.left(heldKey(accountId, channel), windowStart);
+    const used = await counters.current(accountId, channel, windowStart);
     const resetMs = windowStartMs + INGESTION_WINDOW_MS;
     const retryAfterS = Math.max(1, Math.ceil((resetMs - nowMs) / 1000));
     const asked = count === 1 ? '' : ` (this batch has ${count} accepted entries)`;
