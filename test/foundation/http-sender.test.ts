@@ -20,6 +20,11 @@ describe('callback HTTP sender', () => {
         res.writeHead(204).end();
         return;
       }
+      if (req.url === '/large') {
+        res.writeHead(201, { 'content-type': 'text/plain' }).end('x'.repeat(400 * 1024));
+        return;
+      }
+      if (req.url === '/silent') return;
       res.writeHead(200, { 'content-type': 'text/plain' });
       const drip = setInterval(() => res.write('.'), 50);
       drips.add(drip);
@@ -55,6 +60,53 @@ describe('callback HTTP sender', () => {
       // The status came before the deadline: the receiver answered, the rest of its body is dropped.
       assert.equal(result.status, 200);
       assert.ok(result.durationMs >= 390 && result.durationMs < 2_000, `ended after ${result.durationMs} ms`);
+    } finally {
+      await sender.close();
+    }
+  });
+
+  test('an answer with a large body: its status, the body dropped', async () => {
+    const sender = new UndiciSender({ allowPrivate: true, now: Date.now, timeoutMs: 2_000 });
+    try {
+      const result = await sender.post(`${base}/large`, { 'content-type': 'application/json' }, '{}');
+      assert.deepEqual({ status: result.status, error: result.error }, { status: 201, error: null });
+    } finally {
+      await sender.close();
+    }
+  });
+
+  test('a receiver that never answers: the attempt ends at its deadline, with no status', async () => {
+    const sender = new UndiciSender({ allowPrivate: true, now: Date.now, timeoutMs: 300 });
+    try {
+      const result = await sender.post(`${base}/silent`, { 'content-type': 'application/json' }, '{}');
+      assert.equal(result.status, null);
+      assert.match(result.error ?? '', /^ETIMEDOUT: no answer within the timeout of 300 ms/);
+      assert.ok(result.durationMs >= 290 && result.durationMs < 2_000, `ended after ${result.durationMs} ms`);
+    } finally {
+      await sender.close();
+    }
+  });
+
+  test('a refused connection: its error code, no status', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const sender = new UndiciSender({ allowPrivate: true, now: Date.now, timeoutMs: 2_000 });
+    try {
+      const result = await sender.post(`http://127.0.0.1:${port}/cb`, { 'content-type': 'application/json' }, '{}');
+      assert.equal(result.status, null);
+      assert.match(result.error ?? '', /^ECONNREFUSED: /);
+    } finally {
+      await sender.close();
+    }
+  });
+
+  test('an internal address is refused before any connection when private URLs are not allowed', async () => {
+    const sender = new UndiciSender({ allowPrivate: false, now: Date.now, timeoutMs: 2_000 });
+    try {
+      const result = await sender.post(`${base}/ok`, { 'content-type': 'application/json' }, '{}');
+      assert.deepEqual({ status: result.status, error: result.error }, { status: null, error: 'refused: internal address' });
     } finally {
       await sender.close();
     }
