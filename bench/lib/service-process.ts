@@ -53,7 +53,8 @@ export async function startServiceProcess(db: BenchDatabase, options: { workers:
   const main = fileURLToPath(new URL('./service-main.ts', import.meta.url));
   const timer = options.timeStatements ? ['--import', fileURLToPath(new URL('./statement-timer.mjs', import.meta.url))] : [];
   const child = fork(main, [JSON.stringify({ db, workers: options.workers })], {
-    execArgv: [...timer, '--import', 'tsx'],
+    // BENCH_SERVICE_NODE_FLAGS: V8 or Node flags for the service alone (e.g. `--log-ic --logfile=…`).
+    execArgv: [...(process.env.BENCH_SERVICE_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []), ...timer, '--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();

@@ -110,7 +110,8 @@ export type PayloadOf<K extends JobKind> = Static<(typeof JOB_CATALOGUE)[K]['pay
 
 /** A job of `kind` to enqueue, its attempts from the catalogue. */
 export function newJob<K extends JobKind>(kind: K, payload: PayloadOf<K>, options: { runAt?: number; dedupeKey?: string; known?: unknown } = {}): NewJob {
-  return { kind, payload, maxAttempts: JOB_CATALOGUE[kind].maxAttempts, ...options };
+  // Every field present, in one order: one shape for every new job (docs/object-shapes.md).
+  return { kind, payload, maxAttempts: JOB_CATALOGUE[kind].maxAttempts, runAt: options.runAt, dedupeKey: options.dedupeKey, known: options.known };
 }
 
 /** The runner's definition of `kind`: the catalogue's policy with the module's handler. */

@@ -39,7 +39,16 @@ test('every job the service registers is a catalogue kind with the catalogue pol
 
 test('newJob takes the attempts from the catalogue and keeps the payload as given', () => {
   const job = newJob('payment.drive', { operationId: 'op-1', attempt: 2 }, { runAt: 5, dedupeKey: 'k' });
-  assert.deepEqual(job, { kind: 'payment.drive', payload: { operationId: 'op-1', attempt: 2 }, maxAttempts: 1000, runAt: 5, dedupeKey: 'k' });
+  assert.deepEqual(job, { kind: 'payment.drive', payload: { operationId: 'op-1', attempt: 2 }, maxAttempts: 1000, runAt: 5, dedupeKey: 'k', known: undefined });
+});
+
+test('every new job has the same fields in the same order, whichever options it was given (one shape: docs/object-shapes.md)', () => {
+  const shapes = [
+    newJob('payment.drive', { operationId: 'op-1', attempt: 2 }),
+    newJob('payment.drive', { operationId: 'op-1', attempt: 2 }, { known: { any: 1 } }),
+    newJob('payment.drive', { operationId: 'op-1', attempt: 2 }, { dedupeKey: 'k', known: { any: 1 }, runAt: 5 }),
+  ].map((job) => Object.keys(job).join(','));
+  assert.deepEqual(shapes, Array(3).fill('kind,payload,maxAttempts,runAt,dedupeKey,known'));
 });
 
 for (const store of await availableStores()) {

@@ -183,6 +183,9 @@ export class MitService<R extends MitRepos = MitRepos> {
       subscriptionId: subscription.id,
       // The drive needs nothing else: handed to this process's runner, it reads nothing.
       driveRead: { subscription, panSealed: sealed.pan, webhookAuthenticationSealed: sealed.webhookAuthentication },
+      // Present from the start, set later by spreading over them (docs/object-shapes.md).
+      effect: null,
+      inCommit: undefined,
     };
   }
 }

@@ -66,8 +66,13 @@ export interface NotificationSections {
 
 /** Pure: detail + sections → the wire document. */
 export function notificationWebhook(detail: TransactionDetail, sections: NotificationSections) {
+  const wire = transactionDetailWire(detail);
+  // One literal, not the detail spread and added to: see docs/object-shapes.md.
   return {
-    ...transactionDetailWire(detail),
+    transaction: wire.transaction,
+    aggregates: wire.aggregates,
+    operations: wire.operations,
+    acquirerAgreement: wire.acquirerAgreement,
     session: sections.session ?? null,
     subscription: sections.subscription ?? null,
     sca: scaWire(detail.transaction.sca),

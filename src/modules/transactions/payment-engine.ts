@@ -259,7 +259,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     const built = await withNewIdsOnCollision('transactions', async () => {
       // One time for the commit's rows: they are created together.
       const now = this.deps.clock.nowIso();
-      const made = requests.map((r) => (existing.has(r.effect?.key ?? '') ? null : { ...this.build(r, 'PENDING', now), request: r }));
+      const made = requests.map((r) => (existing.has(r.effect?.key ?? '') ? null : this.build(r, 'PENDING', now)));
       const fresh = made.filter((b) => b !== null);
       if (fresh.length === 0) return made;
       await this.deps.transaction(async (repos) => {
@@ -470,14 +470,17 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     );
   }
 
-  /** The rows of a new payment; `committed`: its transaction as the store will hold it once committed. */
+  /**
+   * The rows of a new payment; `committed`: its transaction as the store will hold it once committed
+   * — the row itself, its amounts written as the zeros the columns default to (no copy per payment).
+   */
   private build(
     r: PaymentRequest<R>,
     state: 'PENDING' | 'PROCESSING',
     now = this.deps.clock.nowIso(),
-  ): { transaction: NewTransaction; committed: Transaction; operation: Operation } {
+  ): { transaction: NewTransaction; committed: Transaction; operation: Operation; request: PaymentRequest<R> } {
     const pm = r.paymentMethod;
-    const transaction: NewTransaction = {
+    const transaction: Transaction = {
       id: (this.deps.newTransactionId ?? newTransactionId)(),
       accountId: r.accountId,
       pointOfSaleId: r.pointOfSaleId,
@@ -519,9 +522,15 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       createdAt: now,
       updatedAt: now,
       finalizedAt: null,
+      authorizedAmount: 0,
+      capturedAmount: 0,
+      refundedAmount: 0,
+      voidedAmount: 0,
+      paidOutAmount: 0,
+      pendingAmount: 0,
     };
     if (transaction.effects && !this.effects.has(transaction.effects)) throw new Error(`effects ${transaction.effects} are not declared`);
-    return { transaction, committed: asCommitted(transaction), operation: this.newOperation(transaction, r.operation, r.amount, { at: now }) };
+    return { transaction, committed: transaction, operation: this.newOperation(transaction, r.operation, r.amount, { at: now }), request: r };
   }
 
   private async reload(accountId: string, id: string): Promise<Transaction> {
@@ -576,7 +585,8 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
         webhookAuthenticationSealed: found.webhookAuthenticationSealed,
         // Unless the flow's effects run in the answer's commit (a session may create the
         // subscription there), nothing in that commit writes the subscription: the one read is it.
-        ...(tx.effects ? {} : { subscription: found.subscription }),
+        subscription: tx.effects ? undefined : found.subscription,
+        operations: undefined,
       };
       const applied = await this.apply(tx, op, result, job ?? null, known);
       const message = result.outcome === 'declined' ? result.message : undefined;
@@ -597,11 +607,27 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     const acquirer = this.deps.acquirer;
     try {
       const instrument = given === null ? walletOf(tx) : 'kind' in given ? given : this.deps.openInstrument(given);
-      const base = { transactionId: tx.id, attempt, amount: op.amount, currency: tx.currency, instrument };
+      // Whole literals, not a shared base spread and added to (docs/object-shapes.md).
       if (op.type === 'AUTHORIZATION' || op.type === 'SALE') {
-        return await acquirer.authorize({ ...base, initiator: INITIATOR[tx.flow], scaMode: tx.scaMode, capture: op.type === 'SALE' });
+        return await acquirer.authorize({
+          transactionId: tx.id,
+          attempt,
+          amount: op.amount,
+          currency: tx.currency,
+          instrument,
+          initiator: INITIATOR[tx.flow],
+          scaMode: tx.scaMode,
+          capture: op.type === 'SALE',
+        });
       }
-      return await acquirer[ACQUIRER_CALL[op.type]]({ ...base, operationId: op.id });
+      return await acquirer[ACQUIRER_CALL[op.type]]({
+        transactionId: tx.id,
+        attempt,
+        amount: op.amount,
+        currency: tx.currency,
+        instrument,
+        operationId: op.id,
+      });
     } catch {
       // A connector failure leaves the outcome unknown: asked again like a timeout, never a decline.
       return { outcome: 'timeout' };
@@ -706,7 +732,18 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       // A transaction's first answer knows all its operations: the primary one, nothing else yet.
       const operations = isPrimary(op.type) && !next ? [answered] : undefined;
       const callback = callbackDue(after, answered, becameFinal, next !== null)
-        ? await this.deps.callbacks.writeInCommit(repos, after, { ...read, ...(operations ? { operations } : {}) }, Date.parse(op.createdAt), becameFinal)
+        ? await this.deps.callbacks.writeInCommit(
+            repos,
+            after,
+            {
+              paymentMethod: read.paymentMethod,
+              webhookAuthenticationSealed: read.webhookAuthenticationSealed,
+              subscription: read.subscription,
+              operations: operations ?? read.operations,
+            },
+            Date.parse(op.createdAt),
+            becameFinal,
+          )
         : null;
       // The drive job's row becomes the callback's job (one write, one row fewer) when the callback
       // is of the state this answer entered: no other job of it can exist, and the answer is applied once.
@@ -744,10 +781,6 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
 }
 
 /** A freshly inserted transaction as the store returns it: no money has moved yet. */
-function asCommitted(tx: NewTransaction): Transaction {
-  return { authorizedAmount: 0, capturedAmount: 0, refundedAmount: 0, voidedAmount: 0, paidOutAmount: 0, pendingAmount: 0, ...tx };
-}
-
 export function driveJob(op: Pick<Operation, 'id'>, attempt: number, runAt: number, known?: DriveRecord | null) {
   return newJob(DRIVE_JOB, { operationId: op.id, attempt }, { runAt, dedupeKey: driveJobKey(op.id), ...(known ? { known } : {}) });
 }

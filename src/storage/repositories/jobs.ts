@@ -42,6 +42,8 @@ export function toJob(
     lastError: row.lastError,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    // Present from the start, set by spreading over it (docs/object-shapes.md).
+    known: undefined,
   };
 }
 
@@ -104,7 +106,18 @@ export function handingPlacer(handoff: JobHandoff, afterCommit: (fn: () => void)
       }
       const row = jobRow(job, now, lease);
       leases.push(lease);
-      const handed = toJob({ ...row, lastError: null });
+      const handed = toJob({
+        id: row.id,
+        kind: row.kind,
+        payload: row.payload,
+        state: row.state,
+        attempts: row.attempts,
+        maxAttempts: row.maxAttempts,
+        runAt: row.runAt,
+        lastError: null,
+        createdAt: row.createdAt,
+        updatedAt: row.updatedAt,
+      });
       afterCommit(() => lease.start(job.known === undefined ? handed : { ...handed, known: job.known }));
       return { row, handed: true };
     },
