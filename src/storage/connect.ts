@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { CamelCasePlugin, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { type DatabaseConfig, DEFAULT_DB_POOL_SIZE } from '../config.js';
 import type { Database } from './schema.js';
@@ -19,6 +19,7 @@ import { writeCombining } from './pg-write-combining.js';
 import { MAIN_AUTOCHECKPOINT_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 import { WalSync } from './wal-sync.js';
 import { PrenamedRowsPlugin } from './prenamed-rows.js';
+import { CompiledCamelCasePlugin } from './compiled-camel-rows.js';
 import { StatementCache } from './write-batcher.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -160,7 +161,10 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
     counters.watch(client);
   });
   // Held writes and a lazy BEGIN in transactions: fewer round trips per commit (pg-write-combining.ts).
-  const db = new Kysely<Database>({ dialect: writeCombining(new PostgresDialect({ pool }), sharedClients(pool, poolSize)), plugins: [new CamelCasePlugin()] });
+  const db = new Kysely<Database>({
+    dialect: writeCombining(new PostgresDialect({ pool }), sharedClients(pool, poolSize)),
+    plugins: [new CompiledCamelCasePlugin()],
+  });
   // The job queue's planner statistics, fresh after a burst even where autovacuum is late or off.
   const statistics = new PgStatisticsKeeper((text, parameters) => pool.query(text, parameters));
   statistics.start();

@@ -226,7 +226,16 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
 
 /** What the drive of `operation` would read, when its reservation gave the transaction back (else it reads). */
 function knownToDrive(drive: DriveContext, reserved: Transaction | null, operation: Operation): DriveRecord | undefined {
-  return reserved ? { ...drive, transaction: reserved, operation } : undefined;
+  // One literal, not the context spread and added to (docs/object-shapes.md).
+  return reserved
+    ? {
+        transaction: reserved,
+        operation,
+        paymentMethod: drive.paymentMethod,
+        webhookAuthenticationSealed: drive.webhookAuthenticationSealed,
+        subscription: drive.subscription,
+      }
+    : undefined;
 }
 
 /** The answer of the API for where the engine left an operation. */

@@ -527,7 +527,14 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
       createdAt: row.opCreatedAt,
       finalizedAt: row.opFinalizedAt,
     });
-    return { transaction, operation, ...drive };
+    // The fields in the order of every other drive record (docs/object-shapes.md).
+    return {
+      transaction,
+      operation,
+      paymentMethod: drive.paymentMethod,
+      webhookAuthenticationSealed: drive.webhookAuthenticationSealed,
+      subscription: drive.subscription,
+    };
   }
 
   async applyResult(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta = {}): Promise<boolean> {
