@@ -247,7 +247,9 @@ export function buildServices(deps: ServiceDeps): Services {
     checkUrl: (field, url, domain) => callbackUrlPolicy.check(field, url, domain),
     async sender({ url, headers, body }) {
       const result = await httpSender.post(url, headers, body);
-      return { ...result, ok: result.status !== null && result.status >= 200 && result.status < 300 };
+      // One literal, not the result spread with \`ok\` added (docs/object-shapes.md).
+      const ok = result.status !== null && result.status >= 200 && result.status < 300;
+      return { ok, status: result.status, error: result.error, durationMs: result.durationMs };
     },
     gate: deliveryGate,
     schedule: webhookSchedule,
