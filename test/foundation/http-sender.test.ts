@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { UndiciSender } from '../../src/delivery/http-sender.js';
+import { type SendResult, UndiciSender } from '../../src/delivery/http-sender.js';
 
 describe('callback HTTP sender', () => {
   let server: http.Server;
@@ -42,49 +42,38 @@ describe('callback HTTP sender', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  test('an answered attempt: its status, no error', async () => {
-    const sender = new UndiciSender({ allowPrivate: true, now: Date.now, timeoutMs: 2_000 });
+  /** One POST of `{}` to `url` by a sender of its own (closed after), and what it answered. */
+  async function postOnce(url: string, options: { timeoutMs?: number; allowPrivate?: boolean } = {}): Promise<SendResult> {
+    const sender = new UndiciSender({ allowPrivate: options.allowPrivate ?? true, now: Date.now, timeoutMs: options.timeoutMs ?? 2_000 });
     try {
-      const result = await sender.post(`${base}/ok`, { 'content-type': 'application/json' }, '{}');
-      assert.equal(result.status, 204);
-      assert.equal(result.error, null);
+      return await sender.post(url, { 'content-type': 'application/json' }, '{}');
     } finally {
       await sender.close();
     }
+  }
+
+  test('an answered attempt: its status, no error', async () => {
+    const result = await postOnce(`${base}/ok`);
+    assert.deepEqual({ status: result.status, error: result.error }, { status: 204, error: null });
   });
 
   test('a receiver that answers and keeps its body trickling holds the attempt no longer than its deadline', async () => {
-    const sender = new UndiciSender({ allowPrivate: true, now: Date.now, timeoutMs: 400 });
-    try {
-      const result = await sender.post(`${base}/drip`, { 'content-type': 'application/json' }, '{}');
-      // The status came before the deadline: the receiver answered, the rest of its body is dropped.
-      assert.equal(result.status, 200);
-      assert.ok(result.durationMs >= 390 && result.durationMs < 2_000, `ended after ${result.durationMs} ms`);
-    } finally {
-      await sender.close();
-    }
+    const result = await postOnce(`${base}/drip`, { timeoutMs: 400 });
+    // The status came before the deadline: the receiver answered, the rest of its body is dropped.
+    assert.equal(result.status, 200);
+    assert.ok(result.durationMs >= 390 && result.durationMs < 2_000, `ended after ${result.durationMs} ms`);
   });
 
   test('an answer with a large body: its status, the body dropped', async () => {
-    const sender = new UndiciSender({ allowPrivate: true, now: Date.now, timeoutMs: 2_000 });
-    try {
-      const result = await sender.post(`${base}/large`, { 'content-type': 'application/json' }, '{}');
-      assert.deepEqual({ status: result.status, error: result.error }, { status: 201, error: null });
-    } finally {
-      await sender.close();
-    }
+    const result = await postOnce(`${base}/large`);
+    assert.deepEqual({ status: result.status, error: result.error }, { status: 201, error: null });
   });
 
   test('a receiver that never answers: the attempt ends at its deadline, with no status', async () => {
-    const sender = new UndiciSender({ allowPrivate: true, now: Date.now, timeoutMs: 300 });
-    try {
-      const result = await sender.post(`${base}/silent`, { 'content-type': 'application/json' }, '{}');
-      assert.equal(result.status, null);
-      assert.match(result.error ?? '', /^ETIMEDOUT: no answer within the timeout of 300 ms/);
-      assert.ok(result.durationMs >= 290 && result.durationMs < 2_000, `ended after ${result.durationMs} ms`);
-    } finally {
-      await sender.close();
-    }
+    const result = await postOnce(`${base}/silent`, { timeoutMs: 300 });
+    assert.equal(result.status, null);
+    assert.match(result.error ?? '', /^ETIMEDOUT: no answer within the timeout of 300 ms/);
+    assert.ok(result.durationMs >= 290 && result.durationMs < 2_000, `ended after ${result.durationMs} ms`);
   });
 
   test('a refused connection: its error code, no status', async () => {
@@ -92,23 +81,13 @@ describe('callback HTTP sender', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
-    const sender = new UndiciSender({ allowPrivate: true, now: Date.now, timeoutMs: 2_000 });
-    try {
-      const result = await sender.post(`http://127.0.0.1:${port}/cb`, { 'content-type': 'application/json' }, '{}');
-      assert.equal(result.status, null);
-      assert.match(result.error ?? '', /^ECONNREFUSED: /);
-    } finally {
-      await sender.close();
-    }
+    const result = await postOnce(`http://127.0.0.1:${port}/cb`);
+    assert.equal(result.status, null);
+    assert.match(result.error ?? '', /^ECONNREFUSED: /);
   });
 
   test('an internal address is refused before any connection when private URLs are not allowed', async () => {
-    const sender = new UndiciSender({ allowPrivate: false, now: Date.now, timeoutMs: 2_000 });
-    try {
-      const result = await sender.post(`${base}/ok`, { 'content-type': 'application/json' }, '{}');
-      assert.deepEqual({ status: result.status, error: result.error }, { status: null, error: 'refused: internal address' });
-    } finally {
-      await sender.close();
-    }
+    const result = await postOnce(`${base}/ok`, { allowPrivate: false });
+    assert.deepEqual({ status: result.status, error: result.error }, { status: null, error: 'refused: internal address' });
   });
 });
