@@ -8,14 +8,20 @@
  * Nested plain objects (none today: JSON is stored as text) are renamed as the plugin would.
  */
 import { CamelCasePlugin, type PluginTransformResultArgs, type QueryResult, type UnknownRow } from 'kysely';
+import { Recent } from '../shared/recent.js';
+import { definedKeysAre } from './query-template.js';
+import { literalKey } from './sqlite-rows.js';
 
 type RowMapper = (row: UnknownRow, nested: (value: unknown) => unknown) => UnknownRow;
 
 /** Column sets kept at once; past it the cache starts again (statements are few and fixed). */
 const MAX_MAPPERS = 1_000;
+/** Column sets compared with a result's columns before a look-up by their joined names (as KeyedTemplates). */
+const RECENT_MAPPERS = 8;
 
 export class CompiledCamelCasePlugin extends CamelCasePlugin {
   private readonly mappers = new Map<string, RowMapper>();
+  private readonly recent = new Recent<{ columns: readonly string[]; map: RowMapper }>(RECENT_MAPPERS);
   private readonly nested = (value: unknown): unknown => {
     if (value === null || typeof value !== 'object') return value;
     if (Array.isArray(value)) return value.map((item) => (isPlainObject(item) ? this.mapRow(item as UnknownRow) : item));
@@ -38,18 +44,19 @@ export class CompiledCamelCasePlugin extends CamelCasePlugin {
   }
 
   private mapperOf(row: UnknownRow): RowMapper {
+    // node-postgres gives every column a value (null, never undefined): its defined keys are its columns.
+    const recent = this.recent.find((known) => definedKeysAre(row, known.columns));
+    if (recent) return recent.map;
     const columns = Object.keys(row);
     const signature = columns.join('\u0001');
-    let mapper = this.mappers.get(signature);
-    if (!mapper) {
+    let map = this.mappers.get(signature);
+    if (!map) {
       if (this.mappers.size >= MAX_MAPPERS) this.mappers.clear();
-      // Property names quoted by JSON.stringify; "__proto__" as a literal's key would set the prototype.
-      const key = (name: string) => (name === '__proto__' ? `[${JSON.stringify(name)}]` : JSON.stringify(name));
-      const body = `return {${columns.map((c) => `${key(this.camelCase(c))}: m(r[${JSON.stringify(c)}])`).join(', ')}};`;
-      mapper = new Function('r', 'm', body) as RowMapper;
-      this.mappers.set(signature, mapper);
+      const body = `return {${columns.map((c) => `${literalKey(this.camelCase(c))}: m(r[${JSON.stringify(c)}])`).join(', ')}};`;
+      map = new Function('r', 'm', body) as RowMapper;
+      this.mappers.set(signature, map);
     }
-    return mapper;
+    return this.recent.add({ columns, map }).map;
   }
 }
 

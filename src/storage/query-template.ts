@@ -196,7 +196,7 @@ export function queryTemplate<DB, P extends object, Q extends TemplateQuery>(bui
 const RECENT_SHAPES = 4;
 
 /** Whether the defined keys of `values`, in order, are exactly `keys`. */
-function definedKeysAre(values: Record<string, unknown>, keys: readonly string[]): boolean {
+export function definedKeysAre(values: Record<string, unknown>, keys: readonly string[]): boolean {
   let i = 0;
   for (const key in values) {
     if (values[key] === undefined) continue;

@@ -8,9 +8,14 @@
 export type RowBuilder = (values: readonly unknown[]) => Record<string, unknown>;
 
 export function rowBuilder(names: readonly string[]): RowBuilder {
-  // The names are the statement's result columns; JSON.stringify quotes each as a property name.
-  // "__proto__" as a literal's key would set the prototype: a computed key makes it a property.
-  const key = (name: string) => (name === '__proto__' ? `[${JSON.stringify(name)}]` : JSON.stringify(name));
-  const body = `return {${names.map((name, i) => `${key(name)}: v[${i}]`).join(', ')}};`;
+  const body = `return {${names.map((name, i) => `${literalKey(name)}: v[${i}]`).join(', ')}};`;
   return new Function('v', body) as RowBuilder;
+}
+
+/**
+ * `name` as the key of a compiled object literal: quoted by JSON.stringify; "__proto__" as a
+ * literal's key would set the prototype, a computed key makes it a property.
+ */
+export function literalKey(name: string): string {
+  return name === '__proto__' ? `[${JSON.stringify(name)}]` : JSON.stringify(name);
 }

@@ -14,7 +14,13 @@ import { type Effect, effectPart } from '../../shared/effect.js';
 import { notFound } from '../../shared/errors.js';
 import type { DriveResult, PaymentEngine, PipelineRepos } from '../transactions/payment-engine.js';
 import type { Operation, OperationState, Transaction } from '../transactions/transaction.js';
-import type { DriveContext, DriveRecord, ReservationAmounts, TransactionsRepository } from '../transactions/transactions.repository.js';
+import {
+  type DriveContext,
+  type DriveRecord,
+  driveRecord,
+  type ReservationAmounts,
+  type TransactionsRepository,
+} from '../transactions/transactions.repository.js';
 import { amountExceeds, type LifecycleAction, refusalOf, type Refusal, uncaptured } from './lifecycle.js';
 import type { LifecycleRepository } from './operations.repository.js';
 
@@ -226,16 +232,7 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
 
 /** What the drive of `operation` would read, when its reservation gave the transaction back (else it reads). */
 function knownToDrive(drive: DriveContext, reserved: Transaction | null, operation: Operation): DriveRecord | undefined {
-  // One literal, not the context spread and added to (docs/object-shapes.md).
-  return reserved
-    ? {
-        transaction: reserved,
-        operation,
-        paymentMethod: drive.paymentMethod,
-        webhookAuthenticationSealed: drive.webhookAuthenticationSealed,
-        subscription: drive.subscription,
-      }
-    : undefined;
+  return reserved ? driveRecord(reserved, operation, drive) : undefined;
 }
 
 /** The answer of the API for where the engine left an operation. */

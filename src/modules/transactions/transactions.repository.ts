@@ -176,6 +176,17 @@ export interface PrimaryOperationRead {
   drive: DriveContext;
 }
 
+/** A drive record, its fields always in this order (docs/object-shapes.md). */
+export function driveRecord(transaction: Transaction, operation: Operation, context: DriveContext): DriveRecord {
+  return {
+    transaction,
+    operation,
+    paymentMethod: context.paymentMethod,
+    webhookAuthenticationSealed: context.webhookAuthenticationSealed,
+    subscription: context.subscription,
+  };
+}
+
 /** What findForDrive reads besides the operation and its transaction. */
 export interface DriveContext {
   paymentMethod: { paymentMethod: PaymentMethod; panSealed: string | null } | null;

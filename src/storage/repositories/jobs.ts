@@ -28,8 +28,12 @@ function iso(ms: number): string {
 }
 const DEFAULT_MAX_ATTEMPTS = 25;
 
+/** A job of its row; a new row (jobRow) has no last error yet. */
 export function toJob(
-  row: Pick<JobsTable, 'id' | 'kind' | 'payload' | 'state' | 'maxAttempts' | 'runAt' | 'lastError' | 'createdAt' | 'updatedAt'> & { attempts: number },
+  row: Pick<JobsTable, 'id' | 'kind' | 'payload' | 'state' | 'maxAttempts' | 'runAt' | 'createdAt' | 'updatedAt'> & {
+    attempts: number;
+    lastError?: string | null;
+  },
 ): Job {
   return {
     id: row.id,
@@ -39,7 +43,7 @@ export function toJob(
     attempts: row.attempts,
     maxAttempts: row.maxAttempts,
     runAt: row.runAt,
-    lastError: row.lastError,
+    lastError: row.lastError ?? null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     // Present from the start, set by spreading over it (docs/object-shapes.md).
@@ -106,18 +110,7 @@ export function handingPlacer(handoff: JobHandoff, afterCommit: (fn: () => void)
       }
       const row = jobRow(job, now, lease);
       leases.push(lease);
-      const handed = toJob({
-        id: row.id,
-        kind: row.kind,
-        payload: row.payload,
-        state: row.state,
-        attempts: row.attempts,
-        maxAttempts: row.maxAttempts,
-        runAt: row.runAt,
-        lastError: null,
-        createdAt: row.createdAt,
-        updatedAt: row.updatedAt,
-      });
+      const handed = toJob(row);
       afterCommit(() => lease.start(job.known === undefined ? handed : { ...handed, known: job.known }));
       return { row, handed: true };
     },

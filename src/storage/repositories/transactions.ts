@@ -26,6 +26,7 @@ import type {
   TransactionResultPatch,
   TransactionsRepository,
 } from '../../modules/transactions/transactions.repository.js';
+import { driveRecord } from '../../modules/transactions/transactions.repository.js';
 import type { Dialect } from '../connect.js';
 import type { Database, OperationsTable, TransactionsTable } from '../schema.js';
 import { keyedTemplates, queryTemplate, type Params } from '../query-template.js';
@@ -527,14 +528,7 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
       createdAt: row.opCreatedAt,
       finalizedAt: row.opFinalizedAt,
     });
-    // The fields in the order of every other drive record (docs/object-shapes.md).
-    return {
-      transaction,
-      operation,
-      paymentMethod: drive.paymentMethod,
-      webhookAuthenticationSealed: drive.webhookAuthenticationSealed,
-      subscription: drive.subscription,
-    };
+    return driveRecord(transaction, operation, drive);
   }
 
   async applyResult(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta = {}): Promise<boolean> {
