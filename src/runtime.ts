@@ -12,7 +12,7 @@ import { buildApp } from './http/app.js';
 import { Metrics } from './http/metrics.js';
 import { scheduleMaintenance } from './jobs/maintenance.js';
 import { DrainMeter } from './jobs/drain-meter.js';
-import { JobRunner } from './jobs/runner.js';
+import { JobLanes } from './jobs/lanes.js';
 import { pinoEventsLog } from './logger.js';
 import { scheduleWebhookRelay } from './modules/webhooks/webhooks.jobs.js';
 import { scheduleSettlementRun } from './modules/settlements/settlements.jobs.js';
@@ -28,7 +28,7 @@ export interface Runtime {
   app: FastifyInstance;
   store: Store;
   clock: ServiceClock;
-  runner: JobRunner;
+  runner: JobLanes;
   services: Services;
   operatorKey: string;
   operatorKeyGenerated: boolean;
@@ -42,6 +42,7 @@ export interface RuntimeOptions {
   connectOptions?: ConnectOptions;
   /** Start the job runner loop (default: config.workers). Tests may drive jobs with runner.drain(). */
   startWorkers?: boolean;
+  /** Job slots per runner lane (jobs/lanes.ts; default 64 each). */
   jobConcurrency?: number;
   /** Replaces the sandbox simulator (tests with scripted acquirer answers). */
   acquirer?: Acquirer;
@@ -62,12 +63,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     throw err;
   }
 
-  let runner: JobRunner | null = null;
+  let runner: JobLanes | null = null;
   const clockRef: { clock: ServiceClock | null } = { clock: null };
   const now = () => clockRef.clock?.now() ?? Date.now();
   const store = createStore(connection, {
     now,
-    onEnqueue: (dueAt) => runner?.notify(dueAt),
+    onEnqueue: (dueAt, kind) => runner?.notify(dueAt, kind),
     handoff: { take: (kind) => runner?.take(kind) ?? null, remember: (id, kind, known) => runner?.remember(id, kind, known) },
   });
   const clock = new ServiceClock(store.settings, config.sandbox);
@@ -94,7 +95,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     ...(options.backlogRefreshMs === undefined ? {} : { backlogRefreshMs: options.backlogRefreshMs }),
     ...(drain ? { drainRate: () => drain.ratePerSecond() } : {}),
   });
-  runner = new JobRunner({
+  runner = new JobLanes({
     store: store.jobs,
     clock,
     logger,

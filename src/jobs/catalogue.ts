@@ -6,7 +6,7 @@
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { acquirerRetryDelay, callbackRetryDelay, exponentialBackoff } from './retry-schedules.js';
-import { JOB_LEASE_MS, type JobContext, type JobDefinition, type NewJob } from './job.js';
+import { JOB_LEASE_MS, type JobContext, type JobDefinition, type JobLane, type NewJob } from './job.js';
 
 /** Callbacks: 25 attempts (INTERFACE §8). */
 export const CALLBACK_MAX_ATTEMPTS = 25;
@@ -22,6 +22,8 @@ interface JobSpec {
   handoff?: boolean;
   /** Starts from what its commit wrote when claimed for its first attempt in that process (JobDefinition.knownWhenClaimed). */
   knownWhenClaimed?: boolean;
+  /** The runner lane (JobDefinition.lane); default `payments`. */
+  lane?: JobLane;
 }
 
 const Id = Type.String({ minLength: 1 });
@@ -57,6 +59,7 @@ export const JOB_CATALOGUE = {
     // A resend may deliver the row while its first job waits: that job then sends once more (callbacks
     // are at least once), numbers its attempt from the row and leaves a DELIVERED row delivered.
     knownWhenClaimed: true,
+    lane: 'deliveries',
   },
   /** Outbox → webhook deliveries, one run per second of service time. */
   'webhooks.relay': { payload: Empty, maxAttempts: 3, leaseMs: JOB_LEASE_MS, backoff: () => 1_000 },
@@ -66,6 +69,7 @@ export const JOB_CATALOGUE = {
     maxAttempts: CALLBACK_MAX_ATTEMPTS + 5,
     leaseMs: JOB_LEASE_MS,
     backoff: (failures: number) => callbackRetryDelay(failures),
+    lane: 'deliveries',
   },
   /** A CIT session due to expire at expiresAt (service clock). */
   'session.expire': {
@@ -126,5 +130,6 @@ export function defineJob<K extends JobKind>(kind: K, handle: (payload: PayloadO
     handle,
     ...(spec.handoff ? { handoff: true } : {}),
     ...(spec.knownWhenClaimed ? { knownWhenClaimed: true } : {}),
+    ...(spec.lane ? { lane: spec.lane } : {}),
   };
 }

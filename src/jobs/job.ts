@@ -7,6 +7,12 @@ import type { TSchema } from '@sinclair/typebox';
 
 export type JobState = 'queued' | 'running' | 'done' | 'dead';
 
+/**
+ * Slots a job runs in (lanes.ts): `deliveries` wait on merchants' receivers (callbacks, webhooks),
+ * `payments` on the acquirer and the database (everything else).
+ */
+export type JobLane = 'payments' | 'deliveries';
+
 export interface NewJob {
   kind: string;
   payload: unknown;
@@ -153,6 +159,8 @@ export interface JobDefinition<P = unknown> {
    * row a resend delivered meanwhile stays delivered).
    */
   knownWhenClaimed?: boolean;
+  /** The runner lane whose slots it runs in (lanes.ts); default `payments`. */
+  lane?: JobLane;
   /** The payload's schema (catalogue.ts): a claimed job whose payload does not match is dead at once, never handled. */
   payload?: TSchema;
   maxAttempts: number;

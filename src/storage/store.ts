@@ -27,7 +27,7 @@ import type { DashboardSessionsRepository } from '../dashboard/sessions.reposito
 import type { Connection, Dialect } from './connect.js';
 import { KyselyAccountsRepository } from './repositories/accounts.js';
 import { KyselyIdempotencyStore } from './repositories/idempotency.js';
-import { handingPlacer, type JobPlacer, KyselyJobStore, queueEveryJob } from './repositories/jobs.js';
+import { type EnqueueNotice, handingPlacer, type JobPlacer, KyselyJobStore, noticeQueued, type QueuedJobs, queueEveryJob } from './repositories/jobs.js';
 import { KyselyPointsOfSaleRepository } from './repositories/points-of-sale.js';
 import { KyselySettings } from './repositories/settings.js';
 import { KyselyTerminalsRepository } from './repositories/terminals.js';
@@ -107,8 +107,8 @@ export interface Store extends Repositories {
 
 export interface StoreOptions {
   now(): number;
-  /** Called when jobs were queued, with the time the first of them comes due (the runner wakes then). */
-  onEnqueue?: (firstDueAt: number) => void;
+  /** Called when jobs were queued, per kind, with the time the first of them comes due (the runner's lane of that kind wakes then). */
+  onEnqueue?: EnqueueNotice;
   /** This process's runner, which may take a transaction's new due jobs at once (JobHandoff). */
   handoff?: JobHandoff;
   /** SQLite group commit settings (tests). */
@@ -123,7 +123,7 @@ function repositories(
   db: Kysely<Database>,
   dialect: Dialect,
   options: StoreOptions,
-  onEnqueue: (firstDueAt: number) => void,
+  onEnqueue: EnqueueNotice,
   afterCommit: (fn: () => void) => void = (fn) => fn(),
   placer: JobPlacer = queueEveryJob,
 ): Repositories {
@@ -156,7 +156,7 @@ function repositories(
 }
 
 export function createStore(connection: Connection, options: StoreOptions): Store {
-  const notify = (firstDueAt: number) => options.onEnqueue?.(firstDueAt);
+  const notify: EnqueueNotice = (firstDueAt, kind) => options.onEnqueue?.(firstDueAt, kind);
   if (connection.statements) return createSqliteStore(connection, connection.statements, options, notify);
   const base = repositories(connection.db, connection.dialect, options, notify);
   return {
@@ -188,12 +188,7 @@ export function createStore(connection: Connection, options: StoreOptions): Stor
  * repositories outside a transaction sit on a Kysely whose write statements each become a unit
  * of work of the next group commit (idempotency claims, job claims and completions, ...).
  */
-function createSqliteStore(
-  connection: Connection,
-  statements: NonNullable<Connection['statements']>,
-  options: StoreOptions,
-  notify: (firstDueAt: number) => void,
-): Store {
+function createSqliteStore(connection: Connection, statements: NonNullable<Connection['statements']>, options: StoreOptions, notify: EnqueueNotice): Store {
   const batcher = new WriteBatcher(connection.db, statements, { ...(connection.sync ? { durable: connection.sync } : {}), ...options.batcher });
   // connection.db's plugins: its statements' rows come named already (prenamed-rows.ts).
   const batched = new Kysely<Database>({ dialect: groupCommitDialect(batcher), plugins: [...connection.db.getExecutor().plugins] });
@@ -225,7 +220,7 @@ async function inTransaction<T>(
   fn: (repos: Repositories) => Promise<T>,
   dialect: Dialect,
   options: StoreOptions,
-  notify: (firstDueAt: number) => void,
+  notify: EnqueueNotice,
 ): Promise<T> {
   // What one run of `fn` asks for after the commit; a replayable unit run again (write-batcher.ts)
   // starts afresh, the slots its first run was handed given back.
@@ -248,21 +243,24 @@ async function inTransaction<T>(
 
 interface CommitRun {
   committed: Array<() => void>;
-  queued(at: number): void;
+  queued: EnqueueNotice;
   afterCommit(after: () => void): void;
   handing: (JobPlacer & { giveBack(): void }) | null;
 }
 
-function commitRun(options: StoreOptions, notify: (firstDueAt: number) => void): CommitRun {
+function commitRun(options: StoreOptions, notify: EnqueueNotice): CommitRun {
   const committed: Array<() => void> = [];
-  // One notice per commit, for the first of its queued jobs to come due.
-  let firstDueAt: number | null = null;
+  // One notice per commit and kind, for the first of its queued jobs to come due.
+  let queued: QueuedJobs | null = null;
   const afterCommit = (after: () => void) => void committed.push(after);
   return {
     committed,
-    queued(at) {
-      if (firstDueAt === null) committed.push(() => notify(firstDueAt!));
-      firstDueAt = Math.min(firstDueAt ?? Infinity, at);
+    queued(at, kind) {
+      if (queued === null) {
+        const all: QueuedJobs = (queued = new Map());
+        committed.push(() => noticeQueued(all, notify));
+      }
+      queued.set(kind, Math.min(queued.get(kind) ?? Infinity, at));
     },
     afterCommit,
     handing: options.handoff ? handingPlacer(options.handoff, afterCommit) : null,

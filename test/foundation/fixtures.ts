@@ -5,6 +5,7 @@
 import type { JobHandoff } from '../../src/jobs/job.js';
 import { connect } from '../../src/storage/connect.js';
 import { migrate } from '../../src/storage/migrate.js';
+import type { EnqueueNotice } from '../../src/storage/repositories/jobs.js';
 import { createStore, type Store } from '../../src/storage/store.js';
 import { newId, newTransactionId } from '../../src/shared/ids.js';
 import type { Operation } from '../../src/modules/transactions/transaction.js';
@@ -19,6 +20,8 @@ export interface TestStore {
   clock: { ms: number };
   /** The runner a transaction's new due jobs are offered to (JobHandoff); none until a test sets one. */
   handoff: { to: JobHandoff | null };
+  /** Told when jobs were queued (the store's onEnqueue), per kind; nobody until a test sets it. */
+  enqueued: { to: EnqueueNotice | null };
   close(): Promise<void>;
 }
 
@@ -31,8 +34,10 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
   await migrate(connection);
   const clock = { ms: T0 };
   const handoff: TestStore['handoff'] = { to: null };
+  const enqueued: TestStore['enqueued'] = { to: null };
   const store = createStore(connection, {
     now: () => clock.ms,
+    onEnqueue: (dueAt, kind) => enqueued.to?.(dueAt, kind),
     handoff: { take: (kind) => handoff.to?.take(kind) ?? null, remember: (id, kind, known) => handoff.to?.remember(id, kind, known) },
   });
   return {
@@ -40,6 +45,7 @@ export async function openTestStore(kind: StoreKind): Promise<TestStore> {
     database,
     clock,
     handoff,
+    enqueued,
     async close() {
       await store.close();
       await database.drop();

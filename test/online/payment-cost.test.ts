@@ -140,16 +140,21 @@ for (const kind of await availableStores()) {
       };
       /** This test's own read of each kind, as logged: taken out of the payment's statements. */
       const readStatement: Record<string, RegExp> = { [DRIVE_JOB]: DRIVE_READ, [CALLBACK_JOB]: NOTIFICATION_READ };
-      const execute = Reflect.get(runner, 'execute') as (job: Job) => Promise<boolean>;
-      Reflect.set(runner, 'execute', async (job: Job) => {
-        if (job.kind === DRIVE_JOB || job.kind === CALLBACK_JOB) {
-          const logged = counters.log?.length ?? 0;
-          compared.set(job.kind, { known: job.known, read: await readFor(job) });
-          // This test's read, not the payment's: the first such statement since (others may have been logged meanwhile).
-          const own = counters.log?.findIndex((statement, i) => i >= logged && readStatement[job.kind]!.test(statement)) ?? -1;
-          if (own >= 0) counters.log!.splice(own, 1);
-        }
-        return execute.call(runner, job);
+      // The drive's lane and the callback's (jobs/lanes.ts): each runner's execute compares first.
+      const lanes = [DRIVE_JOB, CALLBACK_JOB].map((kind) => {
+        const lane = runner.runnerOf(kind)!;
+        const execute = Reflect.get(lane, 'execute') as (job: Job) => Promise<boolean>;
+        Reflect.set(lane, 'execute', async (job: Job) => {
+          if (job.kind === kind) {
+            const logged = counters.log?.length ?? 0;
+            compared.set(job.kind, { known: job.known, read: await readFor(job) });
+            // This test's read, not the payment's: the first such statement since (others may have been logged meanwhile).
+            const own = counters.log?.findIndex((statement, i) => i >= logged && readStatement[job.kind]!.test(statement)) ?? -1;
+            if (own >= 0) counters.log!.splice(own, 1);
+          }
+          return execute.call(lane, job);
+        });
+        return { lane, execute };
       });
       runner.start();
       try {
@@ -179,7 +184,7 @@ for (const kind of await availableStores()) {
         assert.equal(rx.at(path)[0]!.body.transaction.reference, 'cost-handed');
       } finally {
         counters.stop();
-        Reflect.set(runner, 'execute', execute);
+        for (const { lane, execute } of lanes) Reflect.set(lane, 'execute', execute);
         await runner.stop();
       }
     });

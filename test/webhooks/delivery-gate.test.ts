@@ -57,10 +57,10 @@ async function rejectsDeferred(promise: Promise<unknown>): Promise<Deferred> {
 }
 
 describe('delivery gate', () => {
-  test('the defaults: 16 per merchant and 16 per destination (a quarter of the runtime’s 64 job slots; half with 16 waiting), 2 per slow destination; 16 may wait up to 1 s per key', () => {
+  test('the defaults: 32 per merchant and 32 per destination (half of the delivery lane’s 64 job slots; three quarters with 16 waiting), 2 per slow destination; 16 may wait up to 1 s per key', () => {
     assert.deepEqual(
       { perMerchant, perDestination, perSlowDestination, slowAfterMs, slowForMs, waitingPerKey, maxWaitMs },
-      { perMerchant: 16, perDestination: 16, perSlowDestination: 2, slowAfterMs: 2500, slowForMs: 5000, waitingPerKey: 16, maxWaitMs: 1000 },
+      { perMerchant: 32, perDestination: 32, perSlowDestination: 2, slowAfterMs: 2500, slowForMs: 5000, waitingPerKey: 16, maxWaitMs: 1000 },
     );
   });
 

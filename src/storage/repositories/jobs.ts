@@ -83,14 +83,29 @@ export const queueEveryJob: JobPlacer = { place: (job, now) => ({ row: jobRow(jo
  * The rows of `jobs`, and when the first of those queued comes due (service time; null: all handed
  * over): the runner is told after the commit, and wakes then, not before.
  */
-export function placeJobs(placer: JobPlacer, jobs: NewJob[], now: number): { rows: JobRow[]; firstQueuedAt: number | null } {
-  let firstQueuedAt: number | null = null;
+export function placeJobs(placer: JobPlacer, jobs: NewJob[], now: number): { rows: JobRow[]; queued: QueuedJobs | null } {
+  let queued: QueuedJobs | null = null;
   const rows = jobs.map((job) => {
     const { row, handed } = placer.place(job, now);
-    if (!handed) firstQueuedAt = Math.min(firstQueuedAt ?? Infinity, job.runAt ?? now);
+    if (!handed) {
+      const dueAt = job.runAt ?? now;
+      queued ??= new Map();
+      queued.set(job.kind, Math.min(queued.get(job.kind) ?? Infinity, dueAt));
+    }
     return row;
   });
-  return { rows, firstQueuedAt };
+  return { rows, queued };
+}
+
+/** Kinds of the jobs a write queued (not handed over), each with the first of them to come due. */
+export type QueuedJobs = Map<string, number>;
+
+/** Told when jobs of `kind` were queued, the first of them due at `firstDueAt` (the runner's lane of that kind wakes then). */
+export type EnqueueNotice = (firstDueAt: number, kind: string) => void;
+
+/** `notice` for each kind `queued` holds. */
+export function noticeQueued(queued: QueuedJobs | null, notice: EnqueueNotice): void {
+  if (queued) for (const [kind, dueAt] of queued) notice(dueAt, kind);
 }
 
 /**
@@ -298,7 +313,7 @@ export class KyselyJobStore implements JobStore {
     private readonly dialect: Dialect,
     private readonly now: () => number,
     /** Told when the first queued job comes due, after the commit (a transaction's repositories) or at once. */
-    private readonly onEnqueue: (firstDueAt: number) => void = () => undefined,
+    private readonly onEnqueue: EnqueueNotice = () => undefined,
     private readonly placer: JobPlacer = queueEveryJob,
   ) {}
 
@@ -309,11 +324,11 @@ export class KyselyJobStore implements JobStore {
   async enqueueMany(jobs: NewJob[]): Promise<void> {
     if (jobs.length === 0) return;
     const now = this.now();
-    const { rows, firstQueuedAt } = placeJobs(this.placer, jobs, now);
+    const { rows, queued } = placeJobs(this.placer, jobs, now);
     if (rows.length === 1) await insertJobRow.execute(this.db, rows[0]!);
     else await this.insertRows(rows);
     // Jobs handed to this process's runner start after the commit; the others wait for a claim.
-    if (firstQueuedAt !== null) this.onEnqueue(firstQueuedAt);
+    noticeQueued(queued, this.onEnqueue);
   }
 
   private async insertRows(rows: JobRow[]): Promise<void> {
@@ -347,7 +362,7 @@ export class KyselyJobStore implements JobStore {
     const { row, handed } = this.placer.place(next, nowMs);
     // By id alone, not by lease: the caller's commit guards that its work is applied once.
     await continueJob.execute(this.db, { ...row, finished: id });
-    if (!handed) this.onEnqueue(next.runAt ?? nowMs);
+    if (!handed) this.onEnqueue(next.runAt ?? nowMs, next.kind);
   }
 
   async cancelQueued(dedupeKey: string, nowMs: number): Promise<void> {

@@ -12,7 +12,7 @@ import type { Dialect } from '../connect.js';
 import type { Database } from '../schema.js';
 import { bulkInsert, insertRows, runBulk } from '../bulk-insert.js';
 import { joinableText } from '../pg-write-combining.js';
-import { insertJobRow, type JobPlacer, type JobRow, placeJobs, queueEveryJob } from './jobs.js';
+import { type EnqueueNotice, insertJobRow, type JobPlacer, type JobRow, noticeQueued, placeJobs, queueEveryJob } from './jobs.js';
 import { insertOperationRow, insertTransactionRow, operationRow, transactionRow } from './transactions.js';
 
 /** PostgreSQL's limit of parameters in one statement is 65 535. */
@@ -49,13 +49,13 @@ export class KyselyPaymentRecords implements PaymentRecords {
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
     private readonly now: () => number,
-    private readonly onEnqueue: (firstDueAt: number) => void,
+    private readonly onEnqueue: EnqueueNotice,
     private readonly placer: JobPlacer = queueEveryJob,
   ) {}
 
   async record(transactions: NewTransaction[], operations: Operation[], jobs: NewJob[]): Promise<void> {
     const now = this.now();
-    const { rows: jobRows, firstQueuedAt } = placeJobs(this.placer, jobs, now);
+    const { rows: jobRows, queued } = placeJobs(this.placer, jobs, now);
     if (this.dialect === 'postgres' && operations.length > 0 && (await this.recordInOneStatement(transactions, operations, jobRows))) {
       // Done: one statement.
     } else if (transactions.length <= 1 && operations.length <= 1 && jobs.length <= 1) {
@@ -69,7 +69,7 @@ export class KyselyPaymentRecords implements PaymentRecords {
       await insertRows(this.db, 'jobs', jobRows, 'dedupeKey');
     }
     // Drive jobs handed to this process's runner start after the commit; the others wait for a claim.
-    if (firstQueuedAt !== null) this.onEnqueue(firstQueuedAt);
+    noticeQueued(queued, this.onEnqueue);
   }
 
   /**
