@@ -165,7 +165,7 @@ export function buildServices(deps: ServiceDeps): Services {
   // One pooled outbound HTTP agent for callbacks and webhook deliveries.
   const httpSender = new UndiciSender({ allowPrivate, now: () => clock.now() });
   // One gate for both: deliveries under way per merchant and per destination are bounded, so one
-  // merchant's slow receiver cannot take the job runner's slots from the others (issue 9).
+  // merchant's slow receiver cannot take the delivery lane's job slots from the others (issue 9).
   const deliveryGate = new DeliveryGate();
 
   // Online payments: the pipeline, the NotificationWebhook, callbacks, MOTO and payouts.

@@ -1,7 +1,8 @@
 /**
  * The delivery gate: bounds how many callback and webhook deliveries run at once per merchant and
  * per destination (host and port), so that one merchant's slow or dead receiver holds a bounded
- * share of the job runner's slots and cannot delay other merchants' deliveries (issue 9, point 5).
+ * share of the runner's delivery lane (jobs/lanes.ts) and cannot delay other merchants' deliveries
+ * (issue 9, point 5).
  *
  * - A delivery that finds its merchant or its destination at the bound waits in this process for
  *   a slot, briefly (at most `maxWaitMs`, and at most `waitingPerKey` deliveries per key; never for
