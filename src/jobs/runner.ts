@@ -1,7 +1,8 @@
 /**
  * The generic job runner: claims due jobs with leases, runs their handlers with bounded
  * concurrency, records success, retry with backoff, or dead-letter. It owns no process signals:
- * main.ts starts and stops it. Wakes up on enqueue notifications and on clock jumps.
+ * main.ts starts and stops it. Wakes up on enqueue notifications and on clock jumps. The service
+ * runs one per lane (lanes.ts): deliveries and payment work in slots of their own.
  *
  * What is due follows the service clock; leases follow the wall clock and are renewed by a
  * heartbeat while a handler runs, so neither a sandbox clock jump nor a slow acquirer hands a

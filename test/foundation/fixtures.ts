@@ -2,6 +2,7 @@
  * Fixtures for the foundation suites: a migrated store on either database with a settable clock,
  * and factories for rows that no public foundation route creates (transactions, operations, webhooks).
  */
+import assert from 'node:assert/strict';
 import type { JobHandoff } from '../../src/jobs/job.js';
 import { connect } from '../../src/storage/connect.js';
 import { migrate } from '../../src/storage/migrate.js';
@@ -23,6 +24,16 @@ export interface TestStore {
   /** Told when jobs were queued (the store's onEnqueue), per kind; nobody until a test sets it. */
   enqueued: { to: EnqueueNotice | null };
   close(): Promise<void>;
+}
+
+/** Polls `check` every 10 ms until it holds; fails the test after `timeoutMs`. */
+export async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.fail(`timed out waiting for ${what}`);
 }
 
 export const T0 = Date.parse('2030-01-01T00:00:00.000Z');

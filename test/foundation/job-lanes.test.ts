@@ -9,18 +9,9 @@ import { JobLanes } from '../../src/jobs/lanes.js';
 import { createLogger } from '../../src/logger.js';
 import { newId } from '../../src/shared/ids.js';
 import { availableStores } from '../support/stores.js';
-import { openTestStore, type TestStore } from './fixtures.js';
+import { openTestStore, type TestStore, waitFor } from './fixtures.js';
 
 const logger = createLogger('silent');
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 /** A job kind of `lane` (handed over when asked) whose runs call `handle`. */
 function kindOf(lane: JobLane, handle: JobDefinition<never>['handle']): JobDefinition<never> {

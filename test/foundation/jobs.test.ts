@@ -10,18 +10,9 @@ import { JobRunner, KNOWN_LIMIT } from '../../src/jobs/runner.js';
 import { createLogger } from '../../src/logger.js';
 import { newId } from '../../src/shared/ids.js';
 import { availableStores } from '../support/stores.js';
-import { iso, openTestStore, type TestStore } from './fixtures.js';
+import { iso, openTestStore, type TestStore, waitFor } from './fixtures.js';
 
 const logger = createLogger('silent');
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
 
 test('exponential backoff doubles from the base and stops at the cap', () => {
   const backoff = exponentialBackoff(1000, 10_000);
