@@ -339,7 +339,6 @@ export function buildServices(deps: ServiceDeps): Services {
     repos: store,
     transaction: (fn) => store.transaction(fn),
     subscriptions,
-    pointsOfSale,
     paymentMethods,
     payments,
     transactionsOfCharge: (accountId, chargeId) => transactions.list(accountId, { billingAgreementChargeId: chargeId }, null, 100),

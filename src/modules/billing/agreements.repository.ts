@@ -20,4 +20,6 @@ export interface BillingAgreementsRepository {
   list(accountId: string, offset: number, limit: number): Promise<{ items: BillingAgreement[]; total: number }>;
   /** Compare-and-set: applies `changes` only if the row still matches `expected`; the updated row, or null. */
   updateIf(accountId: string, id: string, expected: AgreementExpectation, changes: AgreementChanges): Promise<BillingAgreement | null>;
+  /** A charge of the agreement succeeded at `at`: its lastChargeAt, whatever its state now (no read: one statement in the charge's commit). */
+  recordCharge(accountId: string, id: string, at: string): Promise<void>;
 }

@@ -8,8 +8,8 @@ import type { JobDefinition } from '../../jobs/job.js';
 import type { EventsLog } from '../../shared/events-log.js';
 import type { RouteDef } from '../../shared/route.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
-import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { Subscription } from '../subscriptions/subscription.js';
+import type { Chargeable } from '../subscriptions/subscriptions.repository.js';
 import type { PaymentRequest, PipelineRepos } from '../transactions/payment-engine.js';
 import type { Transaction } from '../transactions/transaction.js';
 import type { BillingAgreementsRepository } from './agreements.repository.js';
@@ -30,9 +30,8 @@ export interface BillingModuleDeps<R extends PipelineRepos & BillingRepos> {
   transaction: RunInTransaction<R>;
   subscriptions: {
     requireActive(accountId: string, subscriptionId: string, field?: string): Promise<Subscription>;
-    requireChargeable(accountId: string, subscriptionId: string): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod }>;
+    requireChargeable(accountId: string, subscriptionId: string): Promise<Chargeable>;
   };
-  pointsOfSale: { get(accountId: string, id: string): Promise<PointOfSale> };
   paymentMethods: { find(accountId: string, id: string, withDeleted?: boolean): Promise<PaymentMethod | null> };
   payments: { submit(request: PaymentRequest<R>): Promise<Transaction> };
   /** The transactions carrying one billingAgreementChargeId. */

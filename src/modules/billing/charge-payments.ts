@@ -4,17 +4,15 @@
  * the pipeline's job) with billingAgreementChargeId set and the charge's writes in its commit.
  * Charges send no callback: their outcome is reported by the charge-* webhook events.
  */
-import { AppError, fieldError } from '../../shared/errors.js';
-import type { PaymentMethod } from '../payment-methods/payment-method.js';
-import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
-import type { Subscription } from '../subscriptions/subscription.js';
+import { fieldError } from '../../shared/errors.js';
+import type { Chargeable } from '../subscriptions/subscriptions.repository.js';
 import type { PaymentRequest, PipelineRepos } from '../transactions/payment-engine.js';
 import type { Transaction } from '../transactions/transaction.js';
 import type { BillingRepos, ChargeAttemptInput, ChargePayments } from './billing.ports.js';
 
 export interface PipelineChargePaymentsDeps<R extends PipelineRepos & BillingRepos> {
-  subscriptions: { requireChargeable(accountId: string, subscriptionId: string): Promise<{ subscription: Subscription; paymentMethod: PaymentMethod }> };
-  pointsOfSale: { get(accountId: string, id: string): Promise<PointOfSale> };
+  /** The subscription with its payment method and point of sale, in one read (as a MIT reads it). */
+  subscriptions: { requireChargeable(accountId: string, subscriptionId: string): Promise<Chargeable> };
   payments: { submit(request: PaymentRequest<R>): Promise<Transaction> };
 }
 
@@ -22,12 +20,8 @@ export class PipelineChargePayments<R extends PipelineRepos & BillingRepos> impl
   constructor(private readonly deps: PipelineChargePaymentsDeps<R>) {}
 
   async submitAttempt(input: ChargeAttemptInput, inCommit: (repos: R, transactionId: string) => Promise<void>): Promise<string> {
-    const { subscription, paymentMethod } = await this.deps.subscriptions.requireChargeable(input.accountId, input.subscriptionId);
-    const pointOfSale = await this.deps.pointsOfSale.get(input.accountId, subscription.pointOfSaleId).catch((err: unknown) => {
-      if (err instanceof AppError && err.code === 'NOT_FOUND')
-        throw fieldError('subscriptionId', 'in:ACTIVE', 'the point of sale of this subscription no longer exists');
-      throw err;
-    });
+    const { subscription, paymentMethod, pointOfSale, sealed } = await this.deps.subscriptions.requireChargeable(input.accountId, input.subscriptionId);
+    if (!pointOfSale) throw fieldError('subscriptionId', 'in:ACTIVE', 'the point of sale of this subscription no longer exists');
     const transaction = await this.deps.payments.submit({
       accountId: input.accountId,
       pointOfSaleId: subscription.pointOfSaleId,
@@ -47,6 +41,8 @@ export class PipelineChargePayments<R extends PipelineRepos & BillingRepos> impl
       descriptor: pointOfSale.descriptor,
       subscriptionId: subscription.id,
       billingAgreementChargeId: input.billingAgreementChargeId,
+      // The drive needs nothing else: handed to this process's runner, it reads nothing.
+      driveRead: { subscription, panSealed: sealed.pan, webhookAuthenticationSealed: sealed.webhookAuthentication },
       // The attempt's final answer moves its charge in the same commit (billing.module: attemptFinished).
       effects: 'BILLING_CHARGE',
       inCommit: (repos, tx) => inCommit(repos, tx.id),

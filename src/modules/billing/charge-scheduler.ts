@@ -16,7 +16,7 @@
  */
 import type { Clock } from '../../clock.js';
 import { defineJob } from '../../jobs/catalogue.js';
-import type { JobDefinition } from '../../jobs/job.js';
+import type { JobDefinition, JobQueue } from '../../jobs/job.js';
 import { AppError } from '../../shared/errors.js';
 import type { BusinessEventName, BusinessEvents, EventsLog } from '../../shared/events-log.js';
 import { newId } from '../../shared/ids.js';
@@ -65,7 +65,8 @@ export class ChargeScheduler<R extends BillingRepos> {
    * Makes the charge of the period starting at `periodStart`, unless it exists or the agreement
    * moved on (stopped, resumed to another date, period already charged). Returns the new charge.
    */
-  async chargeDue(payload: ChargeDuePayload): Promise<BillingCharge | null> {
+  /** `settle`: ends the job that asked, in the charge's commit (one commit fewer per charge). */
+  async chargeDue(payload: ChargeDuePayload, settle?: (jobs: JobQueue) => Promise<void>): Promise<BillingCharge | null> {
     const { accountId, agreementId, periodStart } = payload;
     const agreement = await this.deps.agreements.findById(accountId, agreementId);
     const now = this.deps.clock.now();
@@ -111,6 +112,7 @@ export class ChargeScheduler<R extends BillingRepos> {
           if (!moved) throw new LostRace();
           await repos.events.append(accountId, CHARGE_EVENTS.CREATED, billingChargeWire(charge, [transactionId]));
           await enqueueChargeDue(repos.jobs, moved);
+          await settle?.(repos.jobs);
           made = charge;
         },
       );
@@ -190,16 +192,9 @@ export class ChargeScheduler<R extends BillingRepos> {
     if (!charge || charge.state !== 'PROCESSING' || charge.transactionId !== tx.id || charge.nextAttemptAt !== null) return;
     if (tx.state === 'SUCCESS') {
       const done = await this.finish(repos, charge, 'succeed');
-      if (done) this.afterCommit(repos, 'billing.charge.final', finalFields(done, tx.id));
-      const agreement = done ? await repos.billingAgreements.findById(charge.accountId, charge.billingAgreementId) : null;
-      if (done && agreement) {
-        await repos.billingAgreements.updateIf(
-          charge.accountId,
-          agreement.id,
-          { state: agreement.state },
-          { lastChargeAt: done.finalizedAt, updatedAt: done.updatedAt },
-        );
-      }
+      if (!done) return;
+      this.afterCommit(repos, 'billing.charge.final', finalFields(done, tx.id));
+      await repos.billingAgreements.recordCharge(charge.accountId, charge.billingAgreementId, done.finalizedAt ?? done.updatedAt);
       return;
     }
     const now = this.deps.clock.now();
@@ -228,7 +223,7 @@ export class ChargeScheduler<R extends BillingRepos> {
   }
 
   jobs(): JobDefinition<never>[] {
-    const due = defineJob(CHARGE_DUE_JOB, async (payload) => void (await this.chargeDue(payload)));
+    const due = defineJob(CHARGE_DUE_JOB, async (payload, ctx) => void (await this.chargeDue(payload, (jobs) => ctx.settleIn(jobs, { done: true }))));
     const attempt = defineJob(CHARGE_ATTEMPT_JOB, async (payload) => void (await this.attempt(payload)));
     return [due, attempt] as JobDefinition<never>[];
   }
@@ -262,7 +257,11 @@ export class ChargeScheduler<R extends BillingRepos> {
     const now = this.deps.clock.nowIso();
     const done = await this.change(repos, charge, event, { nextAttemptAt: null, finalizedAt: now, updatedAt: now });
     if (done) {
-      const ids = await repos.billingCharges.transactionIdsOf(done.accountId, [done.id]);
+      // A first attempt's transaction is the charge's only one: nothing to read.
+      const ids =
+        done.attempts === 1 && done.transactionId
+          ? new Map([[done.id, [done.transactionId]]])
+          : await repos.billingCharges.transactionIdsOf(done.accountId, [done.id]);
       await repos.events.append(
         done.accountId,
         event === 'succeed' ? CHARGE_EVENTS.SUCCESS : CHARGE_EVENTS.FAILED,

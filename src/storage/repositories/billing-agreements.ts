@@ -44,4 +44,8 @@ export class KyselyBillingAgreementsRepository implements BillingAgreementsRepos
     const row = await q.returningAll().executeTakeFirst();
     return row ? toAgreement(row) : null;
   }
+
+  async recordCharge(accountId: string, id: string, at: string): Promise<void> {
+    await this.db.updateTable('billingAgreements').set({ lastChargeAt: at, updatedAt: at }).where('id', '=', id).where('accountId', '=', accountId).execute();
+  }
 }
