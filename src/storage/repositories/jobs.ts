@@ -80,8 +80,8 @@ export interface JobPlacer {
 export const queueEveryJob: JobPlacer = { place: (job, now) => ({ row: jobRow(job, now), handed: false }) };
 
 /**
- * The rows of `jobs`, and when the first of those queued comes due (service time; null: all handed
- * over): the runner is told after the commit, and wakes then, not before.
+ * The rows of `jobs`, and per kind when the first of those queued comes due (service time; null: all
+ * handed over): the runner's lane of that kind is told after the commit, and wakes then, not before.
  */
 export function placeJobs(placer: JobPlacer, jobs: NewJob[], now: number): { rows: JobRow[]; queued: QueuedJobs | null } {
   let queued: QueuedJobs | null = null;
@@ -312,7 +312,7 @@ export class KyselyJobStore implements JobStore {
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
     private readonly now: () => number,
-    /** Told when the first queued job comes due, after the commit (a transaction's repositories) or at once. */
+    /** Told, per kind, when the first queued job comes due, after the commit (a transaction's repositories) or at once. */
     private readonly onEnqueue: EnqueueNotice = () => undefined,
     private readonly placer: JobPlacer = queueEveryJob,
   ) {}
