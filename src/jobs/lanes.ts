@@ -12,24 +12,15 @@ import { JobRunner, type RunnerOptions } from './runner.js';
 /** Payments first: drain() answers payments before it delivers what they caused. */
 const LANE_ORDER: readonly JobLane[] = ['payments', 'deliveries'];
 
-export interface LaneOptions extends Omit<RunnerOptions, 'concurrency'> {
-  /** Slots per lane (default: the runner's). */
-  concurrency?: number;
-}
-
 export class JobLanes implements JobHandoff {
   private readonly runners: JobRunner[] = [];
   private readonly runnerOfKind = new Map<string, JobRunner>();
 
-  constructor(options: LaneOptions) {
-    const byLane = new Map<JobLane, RunnerOptions['definitions']>();
-    for (const definition of options.definitions) {
-      const lane = definition.lane ?? 'payments';
-      byLane.set(lane, [...(byLane.get(lane) ?? []), definition]);
-    }
+  /** A runner for each lane that `options.definitions` use, each with `options.concurrency` slots. */
+  constructor(options: RunnerOptions) {
     for (const lane of LANE_ORDER) {
-      const definitions = byLane.get(lane);
-      if (!definitions) continue;
+      const definitions = options.definitions.filter((definition) => (definition.lane ?? 'payments') === lane);
+      if (definitions.length === 0) continue;
       const runner = new JobRunner({ ...options, definitions });
       this.runners.push(runner);
       for (const definition of definitions) this.runnerOfKind.set(definition.kind, runner);

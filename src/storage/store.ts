@@ -27,7 +27,16 @@ import type { DashboardSessionsRepository } from '../dashboard/sessions.reposito
 import type { Connection, Dialect } from './connect.js';
 import { KyselyAccountsRepository } from './repositories/accounts.js';
 import { KyselyIdempotencyStore } from './repositories/idempotency.js';
-import { type EnqueueNotice, handingPlacer, type JobPlacer, KyselyJobStore, noticeQueued, type QueuedJobs, queueEveryJob } from './repositories/jobs.js';
+import {
+  addQueued,
+  type EnqueueNotice,
+  handingPlacer,
+  type JobPlacer,
+  KyselyJobStore,
+  noticeQueued,
+  type QueuedJobs,
+  queueEveryJob,
+} from './repositories/jobs.js';
 import { KyselyPointsOfSaleRepository } from './repositories/points-of-sale.js';
 import { KyselySettings } from './repositories/settings.js';
 import { KyselyTerminalsRepository } from './repositories/terminals.js';
@@ -260,7 +269,7 @@ function commitRun(options: StoreOptions, notify: EnqueueNotice): CommitRun {
         const all: QueuedJobs = (queued = new Map());
         committed.push(() => noticeQueued(all, notify));
       }
-      queued.set(kind, Math.min(queued.get(kind) ?? Infinity, at));
+      addQueued(queued, kind, at);
     },
     afterCommit,
     handing: options.handoff ? handingPlacer(options.handoff, afterCommit) : null,

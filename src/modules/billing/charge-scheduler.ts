@@ -64,8 +64,8 @@ export class ChargeScheduler<R extends BillingRepos> {
   /**
    * Makes the charge of the period starting at `periodStart`, unless it exists or the agreement
    * moved on (stopped, resumed to another date, period already charged). Returns the new charge.
+   * `settle`: ends the job that asked, in the charge's commit (one commit fewer per charge).
    */
-  /** `settle`: ends the job that asked, in the charge's commit (one commit fewer per charge). */
   async chargeDue(payload: ChargeDuePayload, settle?: (jobs: JobQueue) => Promise<void>): Promise<BillingCharge | null> {
     const { accountId, agreementId, periodStart } = payload;
     const agreement = await this.deps.agreements.findById(accountId, agreementId);
@@ -260,13 +260,9 @@ export class ChargeScheduler<R extends BillingRepos> {
       // A first attempt's transaction is the charge's only one: nothing to read.
       const ids =
         done.attempts === 1 && done.transactionId
-          ? new Map([[done.id, [done.transactionId]]])
-          : await repos.billingCharges.transactionIdsOf(done.accountId, [done.id]);
-      await repos.events.append(
-        done.accountId,
-        event === 'succeed' ? CHARGE_EVENTS.SUCCESS : CHARGE_EVENTS.FAILED,
-        billingChargeWire(done, ids.get(done.id) ?? []),
-      );
+          ? [done.transactionId]
+          : ((await repos.billingCharges.transactionIdsOf(done.accountId, [done.id])).get(done.id) ?? []);
+      await repos.events.append(done.accountId, event === 'succeed' ? CHARGE_EVENTS.SUCCESS : CHARGE_EVENTS.FAILED, billingChargeWire(done, ids));
     }
     return done;
   }

@@ -87,11 +87,7 @@ export function placeJobs(placer: JobPlacer, jobs: NewJob[], now: number): { row
   let queued: QueuedJobs | null = null;
   const rows = jobs.map((job) => {
     const { row, handed } = placer.place(job, now);
-    if (!handed) {
-      const dueAt = job.runAt ?? now;
-      queued ??= new Map();
-      queued.set(job.kind, Math.min(queued.get(job.kind) ?? Infinity, dueAt));
-    }
+    if (!handed) addQueued((queued ??= new Map()), job.kind, job.runAt ?? now);
     return row;
   });
   return { rows, queued };
@@ -102,6 +98,11 @@ export type QueuedJobs = Map<string, number>;
 
 /** Told when jobs of `kind` were queued, the first of them due at `firstDueAt` (the runner's lane of that kind wakes then). */
 export type EnqueueNotice = (firstDueAt: number, kind: string) => void;
+
+/** Jobs of `kind` due at `dueAt` were queued: kept when they come due before those of that kind already noted. */
+export function addQueued(queued: QueuedJobs, kind: string, dueAt: number): void {
+  queued.set(kind, Math.min(queued.get(kind) ?? Infinity, dueAt));
+}
 
 /** `notice` for each kind `queued` holds. */
 export function noticeQueued(queued: QueuedJobs | null, notice: EnqueueNotice): void {
