@@ -1,5 +1,6 @@
 /**
- * The planner statistics of the job queue's table on PostgreSQL, kept fresh by the service itself.
+ * The planner statistics of the job queue's and the payment tables on PostgreSQL, kept fresh by the
+ * service itself.
  *
  * The claim (repositories/jobs.ts) must walk `jobs_due` in order and stop at its limit. With
  * statistics taken while the table was small — or never: autovacuum may be off, and it comes round
@@ -7,6 +8,13 @@
  * a second — PostgreSQL expects a handful of due jobs, and plans a bitmap scan of every one of them
  * and a sort instead. Measured with 91 000 queued webhook deliveries: 190 ms per claim (the sort
  * spilling to disk) against 6 ms once the table was analyzed.
+ *
+ * The payment tables likewise: with statistics taken before a day of payments, a capture's read
+ * (the transaction with its SUCCESS authorization, selectWithPrimaryOperation) is planned as a
+ * bitmap of operations_transaction AND'ed with one of operations_final — every final operation of
+ * every account, read at each capture. Measured with the capture's own three statements replayed
+ * at 10 connections after 3 000 captures: 771 captures/s, 916/s once analyzed (the read 0.52 →
+ * 0.08 ms in the server).
  *
  * So every CHECK_INTERVAL_MS one catalogue read compares, for each table of KEPT_TABLES, the rows
  * changed since its last ANALYZE with its size, as autovacuum would (a threshold plus a share of the
@@ -16,7 +24,7 @@
  */
 import { UNCOUNTED } from './statement-counter.js';
 
-const KEPT_TABLES = ['jobs'];
+const KEPT_TABLES = ['jobs', 'operations', 'transactions'];
 
 const CHECK_INTERVAL_MS = 10_000;
 /** Rows changed since the last ANALYZE, beyond ANALYZE_SCALE × the table's rows, that call for another. */

@@ -1,14 +1,17 @@
 /**
- * The job queue's planner statistics on PostgreSQL (src/storage/pg-statistics.ts): past autovacuum's
- * rule (a threshold plus a share of the rows changed since the last ANALYZE) the keeper analyzes the
- * table, and the claim then walks jobs_due in order instead of sorting every due job.
+ * The planner statistics of the job queue and the payment tables on PostgreSQL
+ * (src/storage/pg-statistics.ts): past autovacuum's rule (a threshold plus a share of the rows
+ * changed since the last ANALYZE) the keeper analyzes the table; the claim then walks jobs_due in
+ * order instead of sorting every due job, and a capture's read finds the authorization through
+ * its transaction instead of a bitmap of every final operation.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
 import { ANALYZE_THRESHOLD, needsAnalyze, PgStatisticsKeeper } from '../../src/storage/pg-statistics.js';
 import { availableStores } from '../support/stores.js';
-import { openTestStore, type TestStore } from './fixtures.js';
+import { newId } from '../../src/shared/ids.js';
+import { iso, newOperation, newTransaction, openTestStore, seedAccount, T0, type TestStore } from './fixtures.js';
 
 test('needsAnalyze: autovacuum’s rule, a table never analyzed counting as empty', () => {
   assert.equal(needsAnalyze({ table: 'jobs', changed: ANALYZE_THRESHOLD, rows: -1 }), false);
@@ -57,6 +60,82 @@ for (const kind of (await availableStores()).filter((k) => k === 'postgres')) {
       const plan = await dueClaimPlan();
       assert.match(plan, /Index Scan using jobs_due/, plan);
       assert.doesNotMatch(plan, /Sort|Bitmap/, plan);
+    });
+  });
+}
+
+for (const kind of (await availableStores()).filter((k) => k === 'postgres')) {
+  describe(`planner statistics of the payment tables (${kind})`, () => {
+    let t: TestStore;
+    before(async () => {
+      t = await openTestStore(kind);
+    });
+    after(() => t.close());
+
+    /** How a capture, void or renew finds the authorization it refers to (selectWithPrimaryOperation's subquery). */
+    const primaryOperationPlan = async (transactionId: string): Promise<string> => {
+      const { rows } = await sql<{ 'QUERY PLAN': string }>`
+        explain select o.id from operations o
+        where o.transaction_id = ${sql.lit(transactionId)} and o.type in ('AUTHORIZATION', 'SALE') and o.state = 'SUCCESS' limit 1`.execute(t.store.db);
+      return rows.map((r) => r['QUERY PLAN']).join('\n');
+    };
+
+    test('a burst of final operations gets operations analyzed; the primary operation is then found by its transaction, not by a scan of every final operation', async () => {
+      const account = await seedAccount(t.store);
+      const pointOfSaleId = newId();
+      await t.store.pointsOfSale.insert(
+        {
+          id: pointOfSaleId,
+          accountId: account.id,
+          name: 'pos',
+          type: 'ONLINE',
+          domain: 'example.com',
+          descriptor: null,
+          hostedConfiguration: {
+            instantCapture: 'OFF',
+            scaMode: 'SKIP',
+            timeout: 30,
+            notificationUrl: null,
+            successUrl: null,
+            failureUrl: null,
+            retryUrl: null,
+            maxAttempts: 3,
+            processor: [],
+            exemptions: [],
+            reportFailure: false,
+            reportExpired: false,
+          },
+          createdAt: iso(T0),
+          updatedAt: iso(T0),
+        },
+        'sealed',
+      );
+      const tx = newTransaction(account.id, pointOfSaleId);
+      await t.store.transactions.insert([tx]);
+      await t.store.transactions.insertOperations([newOperation(tx, { type: 'AUTHORIZATION' })]);
+      // Many final operations of other transactions, as a day of captures leaves them.
+      await t.store.db.transaction().execute(async (trx) => {
+        await sql`
+          insert into transactions (id, account_id, point_of_sale_id, type, flow, state, amount, currency, created_at, updated_at)
+          select 'burst-' || g, ${account.id}, ${pointOfSaleId}, 'PAYMENT', 'MIT', 'SUCCESS', 1000, 'DKK', now(), now()
+          from generate_series(1, 20000) g`.execute(trx);
+        await sql`
+          insert into operations (id, account_id, transaction_id, point_of_sale_id, type, state, amount, created_at, finalized_at)
+          select 'burst-op-' || g, ${account.id}, 'burst-' || g, ${pointOfSaleId}, 'AUTHORIZATION', 'SUCCESS', 1000, now(), now()
+          from generate_series(1, 20000) g`.execute(trx);
+        await sql`select pg_stat_force_next_flush()`.execute(trx);
+      });
+      const keeper = new PgStatisticsKeeper((text, parameters) => t.store.db.executeQuery(CompiledQuery.raw(text, parameters)));
+      let analyzed: string[] = [];
+      for (let i = 0; i < 30 && !analyzed.includes('operations'); i++) {
+        analyzed = analyzed.concat(await keeper.check());
+        if (!analyzed.includes('operations')) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.deepEqual([...analyzed].sort(), ['operations', 'transactions']);
+
+      const plan = await primaryOperationPlan(tx.id);
+      assert.match(plan, /Index Scan using operations_transaction/, plan);
+      assert.doesNotMatch(plan, /operations_final|Bitmap/, plan);
     });
   });
 }
