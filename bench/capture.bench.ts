@@ -10,7 +10,7 @@
  * find none left is reported as a failure).
  *
  * Last, the store alone (storeAlone): one capture's statements replayed for other authorizations
- * without the service — the ceiling of the figure above on this machine and store.
+ * without the service — on SQLite the ceiling of the figure above on this machine.
  */
 import { sql } from 'kysely';
 import { CaptureBody, OperationResponse } from '../src/modules/operations/operations.schemas.js';
@@ -19,13 +19,12 @@ import type { NewTransaction } from '../src/modules/transactions/transactions.re
 import { TransactionParams } from '../src/modules/transactions/transactions.schemas.js';
 import type { Runtime } from '../src/runtime.js';
 import { newId } from '../src/shared/ids.js';
-import { classify } from '../src/storage/statement-counter.js';
 import { startBaseline } from './lib/baseline.js';
 import { distinctTransactionIds } from './lib/distinct-ids.js';
 import type { Measurement, RequestTemplate } from './lib/load.js';
 import { API, call, createMitMerchant } from './lib/merchant.js';
 import { formatMs, formatRatio, loadNote } from './lib/report.js';
-import { mapStrings, type RecordedStatement, recordStatements, replay } from './lib/statement-replay.js';
+import { type Replayed, replayRequest } from './lib/statement-replay.js';
 import { type BenchDatabase, benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type StoreKind } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 
@@ -36,47 +35,29 @@ const NAME = 'capture';
 const RATIO_TARGET = 0.3;
 /** Captures replayed on the store alone (storeAlone). */
 const REPLAYED = 3000;
-/** A new id of this service (ids.ts newId: a UUIDv7), its first 12 hex digits the millisecond it was made in. */
-const NEW_ID = /^([0-9a-f]{8})-([0-9a-f]{4})-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
 /**
  * The store alone: the statements of one capture (of `template`), recorded, then replayed for each
- * of `others` without the service (statement-replay.ts) — the most captures a second any service
- * sending the same statements could answer. Each copy names its own authorization and new ids of
- * its own where the capture made some (its operation, job, event).
+ * of `others` without the service (statement-replay.ts): what the store does with them alone.
  */
-async function storeAlone(prepared: Prepared, template: string, others: string[], connections: number): Promise<{ perSecond: number; statements: number }> {
+async function storeAlone(prepared: Prepared, template: string, others: string[], connections: number): Promise<Replayed> {
   const { db, runtime, apiKey } = prepared;
-  // The last answers of a load may still be committing: their statements are not this capture's.
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  const since = Date.now();
-  const statements = await recordStatements(db.kind, async () => {
-    const answer = await call<{ success: boolean }>(runtime, 'POST', `${API}/transactions/${template}/capture`, apiKey, { amount: AMOUNT });
-    if (!answer.success) throw new Error(`the recorded capture failed: ${JSON.stringify(answer)}`);
-  });
-  const made = new Set<string>();
-  for (const s of statements)
-    mapStrings(s.parameters, (text) => {
-      const time = NEW_ID.exec(text);
-      if (time && parseInt(time[1]! + time[2]!, 16) >= since) made.add(text);
-      return text;
-    });
-  const mine = (s: RecordedStatement) => [template, ...made].some((id) => JSON.stringify(s.parameters).includes(id));
-  // Another request's writes would be replayed as they are, once per copy: refused. A read of no
-  // row of the capture's (the API key's credentials, past their cache's life) is left out.
-  const writes = statements.filter((s) => s.parameters.length > 0 && !mine(s) && classify(s.sql) !== 'read');
-  if (writes.length > 0) throw new Error(`another request's writes were recorded with the capture's: ${writes.map((s) => s.sql.slice(0, 60)).join('; ')}`);
-  const replayed = statements.filter((s) => s.parameters.length === 0 || mine(s));
-  const substitute = (parameters: unknown[], copy: number) => {
-    // Within strings too: a job's dedupe key and payload name its operation.
-    const pairs: Array<[string, string]> = [
-      [template, others[copy]!],
-      ...[...made].map((id): [string, string] => [id, `${id.slice(0, -8)}${copy.toString(16).padStart(8, '0')}`]),
-    ];
-    return mapStrings(parameters, (text) => pairs.reduce((t, [from, to]) => (t.includes(from) ? t.split(from).join(to) : t), text)) as unknown[];
+  const capture = async (id: string) => {
+    const answer = await call<{ success: boolean }>(runtime, 'POST', `${API}/transactions/${id}/capture`, apiKey, { amount: AMOUNT });
+    if (!answer.success) throw new Error(`capture of ${id} failed: ${JSON.stringify(answer)}`);
   };
-  const perSecond = await replay(db, replayed, others.length, substitute, connections);
-  return { perSecond, statements: replayed.length };
+  // Warms what the service caches (the API key's credentials): the recorded capture reads what one under load does.
+  await capture(others[0]!);
+  const rest = others.slice(1);
+  return replayRequest(
+    db,
+    async () => {
+      await capture(template);
+      return [template];
+    },
+    (copy) => [rest[copy]!],
+    rest.length,
+    connections,
+  );
 }
 
 interface Prepared {
@@ -212,7 +193,7 @@ async function runStore(ctx: BenchContext, kind: StoreKind): Promise<void> {
     // After the check above: the replayed captures are SUCCESS captures too.
     const alone = await storeAlone(prepared, ids[2 * perFigure]!, ids.slice(2 * perFigure + 1), ctx.load.connections);
     report.note(
-      `the store alone: one capture's ${alone.statements} statements replayed for ${REPLAYED} others without the service (${ctx.load.connections} at a time): ` +
+      `the store alone: one capture's ${alone.statements} statements replayed for ${alone.copies} others without the service (${ctx.load.connections} at a time): ` +
         `${alone.perSecond.toFixed(0)}/s = ${formatRatio(alone.perSecond, mBase.rps)} of the baseline; the service reaches ${((mCapture.rps / alone.perSecond) * 100).toFixed(0)} % of it`,
     );
     report.target(

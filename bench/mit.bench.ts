@@ -6,6 +6,7 @@
  *      by a CIT session completed through the sandbox), with and without Idempotency-Key — beside
  *      a bare route with the same schemas. The job runner is off: the request alone is measured.
  *      Targets: ≥ 50 % of the baseline's req/s, p99 ≤ 25 ms.
+ *      Then the store alone: one POST /mit's statements replayed without the service (statement-replay.ts).
  *   b) POST /mit/batch with 500 entries: transactions ingested per second. Target ≥ 20 000/s.
  *   c) With the job runner on (as in production): every accepted MIT is driven through the
  *      acquirer and its callback POSTed to a keep-alive receiver in another thread; the time from
@@ -29,7 +30,9 @@ import { startBaseline } from './lib/baseline.js';
 import type { Measurement, RequestTemplate } from './lib/load.js';
 import { API, call, createMitMerchant, MIT_BATCH_SIZE, mitBatchBody, mitBody, type BenchMerchant } from './lib/merchant.js';
 import { startReceiver, type Receiver } from './lib/receiver.js';
-import { formatMs, loadNote } from './lib/report.js';
+import { distinctTransactionIds } from './lib/distinct-ids.js';
+import { formatMs, formatRatio, loadNote } from './lib/report.js';
+import { replayRequest } from './lib/statement-replay.js';
 import { cpuByWhere } from './lib/process-cpu.js';
 import { startServiceProcess, type ServiceSample } from './lib/service-process.js';
 import { benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type BenchDatabase, type StoreKind } from './lib/stores.js';
@@ -39,6 +42,8 @@ const MIT = `${API}/mit`;
 const BATCH = `${API}/mit/batch`;
 const CONNECTIONS = 50;
 const BATCH_CONNECTIONS = 4;
+/** POST /mit copies replayed on the store alone (storeAlone). */
+const REPLAYED = 3000;
 const SUBSCRIPTIONS = 8;
 const RATIO_TARGET = 0.5;
 const P99_TARGET_MS = 25;
@@ -105,6 +110,29 @@ function batcherNote(ctx: BenchContext, runtime: Runtime, what: string, before: 
 
 const statsOf = (runtime: Runtime) => ({ commits: runtime.store.batcher?.stats.commits ?? 0, closures: runtime.store.batcher?.stats.closures ?? 0 });
 
+/**
+ * a)'s ceiling: the store alone — one POST /mit's statements, recorded, replayed REPLAYED times
+ * without the service (statement-replay.ts), each copy a transaction of its own id: what the store
+ * does with them alone.
+ */
+async function storeAlone(ctx: BenchContext, db: BenchDatabase, runtime: Runtime, apiKey: string, body: unknown, service: Measurement, base: Measurement) {
+  const mit = async () => (await call<{ transaction: { id: string } }>(runtime, 'POST', MIT, apiKey, body)).transaction.id;
+  // Warms what the service caches (the API key's credentials, the minute's ingestion count): the recorded MIT reads what one under load does.
+  await mit();
+  const newId = distinctTransactionIds();
+  const alone = await replayRequest(
+    db,
+    async () => [await mit()],
+    () => [newId()],
+    REPLAYED,
+    CONNECTIONS,
+  );
+  ctx.report.note(
+    `the store alone: one POST /mit's ${alone.statements} statements replayed ${alone.copies} times without the service (${CONNECTIONS} at a time): ` +
+      `${alone.perSecond.toFixed(0)}/s = ${formatRatio(alone.perSecond, base.rps)} of the baseline; the service reaches ${((service.rps / alone.perSecond) * 100).toFixed(0)} % of it`,
+  );
+}
+
 /** a) and b): the request alone (job runner off). */
 async function ingest(ctx: BenchContext, kind: StoreKind): Promise<Measurement> {
   const { report } = ctx;
@@ -169,6 +197,7 @@ async function ingest(ctx: BenchContext, kind: StoreKind): Promise<Measurement> 
       `${mMit.rps.toFixed(0)} req/s = ${(ratio * 100).toFixed(0)} % of ${mBase.rps.toFixed(0)}`,
     );
     report.target(`${kind} POST /mit p99 ≤ ${P99_TARGET_MS} ms`, mMit.p99 <= P99_TARGET_MS, `${formatMs(mMit.p99)} ms (baseline ${formatMs(mBase.p99)} ms)`);
+    await storeAlone(ctx, benchDatabase(kind, name), runtime, merchant.apiKey, one, mMit, mBase);
 
     if (!PARTS.includes('b')) return mBase;
     report.section(`${kind} b) POST /mit/batch, ${MIT_BATCH_SIZE} entries, ${BATCH_CONNECTIONS} connections`);
