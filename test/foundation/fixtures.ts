@@ -9,6 +9,7 @@ import { migrate } from '../../src/storage/migrate.js';
 import type { EnqueueNotice } from '../../src/storage/repositories/jobs.js';
 import { createStore, type Store } from '../../src/storage/store.js';
 import { newId, newTransactionId } from '../../src/shared/ids.js';
+import { DEFAULT_HOSTED_CONFIGURATION, type PointOfSale } from '../../src/modules/points-of-sale/point-of-sale.js';
 import type { Operation } from '../../src/modules/transactions/transaction.js';
 import type { NewTransaction } from '../../src/modules/transactions/transactions.repository.js';
 import type { Webhook, WebhookDelivery } from '../../src/modules/webhooks/webhook.js';
@@ -78,6 +79,21 @@ export async function seedAccount(store: Store, createdAt = iso(T0), name = `acc
   });
   await store.accounts.setStatus(account.id, 'ACTIVE', createdAt);
   return account;
+}
+
+/** A point of sale of `accountId` with the hosted page's defaults (not stored: pass it to pointsOfSale.insert). */
+export function newPointOfSale(accountId: string, type: PointOfSale['type'] = 'PHYSICAL', createdAt = iso(T0)): PointOfSale {
+  return {
+    id: newId(),
+    accountId,
+    name: `pos-${type}`,
+    type,
+    domain: 'example.com',
+    descriptor: null,
+    hostedConfiguration: { ...DEFAULT_HOSTED_CONFIGURATION, processor: [], exemptions: [] },
+    createdAt,
+    updatedAt: createdAt,
+  };
 }
 
 export function newTransaction(accountId: string, pointOfSaleId: string, overrides: Partial<NewTransaction> = {}): NewTransaction {

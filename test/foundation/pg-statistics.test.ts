@@ -10,8 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
 import { ANALYZE_THRESHOLD, needsAnalyze, PgStatisticsKeeper } from '../../src/storage/pg-statistics.js';
 import { availableStores } from '../support/stores.js';
-import { newId } from '../../src/shared/ids.js';
-import { iso, newOperation, newTransaction, openTestStore, seedAccount, T0, type TestStore } from './fixtures.js';
+import { newOperation, newPointOfSale, newTransaction, openTestStore, seedAccount, type TestStore } from './fixtures.js';
 
 test('needsAnalyze: autovacuum’s rule, a table never analyzed counting as empty', () => {
   assert.equal(needsAnalyze({ table: 'jobs', changed: ANALYZE_THRESHOLD, rows: -1 }), false);
@@ -82,34 +81,9 @@ for (const kind of (await availableStores()).filter((k) => k === 'postgres')) {
 
     test('a burst of final operations gets operations analyzed; the primary operation is then found by its transaction, not by a scan of every final operation', async () => {
       const account = await seedAccount(t.store);
-      const pointOfSaleId = newId();
-      await t.store.pointsOfSale.insert(
-        {
-          id: pointOfSaleId,
-          accountId: account.id,
-          name: 'pos',
-          type: 'ONLINE',
-          domain: 'example.com',
-          descriptor: null,
-          hostedConfiguration: {
-            instantCapture: 'OFF',
-            scaMode: 'SKIP',
-            timeout: 30,
-            notificationUrl: null,
-            successUrl: null,
-            failureUrl: null,
-            retryUrl: null,
-            maxAttempts: 3,
-            processor: [],
-            exemptions: [],
-            reportFailure: false,
-            reportExpired: false,
-          },
-          createdAt: iso(T0),
-          updatedAt: iso(T0),
-        },
-        'sealed',
-      );
+      const pointOfSale = newPointOfSale(account.id, 'ONLINE');
+      await t.store.pointsOfSale.insert(pointOfSale, 'sealed');
+      const pointOfSaleId = pointOfSale.id;
       const tx = newTransaction(account.id, pointOfSaleId);
       await t.store.transactions.insert([tx]);
       await t.store.transactions.insertOperations([newOperation(tx, { type: 'AUTHORIZATION' })]);

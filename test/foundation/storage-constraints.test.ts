@@ -33,7 +33,18 @@ import { connect } from '../../src/storage/connect.js';
 import { checksOf } from '../../src/storage/constraint-report.js';
 import { migrate, splitStatements } from '../../src/storage/migrate.js';
 import { availableStores, createTestDatabase, type StoreKind } from '../support/stores.js';
-import { iso, newOperation, newTransaction, newWebhook, newWebhookDelivery, openTestStore, seedAccount, T0, type TestStore } from './fixtures.js';
+import {
+  iso,
+  newOperation,
+  newPointOfSale,
+  newTransaction,
+  newWebhook,
+  newWebhookDelivery,
+  openTestStore,
+  seedAccount,
+  T0,
+  type TestStore,
+} from './fixtures.js';
 
 const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/storage/migrations');
 const MIGRATION = '012_value_constraints';
@@ -255,30 +266,7 @@ const countWhere = async (db: Kysely<any>, table: string, key: Key): Promise<num
 
 // --- Fixtures -------------------------------------------------------------------------------------
 
-const pointOfSale = (accountId: string, type: 'ONLINE' | 'PHYSICAL' = 'PHYSICAL'): PointOfSale => ({
-  id: newId(),
-  accountId,
-  name: 'shop',
-  type,
-  domain: 'example.com',
-  descriptor: null,
-  hostedConfiguration: {
-    instantCapture: 'OFF',
-    scaMode: 'SKIP',
-    timeout: 30,
-    notificationUrl: null,
-    successUrl: null,
-    failureUrl: null,
-    retryUrl: null,
-    maxAttempts: 3,
-    processor: [],
-    exemptions: [],
-    reportFailure: false,
-    reportExpired: false,
-  },
-  createdAt: iso(T0),
-  updatedAt: iso(T0),
-});
+const pointOfSale = (accountId: string): PointOfSale => ({ ...newPointOfSale(accountId), name: 'shop' });
 
 const session = (accountId: string, pointOfSaleId: string, overrides: Partial<Session> = {}): Session => ({
   id: newId(),

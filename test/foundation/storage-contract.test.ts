@@ -21,7 +21,18 @@ import { connect } from '../../src/storage/connect.js';
 import { compileClaim } from '../../src/storage/repositories/jobs.js';
 import { migrate } from '../../src/storage/migrate.js';
 import { availableStores, createTestDatabase } from '../support/stores.js';
-import { iso, newOperation, newTransaction, newWebhook, newWebhookDelivery, openTestStore, seedAccount, T0, type TestStore } from './fixtures.js';
+import {
+  iso,
+  newOperation,
+  newPointOfSale,
+  newTransaction,
+  newWebhook,
+  newWebhookDelivery,
+  openTestStore,
+  seedAccount,
+  T0,
+  type TestStore,
+} from './fixtures.js';
 
 const HOUR = 3_600_000;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -129,30 +140,7 @@ for (const kind of await availableStores()) {
     describe('points of sale and terminals', () => {
       let accountId: string;
       let otherAccountId: string;
-      const pos = (accountId: string, type: 'ONLINE' | 'PHYSICAL', createdAt: string) => ({
-        id: newId(),
-        accountId,
-        name: `pos-${type}`,
-        type,
-        domain: 'example.com',
-        descriptor: null,
-        hostedConfiguration: {
-          instantCapture: 'OFF' as const,
-          scaMode: 'SKIP' as const,
-          timeout: 30,
-          notificationUrl: null,
-          successUrl: null,
-          failureUrl: null,
-          retryUrl: null,
-          maxAttempts: 3,
-          processor: [],
-          exemptions: [],
-          reportFailure: false,
-          reportExpired: false,
-        },
-        createdAt,
-        updatedAt: createdAt,
-      });
+      const pos = newPointOfSale;
       before(async () => {
         accountId = (await seedAccount(t.store)).id;
         otherAccountId = (await seedAccount(t.store)).id;
