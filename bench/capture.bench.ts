@@ -23,8 +23,8 @@ import { startBaseline } from './lib/baseline.js';
 import { distinctTransactionIds } from './lib/distinct-ids.js';
 import type { Measurement, RequestTemplate } from './lib/load.js';
 import { API, call, createMitMerchant } from './lib/merchant.js';
-import { formatMs, formatRatio, loadNote } from './lib/report.js';
-import { type Replayed, replayRequest } from './lib/statement-replay.js';
+import { formatMs, loadNote } from './lib/report.js';
+import { type Replayed, replayRequest, storeAloneNote } from './lib/statement-replay.js';
 import { type BenchDatabase, benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type StoreKind } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 
@@ -192,10 +192,7 @@ async function runStore(ctx: BenchContext, kind: StoreKind): Promise<void> {
       report.broken.push(`${kind} capture: ${Number(n)} SUCCESS captures for ${used + 1} requests sent`);
     // After the check above: the replayed captures are SUCCESS captures too.
     const alone = await storeAlone(prepared, ids[2 * perFigure]!, ids.slice(2 * perFigure + 1), ctx.load.connections);
-    report.note(
-      `the store alone: one capture's ${alone.statements} statements replayed for ${alone.copies} others without the service (${ctx.load.connections} at a time): ` +
-        `${alone.perSecond.toFixed(0)}/s = ${formatRatio(alone.perSecond, mBase.rps)} of the baseline; the service reaches ${((mCapture.rps / alone.perSecond) * 100).toFixed(0)} % of it`,
-    );
+    report.note(storeAloneNote('one capture', alone, ctx.load.connections, mCapture, mBase));
     report.target(
       `${kind} capture req/s ≥ ${RATIO_TARGET * 100} % of baseline`,
       mCapture.rps >= RATIO_TARGET * mBase.rps,

@@ -31,8 +31,8 @@ import type { Measurement, RequestTemplate } from './lib/load.js';
 import { API, call, createMitMerchant, MIT_BATCH_SIZE, mitBatchBody, mitBody, type BenchMerchant } from './lib/merchant.js';
 import { startReceiver, type Receiver } from './lib/receiver.js';
 import { distinctTransactionIds } from './lib/distinct-ids.js';
-import { formatMs, formatRatio, loadNote } from './lib/report.js';
-import { replayRequest } from './lib/statement-replay.js';
+import { formatMs, loadNote } from './lib/report.js';
+import { replayRequest, storeAloneNote } from './lib/statement-replay.js';
 import { cpuByWhere } from './lib/process-cpu.js';
 import { startServiceProcess, type ServiceSample } from './lib/service-process.js';
 import { benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type BenchDatabase, type StoreKind } from './lib/stores.js';
@@ -127,10 +127,7 @@ async function storeAlone(ctx: BenchContext, db: BenchDatabase, runtime: Runtime
     REPLAYED,
     CONNECTIONS,
   );
-  ctx.report.note(
-    `the store alone: one POST /mit's ${alone.statements} statements replayed ${alone.copies} times without the service (${CONNECTIONS} at a time): ` +
-      `${alone.perSecond.toFixed(0)}/s = ${formatRatio(alone.perSecond, base.rps)} of the baseline; the service reaches ${((service.rps / alone.perSecond) * 100).toFixed(0)} % of it`,
-  );
+  ctx.report.note(storeAloneNote('one POST /mit', alone, CONNECTIONS, service, base));
 }
 
 /** a) and b): the request alone (job runner off). */

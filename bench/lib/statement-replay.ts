@@ -14,11 +14,10 @@
  *     run once for the group, its WAL synced after COMMIT, as write-batcher.ts does; no savepoints).
  */
 import pg from 'pg';
-import { openSqlite } from '../../src/storage/sqlite-driver.js';
+import { connect } from '../../src/storage/connect.js';
 import type { SqliteStatement } from '../../src/storage/sqlite-handle.js';
-import { MAIN_AUTOCHECKPOINT_PAGES } from '../../src/storage/wal-checkpointer.js';
-import { WalSync } from '../../src/storage/wal-sync.js';
 import { type KyselyStatement, StatementCache } from '../../src/storage/write-batcher.js';
+import { formatRatio } from './report.js';
 import { BENCH_DATABASE_URL, type BenchDatabase } from './stores.js';
 
 interface RecordedStatement {
@@ -187,20 +186,9 @@ function phases(statements: RecordedStatement[]): Array<{ transaction: boolean; 
 }
 
 async function replaySqlite(db: BenchDatabase, statements: RecordedStatement[], copies: CopyParameters, group: number): Promise<void> {
-  if (db.config.kind !== 'sqlite') throw new Error('not a SQLite database');
-  const handle = openSqlite(db.config.path);
-  // As connect.ts opens the service's connection.
-  for (const pragma of [
-    'busy_timeout = 10000',
-    'journal_mode = WAL',
-    'synchronous = NORMAL',
-    'foreign_keys = ON',
-    'cache_size = -16000',
-    'temp_store = MEMORY',
-    `wal_autocheckpoint = ${MAIN_AUTOCHECKPOINT_PAGES}`,
-  ])
-    handle.pragma(pragma);
-  const wal = new WalSync(db.config.path);
+  // A connection opened as the service opens its own (pragmas, WAL sync, checkpoints).
+  const connection = connect(db.config);
+  const handle = connection.statements!.handle;
   const prepared = new Map<string, SqliteStatement>();
   const run = (i: number, copy: number) => {
     const s = statements[i]!;
@@ -216,20 +204,28 @@ async function replaySqlite(db: BenchDatabase, statements: RecordedStatement[], 
   };
   const begin = handle.prepare('BEGIN IMMEDIATE');
   const commit = handle.prepare('COMMIT');
+  const inPhases = phases(statements);
   try {
     for (let first = 0; first < copies.length; first += group) {
       const last = Math.min(copies.length, first + group);
-      for (const phase of phases(statements)) {
+      for (const phase of inPhases) {
         if (phase.transaction) begin.run();
         for (let copy = first; copy < last; copy++) for (const i of phase.statements) run(i, copy);
         if (phase.transaction) {
           commit.run();
-          await wal.sync();
+          await connection.sync!();
         }
       }
     }
   } finally {
-    await wal.close();
-    handle.close();
+    await connection.close();
   }
+}
+
+/** The note of a store-alone figure: its rate beside the baseline's, and the service's share of it. */
+export function storeAloneNote(what: string, alone: Replayed, connections: number, service: { rps: number }, baseline: { rps: number }): string {
+  return (
+    `the store alone: ${what}'s ${alone.statements} statements replayed ${alone.copies} times without the service (${connections} at a time): ` +
+    `${alone.perSecond.toFixed(0)}/s = ${formatRatio(alone.perSecond, baseline.rps)} of the baseline; the service reaches ${((service.rps / alone.perSecond) * 100).toFixed(0)} % of it`
+  );
 }

@@ -2,7 +2,7 @@
 import client from 'prom-client';
 
 /** Period of the event-loop lag's sampling timer (nodejs_eventloop_lag_*). */
-export const EVENT_LOOP_SAMPLE_MS = 100;
+const EVENT_LOOP_SAMPLE_MS = 100;
 
 export class Metrics {
   readonly registry = new client.Registry();

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, type RawBuilder, sql } from 'kysely';
 import { ANALYZE_THRESHOLD, needsAnalyze, PgStatisticsKeeper } from '../../src/storage/pg-statistics.js';
 import { availableStores } from '../support/stores.js';
 import { newOperation, newPointOfSale, newTransaction, openTestStore, seedAccount, type TestStore } from './fixtures.js';
@@ -19,6 +19,15 @@ test('needsAnalyze: autovacuum’s rule, a table never analyzed counting as empt
   assert.equal(needsAnalyze({ table: 'jobs', changed: 11_001, rows: 100_000 }), true);
 });
 
+/** A keeper on the test store's connection. */
+const keeperOf = (t: TestStore) => new PgStatisticsKeeper((text, parameters) => t.store.db.executeQuery(CompiledQuery.raw(text, parameters)));
+
+/** PostgreSQL's plan for `query`, as text. */
+async function planOf(t: TestStore, query: RawBuilder<unknown>): Promise<string> {
+  const { rows } = await sql<{ 'QUERY PLAN': string }>`explain ${query}`.execute(t.store.db);
+  return rows.map((r) => r['QUERY PLAN']).join('\n');
+}
+
 for (const kind of (await availableStores()).filter((k) => k === 'postgres')) {
   describe(`planner statistics of the job queue (${kind})`, () => {
     let t: TestStore;
@@ -27,15 +36,15 @@ for (const kind of (await availableStores()).filter((k) => k === 'postgres')) {
     });
     after(() => t.close());
 
-    const dueClaimPlan = async (): Promise<string> => {
-      const { rows } = await sql<{ 'QUERY PLAN': string }>`
-        explain select id from jobs where kind in ('webhooks.deliver', 'payment.drive') and state = 'queued' and run_at <= now()
-        order by run_at, id limit 64 for update skip locked`.execute(t.store.db);
-      return rows.map((r) => r['QUERY PLAN']).join('\n');
-    };
+    const dueClaimPlan = () =>
+      planOf(
+        t,
+        sql`select id from jobs where kind in ('webhooks.deliver', 'payment.drive') and state = 'queued' and run_at <= now()
+        order by run_at, id limit 64 for update skip locked`,
+      );
 
     test('a burst of queued jobs gets the table analyzed, once; the claim then reads jobs_due in order without a sort', async () => {
-      const keeper = new PgStatisticsKeeper((text, parameters) => t.store.db.executeQuery(CompiledQuery.raw(text, parameters)));
+      const keeper = keeperOf(t);
       await t.store.db.transaction().execute(async (trx) => {
         await sql`
           insert into jobs (id, kind, payload, state, dedupe_key, run_at, attempts, max_attempts, created_at, updated_at)
@@ -61,9 +70,7 @@ for (const kind of (await availableStores()).filter((k) => k === 'postgres')) {
       assert.doesNotMatch(plan, /Sort|Bitmap/, plan);
     });
   });
-}
 
-for (const kind of (await availableStores()).filter((k) => k === 'postgres')) {
   describe(`planner statistics of the payment tables (${kind})`, () => {
     let t: TestStore;
     before(async () => {
@@ -72,34 +79,33 @@ for (const kind of (await availableStores()).filter((k) => k === 'postgres')) {
     after(() => t.close());
 
     /** How a capture, void or renew finds the authorization it refers to (selectWithPrimaryOperation's subquery). */
-    const primaryOperationPlan = async (transactionId: string): Promise<string> => {
-      const { rows } = await sql<{ 'QUERY PLAN': string }>`
-        explain select o.id from operations o
-        where o.transaction_id = ${sql.lit(transactionId)} and o.type in ('AUTHORIZATION', 'SALE') and o.state = 'SUCCESS' limit 1`.execute(t.store.db);
-      return rows.map((r) => r['QUERY PLAN']).join('\n');
-    };
+    const primaryOperationPlan = (transactionId: string) =>
+      planOf(
+        t,
+        sql`select o.id from operations o
+        where o.transaction_id = ${sql.lit(transactionId)} and o.type in ('AUTHORIZATION', 'SALE') and o.state = 'SUCCESS' limit 1`,
+      );
 
     test('a burst of final operations gets operations analyzed; the primary operation is then found by its transaction, not by a scan of every final operation', async () => {
       const account = await seedAccount(t.store);
       const pointOfSale = newPointOfSale(account.id, 'ONLINE');
       await t.store.pointsOfSale.insert(pointOfSale, 'sealed');
-      const pointOfSaleId = pointOfSale.id;
-      const tx = newTransaction(account.id, pointOfSaleId);
+      const tx = newTransaction(account.id, pointOfSale.id);
       await t.store.transactions.insert([tx]);
       await t.store.transactions.insertOperations([newOperation(tx, { type: 'AUTHORIZATION' })]);
       // Many final operations of other transactions, as a day of captures leaves them.
       await t.store.db.transaction().execute(async (trx) => {
         await sql`
           insert into transactions (id, account_id, point_of_sale_id, type, flow, state, amount, currency, created_at, updated_at)
-          select 'burst-' || g, ${account.id}, ${pointOfSaleId}, 'PAYMENT', 'MIT', 'SUCCESS', 1000, 'DKK', now(), now()
+          select 'burst-' || g, ${account.id}, ${pointOfSale.id}, 'PAYMENT', 'MIT', 'SUCCESS', 1000, 'DKK', now(), now()
           from generate_series(1, 20000) g`.execute(trx);
         await sql`
           insert into operations (id, account_id, transaction_id, point_of_sale_id, type, state, amount, created_at, finalized_at)
-          select 'burst-op-' || g, ${account.id}, 'burst-' || g, ${pointOfSaleId}, 'AUTHORIZATION', 'SUCCESS', 1000, now(), now()
+          select 'burst-op-' || g, ${account.id}, 'burst-' || g, ${pointOfSale.id}, 'AUTHORIZATION', 'SUCCESS', 1000, now(), now()
           from generate_series(1, 20000) g`.execute(trx);
         await sql`select pg_stat_force_next_flush()`.execute(trx);
       });
-      const keeper = new PgStatisticsKeeper((text, parameters) => t.store.db.executeQuery(CompiledQuery.raw(text, parameters)));
+      const keeper = keeperOf(t);
       let analyzed: string[] = [];
       for (let i = 0; i < 30 && !analyzed.includes('operations'); i++) {
         analyzed = analyzed.concat(await keeper.check());
