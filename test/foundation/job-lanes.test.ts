@@ -63,8 +63,11 @@ for (const store of await availableStores()) {
       const { lanes: l } = lanesOf([delivery, payment], 2);
       for (let i = 0; i < 4; i++) await t.store.jobs.enqueue({ kind: delivery.kind, payload: { i } });
       await t.store.jobs.enqueue({ kind: payment.kind, payload: {}, runAt: t.clock.ms + 1 });
-      t.clock.ms += 1;
       l.start();
+      // The payment falls due once the deliveries hold their lane (else its lane may run it first).
+      await waitFor('the deliveries to fill their lane', () => delivering === 2);
+      t.clock.ms += 1;
+      l.notify(t.clock.ms, payment.kind);
       await waitFor('the payment to run', () => paid);
       assert.equal(delivering, 2, 'two deliveries still waiting on their receiver, in their lane’s two slots');
       release();
