@@ -35,6 +35,7 @@ import { formatMs, loadNote } from './lib/report.js';
 import { replayRequest, storeAloneNote } from './lib/statement-replay.js';
 import { cpuByWhere } from './lib/process-cpu.js';
 import { startServiceProcess, type ServiceSample } from './lib/service-process.js';
+import { type HttpFloor, startHttpFloor } from './lib/http-floor.js';
 import { benchDatabase, openRuntime, measuredStores, resetDatabase, serve, type BenchDatabase, type StoreKind } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 
@@ -423,12 +424,13 @@ async function cost(ctx: BenchContext, kind: StoreKind): Promise<void> {
   const { db, merchant } = await seedMerchant(kind, name);
   const receiver = await startReceiver();
   const service = await startServiceProcess(db, { workers: true });
+  const floor = await startHttpFloor();
   try {
     const headers = { authorization: `Bearer ${merchant.apiKey}`, ...json };
     const seconds = ctx.load.durationSeconds;
-    const run = (prefix: string, durationSeconds: number, rate = COST_RATE) =>
+    const run = (prefix: string, durationSeconds: number, rate = COST_RATE, url = service.url + MIT) =>
       ctx.measure(
-        service.url + MIT,
+        url,
         headers,
         { connections: CONNECTIONS, warmupSeconds: 0, durationSeconds },
         {
@@ -481,8 +483,10 @@ async function cost(ctx: BenchContext, kind: StoreKind): Promise<void> {
       );
       costNote(ctx, kind, rate, delivery.accepted, start, end, idleStart, idleEnd, cpuWhere);
       await settled();
+      floorNote(ctx, kind, rate, (end.cpuMicros - start.cpuMicros) / delivery.accepted, await floorCost(floor, (url) => run('cost-floor', seconds, rate, url)));
     }
   } finally {
+    await floor.close();
     await service.close();
     await receiver.close();
     await resetDatabase(db);
@@ -535,6 +539,21 @@ function costNote(
     `${kind} idle background (runner polls, clock follow; counted alone for ${idleSeconds.toFixed(1)} s): ${(idle.statements / idleSeconds).toFixed(1)} statements/s, ` +
       `${(idle.commits / idleSeconds).toFixed(1)} commits/s, ${(idleCpuMs / idleSeconds).toFixed(1)} ms CPU/s — ` +
       `included above: ≈ ${share(idle.statements).toFixed(2)} statements, ${share(idle.commits).toFixed(2)} commits, ${share(idleCpuMs).toFixed(3)} ms CPU per MIT`,
+  );
+}
+
+/** CPU per request (µs) of the bare HTTP server (http-floor.ts), driven by `drive` at its URL. */
+async function floorCost(floor: HttpFloor, drive: (url: string) => Promise<Measurement>): Promise<number> {
+  const before = await floor.cpuMicros();
+  const m = await drive(floor.url + MIT);
+  return ((await floor.cpuMicros()) - before) / Math.max(1, m.requests);
+}
+
+/** A MIT's CPU beside the same-run floor of one bare HTTP exchange at the same rate. */
+function floorNote(ctx: BenchContext, kind: StoreKind, rate: number, mitMicros: number, floorMicros: number): void {
+  ctx.report.note(
+    `${kind} at ${rate}/s BASELINE: a bare node:http request → fixed answer, in a process of its own at the same rate: ` +
+      `${(floorMicros / 1000).toFixed(3)} ms CPU per request; one MIT (its request, its callback sent, its commits) costs ${(mitMicros / floorMicros).toFixed(1)}× that`,
   );
 }
 
