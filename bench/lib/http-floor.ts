@@ -36,12 +36,13 @@ export interface HttpFloor {
 
 export async function startHttpFloor(): Promise<HttpFloor> {
   const child = spawn(process.execPath, ['-e', SERVER_SOURCE], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  /** The child's next message; rejects should it exit first. */
   const next = <T>(): Promise<T> =>
     new Promise<T>((resolve, reject) => {
-      const exited = (code: number | null) => reject(new Error(`the bare HTTP server exited (${code})`));
-      child.once('exit', exited);
+      const died = (code: number | null) => reject(new Error(`the bare HTTP server exited (${code})`));
+      child.once('exit', died);
       child.once('message', (m) => {
-        child.off('exit', exited);
+        child.off('exit', died);
         resolve(m as T);
       });
     });
