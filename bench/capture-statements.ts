@@ -30,6 +30,6 @@ for (const id of ids) {
   if (res.status !== 200 || !(res.body as { success: boolean }).success) throw new Error(res.text);
 }
 const counts = counters.stop();
-for (const statement of counters.log) console.log(`- ${statement.replace(/\s+/g, ' ').slice(0, 200)}`);
+for (const statement of counters.log) console.log(`- ${statement.replace(/\s+/g, ' ').slice(0, Number(process.env.WIDTH ?? 200))}`);
 console.log(`${kind}, ${count} capture(s): ${JSON.stringify(counts)}`);
 await t.close();

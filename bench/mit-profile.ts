@@ -133,10 +133,10 @@ async function profile(kind: StoreKind, rate: number | 'batch', seconds: number,
 }
 
 /** POST /transactions/{id}/capture alone, closed loop at 10 connections (as `bench capture`). */
-async function profileCaptures(kind: StoreKind, seconds: number): Promise<void> {
+async function profileCaptures(kind: StoreKind, seconds: number, statements: boolean): Promise<void> {
   const prepared = await prepareCaptures((line) => process.stdout.write(`${line}\n`), kind, (seconds + 3) * 3000);
   await prepared.runtime.close();
-  const service = await startServiceProcess(prepared.db, { workers: false });
+  const service = await startServiceProcess(prepared.db, { workers: false, timeStatements: statements });
   let next = 0;
   try {
     const load = (durationSeconds: number) => {
@@ -152,12 +152,14 @@ async function profileCaptures(kind: StoreKind, seconds: number): Promise<void> 
     };
     await load(3);
     const file = path.join(BENCH_DIR, `capture-${kind}.cpuprofile`);
-    await service.profileStart();
+    if (statements) await service.statementTimes();
+    else await service.profileStart();
     const start = await service.sample();
     const cpu = cpuByWhere(kind, start);
     const m = await load(seconds);
     const end = await service.sample();
-    await service.profileStop(file);
+    const times = statements ? await service.statementTimes() : null;
+    if (!statements) await service.profileStop(file);
     const cpuMs = (end.cpuMicros - start.cpuMicros) / 1000;
     const cpuWhere = cpu.where(end, m.requests);
     process.stdout.write(
@@ -165,7 +167,8 @@ async function profileCaptures(kind: StoreKind, seconds: number): Promise<void> 
         (cpuWhere ? `; ${cpuWhere}` : '') +
         '\n',
     );
-    summarize(file);
+    if (times) statementTable(times, m.requests);
+    else summarize(file);
   } finally {
     await service.close();
     await resetDatabase(prepared.db);
@@ -174,7 +177,8 @@ async function profileCaptures(kind: StoreKind, seconds: number): Promise<void> 
 
 const [first = 'postgres', rate = '100', seconds = '20', mode = 'profile'] = process.argv.slice(2);
 if (first.endsWith('.cpuprofile')) summarize(first);
-else if ((first === 'postgres' || first === 'sqlite') && rate === 'capture') await profileCaptures(first, Number(seconds));
+else if ((first === 'postgres' || first === 'sqlite') && rate === 'capture')
+  await profileCaptures(first, Number(seconds), mode === 'statements');
 else if ((first === 'postgres' || first === 'sqlite') && (mode === 'profile' || (mode === 'statements' && first === 'sqlite')))
   await profile(first, rate === 'batch' ? 'batch' : Number(rate), Number(seconds), mode === 'statements');
 else {
