@@ -177,8 +177,7 @@ async function profileCaptures(kind: StoreKind, seconds: number, statements: boo
 
 const [first = 'postgres', rate = '100', seconds = '20', mode = 'profile'] = process.argv.slice(2);
 if (first.endsWith('.cpuprofile')) summarize(first);
-else if ((first === 'postgres' || first === 'sqlite') && rate === 'capture')
-  await profileCaptures(first, Number(seconds), mode === 'statements');
+else if ((first === 'postgres' || first === 'sqlite') && rate === 'capture') await profileCaptures(first, Number(seconds), mode === 'statements');
 else if ((first === 'postgres' || first === 'sqlite') && (mode === 'profile' || (mode === 'statements' && first === 'sqlite')))
   await profile(first, rate === 'batch' ? 'batch' : Number(rate), Number(seconds), mode === 'statements');
 else {
