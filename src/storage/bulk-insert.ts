@@ -9,8 +9,9 @@
  * Rows must share their defined columns (as rows made by one function do); otherwise `bulkInsert`
  * answers null and the caller lets Kysely build the statement as usual (`insertRows` does).
  *
- * On PostgreSQL, the tables of PG_BULK_COLUMN_TYPES take one array per column instead, the rows
- * read from `unnest($1::text[], $2::int8[], …)`: one statement text for any row count, and each
+ * On PostgreSQL, PG_ARRAYS_FROM_ROWS rows or more of the tables of PG_BULK_COLUMN_TYPES take one
+ * array per column instead, the rows read from `unnest($1::text[], $2::int8[], …)`: one statement
+ * text for any such row count, and each
  * value converted to its column once the expression is set up for the statement. In a VALUES list
  * PostgreSQL sets each row's expressions up again, which for a column whose type is a domain
  * (migration 022) costs that domain's constraints each time: 500 rows into `transactions` took
@@ -39,6 +40,17 @@ interface Shape {
   /** SQL text per row count and first parameter number. */
   texts: Map<string, string>;
 }
+
+/**
+ * PostgreSQL: fewer rows than this go in through VALUES. `unnest` of n arrays sets up a tuplestore
+ * per array: for a `transactions` row (46 columns) about 1 MB that the server's glibc malloc takes
+ * from the heap and gives back at the statement's end, each time (its default trim threshold is
+ * 128 KB), the pages faulted in again by the next statement. One 46-column row: 2 716 statements a
+ * second through unnest against 26 034 through VALUES (pgbench, 4 clients, this 2-core host);
+ * 64 rows: 2 742 against 3 092. Beyond that, VALUES' per-row set-up (each domain's constraints)
+ * costs more than the arrays' fixed cost.
+ */
+export const PG_ARRAYS_FROM_ROWS = 64;
 
 /** Per dialect adapter: the shapes by key, and the last ones met (checked column by column first). */
 const shapes = new WeakMap<object, { byKey: Map<string, Shape>; recent: Recent<Shape> }>();
@@ -110,13 +122,18 @@ function columnNames(insertInto: string): string[] {
   return [...list.matchAll(/"((?:[^"]|"")*)"/g)].map((m) => m[1]!.replaceAll('""', '"'));
 }
 
+/** Whether `rowCount` rows of `shape` go in as one array per column (PostgreSQL, many rows). */
+const asArrays = (shape: Shape, rowCount: number): shape is Shape & { arrayTypes: readonly string[] } =>
+  shape.arrayTypes !== null && rowCount >= PG_ARRAYS_FROM_ROWS;
+
 /** The statement for `rowCount` rows whose placeholders start at `firstParameter`, cached per shape. */
 function textOf(shape: Shape, rowCount: number, firstParameter: number): string {
   // Arrays: one text for any row count.
-  const key = shape.arrayTypes ? `${firstParameter}` : `${rowCount}:${firstParameter}`;
+  const arrays = asArrays(shape, rowCount);
+  const key = arrays ? `arrays:${firstParameter}` : `${rowCount}:${firstParameter}`;
   let text = shape.texts.get(key);
   if (text !== undefined) return text;
-  text = shape.arrayTypes ? unnestText(shape, shape.arrayTypes, firstParameter) : valuesText(shape, rowCount, firstParameter);
+  text = arrays ? unnestText(shape, shape.arrayTypes!, firstParameter) : valuesText(shape, rowCount, firstParameter);
   if (shape.texts.size >= 32) shape.texts.clear();
   shape.texts.set(key, text);
   return text;
@@ -160,7 +177,7 @@ export function bulkInsert(
   const columns = columnsOf(rows);
   if (!columns) return null;
   const shape = shapeOf(db, table, columns, options.conflictColumn);
-  if (shape.arrayTypes) {
+  if (asArrays(shape, rows.length)) {
     return { sql: textOf(shape, rows.length, options.firstParameter ?? 1), parameters: columns.map((column) => rows.map((row) => row[column])) };
   }
   const parameters = new Array<unknown>(rows.length * columns.length);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { newId } from '../../src/shared/ids.js';
 import { sql } from 'kysely';
-import { bulkInsert, insertRows } from '../../src/storage/bulk-insert.js';
+import { bulkInsert, insertRows, PG_ARRAYS_FROM_ROWS } from '../../src/storage/bulk-insert.js';
 import { PG_BULK_COLUMN_TYPES } from '../../src/storage/pg-column-types.js';
 import { availableStores } from '../support/stores.js';
 import { iso, newOperation, newTransaction, openTestStore, seedAccount, T0, type TestStore } from './fixtures.js';
@@ -66,15 +66,39 @@ for (const kind of await availableStores()) {
     });
 
     test('numbers PostgreSQL placeholders from firstParameter (to join a larger statement)', () => {
-      const bulk = bulkInsert(t.store.db, 'jobs', [jobRow(1), jobRow(2)], { firstParameter: 7 })!;
-      const placeholders = bulk.sql.slice(bulk.sql.search(/ values | unnest\(/)).match(/\$\d+|\?/g);
-      // PostgreSQL: one array per column (10), SQLite: one placeholder per value (20).
-      assert.deepEqual(placeholders, kind === 'postgres' ? Array.from({ length: 10 }, (_, i) => `$${i + 7}`) : Array(20).fill('?'));
+      const placeholdersOf = (rows: number) => {
+        const bulk = bulkInsert(
+          t.store.db,
+          'jobs',
+          Array.from({ length: rows }, (_, i) => jobRow(i)),
+          { firstParameter: 7 },
+        )!;
+        return bulk.sql.slice(bulk.sql.search(/ values | unnest\(/)).match(/\$\d+|\?/g);
+      };
+      const numbered = (n: number) => Array.from({ length: n }, (_, i) => `$${i + 7}`);
+      // One placeholder per value (10 columns); PostgreSQL, from PG_ARRAYS_FROM_ROWS rows: one array per column.
+      assert.deepEqual(placeholdersOf(2), kind === 'postgres' ? numbered(20) : Array(20).fill('?'));
+      if (kind === 'postgres') assert.deepEqual(placeholdersOf(PG_ARRAYS_FROM_ROWS), numbered(10));
     });
 
     if (kind === 'postgres') {
-      test('PostgreSQL: a table of PG_BULK_COLUMN_TYPES takes one array per column, cast to its type, the same text for any row count', async () => {
-        const rows = [jobRow(1, 'u1'), jobRow(2)];
+      test('PostgreSQL: fewer than PG_ARRAYS_FROM_ROWS rows of a table of PG_BULK_COLUMN_TYPES go in through VALUES, as Kysely builds them', () => {
+        // unnest's arrays cost the server ~1 MB of malloc'd memory per statement (see bulk-insert.ts).
+        for (const count of [1, PG_ARRAYS_FROM_ROWS - 1]) {
+          const rows = Array.from({ length: count }, (_, i) => jobRow(i, `v${i}`));
+          const kysely = t.store.db
+            .insertInto('jobs')
+            .values(rows)
+            .onConflict((oc) => oc.column('dedupeKey').doNothing())
+            .compile();
+          const bulk = bulkInsert(t.store.db, 'jobs', rows, { conflictColumn: 'dedupeKey' })!;
+          assert.equal(bulk.sql, kysely.sql);
+          assert.deepEqual(bulk.parameters, kysely.parameters);
+        }
+      });
+
+      test('PostgreSQL: PG_ARRAYS_FROM_ROWS rows or more of a table of PG_BULK_COLUMN_TYPES take one array per column, cast to its type, the same text for any such row count', async () => {
+        const rows = [jobRow(1, 'u1'), ...Array.from({ length: PG_ARRAYS_FROM_ROWS - 1 }, (_, i) => jobRow(i + 2))];
         const bulk = bulkInsert(t.store.db, 'jobs', rows, { conflictColumn: 'dedupeKey' })!;
         const columns = Object.keys(rows[0]!);
         assert.equal(
@@ -87,7 +111,8 @@ for (const kind of await availableStores()) {
           bulk.parameters,
           columns.map((c) => rows.map((r) => r[c as keyof typeof r])),
         );
-        assert.equal(bulkInsert(t.store.db, 'jobs', [jobRow(3, 'u3')], { conflictColumn: 'dedupeKey' })!.sql, bulk.sql);
+        const more = Array.from({ length: PG_ARRAYS_FROM_ROWS + 5 }, (_, i) => jobRow(i, `u${i + 3}`));
+        assert.equal(bulkInsert(t.store.db, 'jobs', more, { conflictColumn: 'dedupeKey' })!.sql, bulk.sql);
       });
 
       test('PG_BULK_COLUMN_TYPES is the migrated schema: every column of its tables not listed is text (a domain: its base type)', async () => {
@@ -107,7 +132,10 @@ for (const kind of await availableStores()) {
       test('PostgreSQL: values that need quoting in an array (quotes, backslashes, commas, braces, NULL, the word NULL, empty, unicode) read back as written', async () => {
         const accountId = (await seedAccount(t.store)).id;
         const awkward = ['it\'s "quoted"', 'back\\slash\\', 'a,b', '{braces}', 'NULL', '', 'ø 💳 \n tab\t', null];
-        const txs = awkward.map((reference, i) => newTransaction(accountId, newId(), { amount: i, reference }));
+        // As many rows as go in as arrays, each awkward value several times.
+        const txs = Array.from({ length: PG_ARRAYS_FROM_ROWS }, (_, i) =>
+          newTransaction(accountId, newId(), { amount: i, reference: awkward[i % awkward.length]! }),
+        );
         await t.store.transaction((repos) =>
           repos.paymentRecords.record(
             txs,
