@@ -74,7 +74,11 @@ async function profile(kind: StoreKind, rate: number | 'batch', seconds: number,
     const load = (prefix: string, durationSeconds: number) =>
       measure({
         url: `${service.url}${API}/mit${batch ? '/batch' : ''}`,
-        headers: { authorization: `Bearer ${merchant.apiKey}`, 'content-type': 'application/json', ...(process.env.KEYED ? { 'idempotency-key': 'profile-{seq}' } : {}) },
+        headers: {
+          authorization: `Bearer ${merchant.apiKey}`,
+          'content-type': 'application/json',
+          ...(process.env.KEYED ? { 'idempotency-key': 'profile-{seq}' } : {}),
+        },
         connections: batch ? 4 : 50,
         warmupSeconds: 0,
         durationSeconds,
