@@ -149,11 +149,6 @@ export async function openRuntime(
     ...(options.jobConcurrency ? { jobConcurrency: options.jobConcurrency } : {}),
   });
   await runtime.app.ready();
-  if (db.schema && process.env.ZZ_DROP_FK)
-    await withPgClient(db, async (c) => {
-      for (const t of ['transactions', 'operations', 'notifications', 'events', 'ingestion_counters'])
-        await c.query(`alter table ${db.schema}.${t} drop constraint if exists ${t}_account_id_fkey`);
-    });
   return runtime;
 }
 
