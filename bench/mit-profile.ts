@@ -27,7 +27,7 @@ import { cpuByWhere } from './lib/process-cpu.js';
 import { prepare as prepareCaptures } from './capture.bench.js';
 import { API, createMitMerchant, MIT_BATCH_SIZE, mitBatchBody, mitBody } from './lib/merchant.js';
 import { startReceiver } from './lib/receiver.js';
-import { type StatementTime, startServiceProcess } from './lib/service-process.js';
+import { type ServiceProcess, type StatementTime, startServiceProcess } from './lib/service-process.js';
 import { BENCH_DIR, benchDatabase, openRuntime, resetDatabase, type StoreKind } from './lib/stores.js';
 
 const TOP = Number(process.env.TOP ?? 15);
@@ -58,6 +58,23 @@ function statementTable(times: StatementTime[], mits: number): void {
         `${(t.ns / 1e3 / Math.max(mits, 1)).toFixed(1).padStart(7)} ${String(t.rows).padStart(7)}  ${sql.length > 110 ? `${sql.slice(0, 110)}…` : sql}\n`,
     );
   }
+}
+
+/**
+ * Watches the service from now on: a V8 CPU profile into `file`, or (`statements`) the time of its
+ * SQLite statements. The function returned ends the watch; the one it answers prints what was seen.
+ */
+async function watch(service: ServiceProcess, statements: boolean, file: string): Promise<() => Promise<(units: number) => void>> {
+  if (statements) await service.statementTimes();
+  else await service.profileStart();
+  return async () => {
+    if (!statements) {
+      await service.profileStop(file);
+      return () => summarize(file);
+    }
+    const times = await service.statementTimes();
+    return (units) => statementTable(times, units);
+  };
 }
 
 async function profile(kind: StoreKind, rate: number | 'batch', seconds: number, statements: boolean): Promise<void> {
@@ -106,16 +123,13 @@ async function profile(kind: StoreKind, rate: number | 'batch', seconds: number,
     };
     const warm = await load('warm', 3);
     await callbacks(warm.requests);
-    const file = path.join(BENCH_DIR, `mit-${kind}-${rate}.cpuprofile`);
-    if (statements) await service.statementTimes();
-    else await service.profileStart();
+    const stop = await watch(service, statements, path.join(BENCH_DIR, `mit-${kind}-${rate}.cpuprofile`));
     const start = await service.sample();
     const cpu = cpuByWhere(kind, start);
     const m = await load('profiled', seconds);
     const arrived = await callbacks(m.requests);
     const end = await service.sample();
-    const times = statements ? await service.statementTimes() : null;
-    if (!statements) await service.profileStop(file);
+    const print = await stop();
     const cpuMs = (end.cpuMicros - start.cpuMicros) / 1000;
     const systemMs = (end.systemMicros - start.systemMicros) / 1000;
     const mits = m.requests * (batch ? MIT_BATCH_SIZE : 1);
@@ -127,8 +141,7 @@ async function profile(kind: StoreKind, rate: number | 'batch', seconds: number,
         (cpuWhere ? `; ${cpuWhere}` : '') +
         '\n',
     );
-    if (times) statementTable(times, mits);
-    else summarize(file);
+    print(mits);
   } finally {
     await service.close();
     await receiver.close();
@@ -155,15 +168,12 @@ async function profileCaptures(kind: StoreKind, seconds: number, statements: boo
       });
     };
     await load(3);
-    const file = path.join(BENCH_DIR, `capture-${kind}.cpuprofile`);
-    if (statements) await service.statementTimes();
-    else await service.profileStart();
+    const stop = await watch(service, statements, path.join(BENCH_DIR, `capture-${kind}.cpuprofile`));
     const start = await service.sample();
     const cpu = cpuByWhere(kind, start);
     const m = await load(seconds);
     const end = await service.sample();
-    const times = statements ? await service.statementTimes() : null;
-    if (!statements) await service.profileStop(file);
+    const print = await stop();
     const cpuMs = (end.cpuMicros - start.cpuMicros) / 1000;
     const cpuWhere = cpu.where(end, m.requests);
     process.stdout.write(
@@ -171,8 +181,7 @@ async function profileCaptures(kind: StoreKind, seconds: number, statements: boo
         (cpuWhere ? `; ${cpuWhere}` : '') +
         '\n',
     );
-    if (times) statementTable(times, m.requests);
-    else summarize(file);
+    print(m.requests);
   } finally {
     await service.close();
     await resetDatabase(prepared.db);
@@ -180,11 +189,14 @@ async function profileCaptures(kind: StoreKind, seconds: number, statements: boo
 }
 
 const [first = 'postgres', rate = '100', seconds = '20', mode = 'profile'] = process.argv.slice(2);
+const store = first === 'postgres' || first === 'sqlite' ? first : null;
+// Statement times are SQLite's (statement-timer.mjs).
+const statements = mode === 'statements' && store === 'sqlite';
 if (first.endsWith('.cpuprofile')) summarize(first);
-else if ((first === 'postgres' || first === 'sqlite') && rate === 'capture') await profileCaptures(first, Number(seconds), mode === 'statements');
-else if ((first === 'postgres' || first === 'sqlite') && (mode === 'profile' || (mode === 'statements' && first === 'sqlite')))
-  await profile(first, rate === 'batch' ? 'batch' : Number(rate), Number(seconds), mode === 'statements');
-else {
+else if (store && (mode === 'profile' || statements)) {
+  if (rate === 'capture') await profileCaptures(store, Number(seconds), statements);
+  else await profile(store, rate === 'batch' ? 'batch' : Number(rate), Number(seconds), statements);
+} else {
   process.stderr.write('usage: bench/mit-profile.ts [postgres|sqlite] [rate|batch|capture] [seconds] [profile|statements (sqlite)] | <file.cpuprofile>\n');
   process.exit(2);
 }

@@ -11,8 +11,8 @@
  *
  * On PostgreSQL, PG_ARRAYS_FROM_ROWS rows or more of the tables of PG_BULK_COLUMN_TYPES take one
  * array per column instead, the rows read from `unnest($1::text[], $2::int8[], …)`: one statement
- * text for any such row count, and each
- * value converted to its column once the expression is set up for the statement. In a VALUES list
+ * text for any such row count, and each value converted to its column once the expression is set
+ * up for the statement. In a VALUES list
  * PostgreSQL sets each row's expressions up again, which for a column whose type is a domain
  * (migration 022) costs that domain's constraints each time: 500 rows into `transactions` took
  * 40–43 µs a row through VALUES with casts, 66 µs without, and 32–35 µs through unnest (31–39 µs
@@ -133,7 +133,7 @@ function textOf(shape: Shape, rowCount: number, firstParameter: number): string 
   const key = arrays ? `arrays:${firstParameter}` : `${rowCount}:${firstParameter}`;
   let text = shape.texts.get(key);
   if (text !== undefined) return text;
-  text = arrays ? unnestText(shape, shape.arrayTypes!, firstParameter) : valuesText(shape, rowCount, firstParameter);
+  text = arrays ? unnestText(shape, shape.arrayTypes, firstParameter) : valuesText(shape, rowCount, firstParameter);
   if (shape.texts.size >= 32) shape.texts.clear();
   shape.texts.set(key, text);
   return text;
