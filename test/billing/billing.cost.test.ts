@@ -1,8 +1,9 @@
 /**
  * What one billing charge costs, counted on both stores: the charge's attempt reads its
  * subscription, payment method and point of sale once (as a MIT does) and its drive reads
- * nothing; the charge-due job ends in the charge's own commit; a first attempt's success reads
- * neither the agreement nor the charge's transactions again.
+ * nothing; the charge-due job reads the agreement with its plan in one statement and ends in the
+ * charge's own commit; a first attempt's success reads neither the agreement, the charge nor the
+ * charge's transactions again.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -20,7 +21,7 @@ for (const kind of await availableStores()) {
     });
     after(() => t.close());
 
-    test('one subscription read, no point-of-sale, drive, agreement or charge-transactions read; the charge-due job done in the charge’s commit', async () => {
+    test('one subscription read, the agreement with its plan in one read, no point-of-sale, drive, charge or charge-transactions read; the charge-due job done in the charge’s commit', async () => {
       const plan = await createPlan(m.api);
       const { subscriptionId } = await subscribe(t, m);
       const dueAt = t.runtime.clock.now() + DAY_MS;
@@ -60,6 +61,9 @@ for (const kind of await availableStores()) {
         `the drive starts from what the attempt read:\n${log}`,
       );
       assert.equal(count(/^select [^\n]*from "billing_agreements"/), 1, 'the agreement read once, by the charge-due job');
+      assert.equal(count(/^select [^\n]*from "billing_agreements" as "a" left join "billing_plans"/), 1, `the plan comes with the agreement:\n${log}`);
+      assert.equal(count(/^select [^\n]*from "billing_plans"/), 0, 'no read of the plan alone');
+      assert.equal(count(/^select [^\n]*from "billing_agreement_charges"/), 0, `the attempt’s success moves the charge without reading it:\n${log}`);
       assert.equal(count(/^select [^\n]*"billing_agreement_charge_id" in/), 0, 'a first attempt’s transaction is known');
       const dueJob = await t.runtime.store.db
         .selectFrom('jobs')

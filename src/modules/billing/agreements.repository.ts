@@ -1,4 +1,5 @@
 import type { AgreementState, BillingAgreement } from './agreement.js';
+import type { BillingPlan } from './plan.js';
 
 /** What a conditional update expects to find; it changes nothing when the row moved on. */
 export interface AgreementExpectation {
@@ -14,6 +15,8 @@ export type AgreementChanges = Partial<
 export interface BillingAgreementsRepository {
   insert(agreement: BillingAgreement): Promise<void>;
   findById(accountId: string, id: string): Promise<BillingAgreement | null>;
+  /** The agreement with its plan, in one read; plan null when it is missing. */
+  findWithPlan(accountId: string, id: string): Promise<{ agreement: BillingAgreement; plan: BillingPlan | null } | null>;
   /** The agreement a CIT session asked for, if any. */
   findBySession(accountId: string, sessionId: string): Promise<BillingAgreement | null>;
   /** Newest first. */

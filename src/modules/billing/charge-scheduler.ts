@@ -28,7 +28,7 @@ import { addInterval, nextAttemptAt } from './billing-schedule.js';
 import type { BillingRepos, ChargeAttemptInput, ChargePayments, RunInTransaction } from './billing.ports.js';
 import { type BillingCharge, CHARGE_EVENTS, type ChargeEvent, nextChargeState } from './charge.js';
 import { CHARGE_ATTEMPT_JOB, CHARGE_DUE_JOB, type ChargeAttemptPayload, type ChargeDuePayload, enqueueChargeAttempt, enqueueChargeDue } from './charge-jobs.js';
-import type { BillingChargesRepository, ChargeChanges } from './charges.repository.js';
+import type { BillingChargesRepository, ChargeChanges, ChargeExpectation } from './charges.repository.js';
 import { billingChargeWire } from './charges.schemas.js';
 import type { BillingPlansRepository } from './plans.repository.js';
 
@@ -52,6 +52,12 @@ export interface FinishedAttempt {
   state: TransactionState;
 }
 
+/** The charge a state change names: which one, and the state it moves from. */
+type ChargeRef = Pick<BillingCharge, 'accountId' | 'id' | 'state'>;
+
+/** A compare-and-set on the charge as it was read: its state and its attempts. */
+const asRead = (charge: BillingCharge): ChargeExpectation => ({ state: charge.state, attempts: charge.attempts });
+
 /** Another worker made this charge or attempt first (or the agreement moved on): roll back. */
 class LostRace extends Error {}
 
@@ -68,10 +74,11 @@ export class ChargeScheduler<R extends BillingRepos> {
    */
   async chargeDue(payload: ChargeDuePayload, settle?: (jobs: JobQueue) => Promise<void>): Promise<BillingCharge | null> {
     const { accountId, agreementId, periodStart } = payload;
-    const agreement = await this.deps.agreements.findById(accountId, agreementId);
+    const found = await this.deps.agreements.findWithPlan(accountId, agreementId);
     const now = this.deps.clock.now();
-    if (!agreement || agreement.state !== 'ACTIVE' || agreement.nextChargeAt !== periodStart || Date.parse(periodStart) > now) return null;
-    const plan = await this.deps.plans.findById(accountId, agreement.billingPlanId);
+    if (!found) return null;
+    const { agreement, plan } = found;
+    if (agreement.state !== 'ACTIVE' || agreement.nextChargeAt !== periodStart || Date.parse(periodStart) > now) return null;
     if (!plan) throw new Error(`billing plan ${agreement.billingPlanId} of agreement ${agreement.id} is missing`);
     const deadline = addInterval(Date.parse(periodStart), plan.interval, agreement.desiredDate);
     const chargeId = newId();
@@ -188,15 +195,17 @@ export class ChargeScheduler<R extends BillingRepos> {
    */
   async attemptFinished(repos: R, tx: FinishedAttempt): Promise<void> {
     if (!tx.billingAgreementChargeId || (tx.state !== 'SUCCESS' && tx.state !== 'FAILED')) return;
-    const charge = await repos.billingCharges.findById(tx.accountId, tx.billingAgreementChargeId);
-    if (!charge || charge.state !== 'PROCESSING' || charge.transactionId !== tx.id || charge.nextAttemptAt !== null) return;
+    const ref = { accountId: tx.accountId, id: tx.billingAgreementChargeId };
     if (tx.state === 'SUCCESS') {
-      const done = await this.finish(repos, charge, 'succeed');
+      // Nothing read: the update applies only while the charge waits for this very attempt.
+      const done = await this.finish(repos, { ...ref, state: 'PROCESSING' }, { state: 'PROCESSING', answerOf: tx.id }, 'succeed');
       if (!done) return;
       this.afterCommit(repos, 'billing.charge.final', finalFields(done, tx.id));
-      await repos.billingAgreements.recordCharge(charge.accountId, charge.billingAgreementId, done.finalizedAt ?? done.updatedAt);
+      await repos.billingAgreements.recordCharge(done.accountId, done.billingAgreementId, done.finalizedAt ?? done.updatedAt);
       return;
     }
+    const charge = await repos.billingCharges.findById(ref.accountId, ref.id);
+    if (!charge || charge.state !== 'PROCESSING' || charge.transactionId !== tx.id || charge.nextAttemptAt !== null) return;
     const now = this.deps.clock.now();
     const retryAt = nextAttemptAt({
       attemptsMade: charge.attempts,
@@ -206,11 +215,11 @@ export class ChargeScheduler<R extends BillingRepos> {
       nowMs: now,
     });
     if (retryAt === null) {
-      const failed = await this.finish(repos, charge, 'fail');
+      const failed = await this.finish(repos, charge, asRead(charge), 'fail');
       if (failed) this.afterCommit(repos, 'billing.charge.final', finalFields(failed, tx.id));
       return;
     }
-    const waiting = await this.change(repos, charge, 'retry', { nextAttemptAt: iso(retryAt), updatedAt: iso(now) });
+    const waiting = await this.change(repos, charge, asRead(charge), 'retry', { nextAttemptAt: iso(retryAt), updatedAt: iso(now) });
     if (!waiting) return;
     await enqueueChargeAttempt(repos.jobs, waiting);
     this.afterCommit(repos, 'billing.charge.retrying', {
@@ -241,7 +250,7 @@ export class ChargeScheduler<R extends BillingRepos> {
   }
 
   private async failNow(charge: BillingCharge): Promise<BillingCharge | null> {
-    const failed = await this.deps.transaction((repos) => this.finish(repos, charge, 'fail'));
+    const failed = await this.deps.transaction((repos) => this.finish(repos, charge, asRead(charge), 'fail'));
     if (failed) this.deps.events?.logEvent('billing.charge.final', finalFields(failed, failed.transactionId));
     return failed;
   }
@@ -252,10 +261,10 @@ export class ChargeScheduler<R extends BillingRepos> {
     if (events) repos.afterCommit(() => events.logEvent(event, fields));
   }
 
-  /** SUCCESS or FAILED through the transition table, with its event. */
-  private async finish(repos: R, charge: BillingCharge, event: 'succeed' | 'fail'): Promise<BillingCharge | null> {
+  /** SUCCESS or FAILED through the transition table, with its event; `expected`: what the compare-and-set checks. */
+  private async finish(repos: R, charge: ChargeRef, expected: ChargeExpectation, event: 'succeed' | 'fail'): Promise<BillingCharge | null> {
     const now = this.deps.clock.nowIso();
-    const done = await this.change(repos, charge, event, { nextAttemptAt: null, finalizedAt: now, updatedAt: now });
+    const done = await this.change(repos, charge, expected, event, { nextAttemptAt: null, finalizedAt: now, updatedAt: now });
     if (done) {
       // A first attempt's transaction is the charge's only one: nothing to read.
       const ids =
@@ -267,11 +276,11 @@ export class ChargeScheduler<R extends BillingRepos> {
     return done;
   }
 
-  /** One charge state change as a compare-and-set on what was read. */
-  private async change(repos: R, charge: BillingCharge, event: ChargeEvent, changes: ChargeChanges): Promise<BillingCharge | null> {
+  /** One charge state change through the transition table, as a compare-and-set on `expected`. */
+  private async change(repos: R, charge: ChargeRef, expected: ChargeExpectation, event: ChargeEvent, changes: ChargeChanges): Promise<BillingCharge | null> {
     const next = nextChargeState(charge.state, event);
     if (!next) return null;
-    return repos.billingCharges.updateIf(charge.accountId, charge.id, { state: charge.state, attempts: charge.attempts }, { ...changes, state: next });
+    return repos.billingCharges.updateIf(charge.accountId, charge.id, expected, { ...changes, state: next });
   }
 
   private async stopUnchargeable(repos: R, agreement: BillingAgreement): Promise<void> {

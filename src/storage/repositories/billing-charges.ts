@@ -36,15 +36,17 @@ export class KyselyBillingChargesRepository implements BillingChargesRepository 
   }
 
   async updateIf(accountId: string, id: string, expected: ChargeExpectation, changes: ChargeChanges): Promise<BillingCharge | null> {
-    const row = await this.db
+    const q = this.db
       .updateTable('billingAgreementCharges')
       .set(changes)
       .where('id', '=', id)
       .where('accountId', '=', accountId)
-      .where('state', '=', expected.state)
-      .where('attempts', '=', expected.attempts)
-      .returningAll()
-      .executeTakeFirst();
+      .where('state', '=', expected.state);
+    const expecting =
+      'attempts' in expected
+        ? q.where('attempts', '=', expected.attempts)
+        : q.where('transactionId', '=', expected.answerOf).where('nextAttemptAt', 'is', null);
+    const row = await expecting.returningAll().executeTakeFirst();
     return row ? toCharge(row) : null;
   }
 

@@ -5,7 +5,23 @@ import type { BillingPlansRepository } from '../../modules/billing/plans.reposit
 import type { InstantCapture } from '../../modules/transactions/transaction.js';
 import type { BillingPlansTable, Database } from '../schema.js';
 
-function toPlan(row: Selectable<BillingPlansTable>): BillingPlan {
+/** Every column of a plan row (a join that reads one aliases them, see billing-agreements' findWithPlan). */
+export const PLAN_COLUMNS = [
+  'id',
+  'accountId',
+  'name',
+  'amount',
+  'currency',
+  'maxAttempts',
+  'intervalPeriod',
+  'intervalFrequency',
+  'instantCapture',
+  'color',
+  'emoji',
+  'createdAt',
+] as const satisfies ReadonlyArray<keyof BillingPlansTable>;
+
+export function toPlan(row: Selectable<BillingPlansTable>): BillingPlan {
   const { intervalPeriod, intervalFrequency, instantCapture, ...rest } = row;
   return { ...rest, instantCapture: instantCapture as InstantCapture, interval: { period: intervalPeriod as IntervalPeriod, frequency: intervalFrequency } };
 }
