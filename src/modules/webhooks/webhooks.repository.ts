@@ -36,8 +36,6 @@ export interface WebhooksRepository {
   insert(webhook: Webhook, secretSealed: string): Promise<void>;
   /** A webhook of this merchant that is not deleted. */
   findById(accountId: string, id: string): Promise<StoredWebhook | null>;
-  /** Any webhook by id, deleted ones included (delivery jobs decide from it). */
-  findForDelivery(id: string): Promise<StoredWebhook | null>;
   list(accountId: string, offset: number, limit: number): Promise<{ items: Webhook[]; total: number }>;
   markDeleted(accountId: string, id: string, now: string): Promise<boolean>;
   /** Pauses when not paused yet (and not deleted); false when nothing changed. */
@@ -60,6 +58,8 @@ export interface WebhooksRepository {
   insertDeliveries(deliveries: WebhookDelivery[]): Promise<void>;
 
   findDelivery(id: string): Promise<WebhookDelivery | null>;
+  /** A delivery with its webhook in one read, the webhook deleted or not (null when its row is gone): what a delivery job decides from. */
+  findDeliveryWithWebhook(id: string): Promise<{ delivery: WebhookDelivery; webhook: StoredWebhook | null } | null>;
   /**
    * Records one attempt, guarded by the attempt count it was read with (two workers never record
    * the same attempt), and applies the new state only while the delivery is still PENDING (a

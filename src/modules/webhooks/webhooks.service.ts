@@ -241,10 +241,10 @@ export class WebhooksService {
    */
   async deliver(deliveryId: string): Promise<void> {
     const { webhooks } = this.deps;
-    const delivery = await webhooks.findDelivery(deliveryId);
-    if (!delivery || delivery.state !== 'PENDING') return;
+    const found = await webhooks.findDeliveryWithWebhook(deliveryId);
+    if (!found || found.delivery.state !== 'PENDING') return;
+    const { delivery, webhook } = found;
     this.deps.gate?.check({ merchant: delivery.accountId });
-    const webhook = await webhooks.findForDelivery(delivery.webhookId);
     if (!webhook || webhook.deletedAt !== null || isPaused(webhook)) {
       const now = this.deps.clock.nowIso();
       await this.deps.transaction(async (uow) => {

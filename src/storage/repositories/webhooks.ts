@@ -2,6 +2,8 @@ import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import type { DeliveryAttempt, DeliveryState, PauseReason, Webhook, WebhookDelivery, WebhookEvent } from '../../modules/webhooks/webhook.js';
 import type { DeliveryWithAttempts, OutboxEventRow, StoredWebhook, UnfannedFrom, WebhooksRepository } from '../../modules/webhooks/webhooks.repository.js';
 import type { Dialect } from '../connect.js';
+import { queryTemplate, type Params } from '../query-template.js';
+import { joinedColumns, pickJoined } from './joined-columns.js';
 import type { Database, WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhooksTable } from '../schema.js';
 
 function toWebhook(row: Selectable<WebhooksTable>): StoredWebhook {
@@ -19,6 +21,31 @@ function toWebhook(row: Selectable<WebhooksTable>): StoredWebhook {
     deletedAt: row.deletedAt,
   };
 }
+
+/** Every column of a webhook row (findDeliveryWithWebhook reads one beside its delivery). */
+const WEBHOOK_COLUMNS = [
+  'id',
+  'accountId',
+  'url',
+  'events',
+  'secretSealed',
+  'pausedAt',
+  'pauseReason',
+  'resumedAt',
+  'createdAt',
+  'updatedAt',
+  'deletedAt',
+] as const satisfies ReadonlyArray<keyof WebhooksTable>;
+
+/** A delivery with its webhook (deleted ones too), in one read: the delivery job's. Compiled once (query-template.ts). */
+const selectDeliveryWithWebhook = queryTemplate((db: Kysely<Database>, p: Params<{ id: string }>) =>
+  db
+    .selectFrom('webhookDeliveries as d')
+    .leftJoin('webhooks as w', 'w.id', 'd.webhookId')
+    .selectAll('d')
+    .select(joinedColumns('w', 'webhook', WEBHOOK_COLUMNS))
+    .where('d.id', '=', p.id),
+);
 
 const publicWebhook = ({ secretSealed: _s, deletedAt: _d, ...webhook }: StoredWebhook): Webhook => webhook;
 
@@ -109,11 +136,6 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
       .where('accountId', '=', accountId)
       .where('deletedAt', 'is', null)
       .executeTakeFirst();
-    return row ? toWebhook(row) : null;
-  }
-
-  async findForDelivery(id: string): Promise<StoredWebhook | null> {
-    const row = await this.db.selectFrom('webhooks').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? toWebhook(row) : null;
   }
 
@@ -216,6 +238,13 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
         .insertInto('webhookDeliveries')
         .values(deliveries.slice(i, i + 500))
         .execute();
+  }
+
+  async findDeliveryWithWebhook(id: string): Promise<{ delivery: WebhookDelivery; webhook: StoredWebhook | null } | null> {
+    const row = await selectDeliveryWithWebhook.executeTakeFirst(this.db, { id });
+    if (!row) return null;
+    const webhook = pickJoined(row, 'webhook', WEBHOOK_COLUMNS);
+    return { delivery: toDelivery(row), webhook: webhook ? toWebhook(webhook as Selectable<WebhooksTable>) : null };
   }
 
   async findDelivery(id: string): Promise<WebhookDelivery | null> {
