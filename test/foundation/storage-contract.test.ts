@@ -898,6 +898,40 @@ for (const kind of await availableStores()) {
         assert.equal(kept.attempts, 1);
         assert.equal(kept.attemptLog.length, 1);
       });
+
+      test('recordAttemptUnanswered writes what recordAttempt does, under the same guard; on PostgreSQL its commit alone is one statement', async () => {
+        const account = await seedAccount(t.store);
+        const webhookId = newId();
+        await t.store.webhooks.insert(newWebhook(account.id, webhookId), 'sealed');
+        const delivery = newWebhookDelivery({ id: webhookId, accountId: account.id });
+        await t.store.webhooks.insertDeliveries([delivery]);
+        const attempt = (n: number): DeliveryAttempt => ({
+          id: newId(),
+          deliveryId: delivery.id,
+          webhookId,
+          attempt: n,
+          success: true,
+          httpStatus: 200,
+          error: null,
+          durationMs: 4,
+          attemptedAt: iso(T0 + n),
+        });
+        const delivered = { state: 'DELIVERED', nextAttemptAt: null, finishedAt: iso(T0 + 20) } as const;
+
+        t.store.counters.start();
+        await t.store.transaction((repos) => repos.webhooks.recordAttemptUnanswered(attempt(1), delivered));
+        const counted = t.store.counters.stop();
+        if (kind === 'postgres') assert.deepEqual([counted.statements, counted.control, counted.commits], [1, 0, 1], 'one statement, no BEGIN or COMMIT');
+        // Attempt 1 again (another worker): the guard refuses it, nothing of it written.
+        await t.store.transaction((repos) => repos.webhooks.recordAttemptUnanswered({ ...attempt(1), httpStatus: 204 }, delivered));
+
+        const stored = (await t.store.webhooks.listDeliveries(webhookId, 0, 100)).items.find((d) => d.id === delivery.id)!;
+        assert.deepEqual([stored.state, stored.attempts, stored.finishedAt, stored.lastAttemptAt], ['DELIVERED', 1, iso(T0 + 20), iso(T0 + 1)]);
+        assert.deepEqual(
+          stored.attemptLog.map((a) => [a.attempt, a.success, a.httpStatus]),
+          [[1, true, 200]],
+        );
+      });
     });
 
     describe('migrations', () => {

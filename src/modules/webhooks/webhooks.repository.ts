@@ -67,6 +67,12 @@ export interface WebhooksRepository {
    * or null when the guard did not match and nothing was recorded.
    */
   recordAttempt(attempt: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>): Promise<DeliveryState | null>;
+  /**
+   * recordAttempt for a caller that needs nothing back (a delivered attempt: whatever the guard
+   * finds, nothing follows): the same writes, sent with the commit — on PostgreSQL a commit of it
+   * alone is one statement, without BEGIN and COMMIT.
+   */
+  recordAttemptUnanswered(attempt: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>): Promise<void>;
   /** Cancels every PENDING delivery of the webhook; returns how many. */
   cancelPending(webhookId: string, now: string): Promise<number>;
   /** Deliveries of the webhook attempted since `since` (inclusive), and how many of them no attempt there delivered. */

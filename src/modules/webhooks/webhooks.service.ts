@@ -286,20 +286,27 @@ export class WebhooksService {
       durationMs: Math.max(0, Math.round(result.durationMs)),
       attemptedAt: iso(attemptedAt),
     };
+    if (result.ok) {
+      // Nothing follows a delivered attempt, whatever its guarded update finds (another worker
+      // recorded it, or a pause or delete racing it cancelled the delivery): its record needs no
+      // answer, and on PostgreSQL goes as one statement. It takes no webhook lock — else every
+      // delivery of a webhook would queue behind that one row lock, each holding it for a commit.
+      await this.deps.transaction((uow) =>
+        uow.webhooks.recordAttemptUnanswered(attempt, { state: 'DELIVERED', nextAttemptAt: null, finishedAt: iso(finishedAt) }),
+      );
+      return;
+    }
     const { stillPending, paused } = await this.deps.transaction(async (uow) => {
       // A failed attempt may pause the webhook and cancel its pending deliveries: it takes the
-      // webhook lock first (the order every such commit keeps: webhook, then deliveries). A
-      // successful one changes only its own delivery row, so it takes no webhook lock — else
-      // every delivery of a webhook would queue behind that one row lock, each holding it for a
-      // commit (PostgreSQL). A pause or delete racing it cancels the delivery or finds it done.
-      if (!result.ok) await uow.webhooks.lockWebhook(webhook.id);
+      // webhook lock first (the order every such commit keeps: webhook, then deliveries).
+      await uow.webhooks.lockWebhook(webhook.id);
       const state = await uow.webhooks.recordAttempt(attempt, {
-        state: result.ok ? 'DELIVERED' : last ? 'FAILED' : 'PENDING',
+        state: last ? 'FAILED' : 'PENDING',
         nextAttemptAt: retryInMs === null ? null : iso(finishedAt + retryInMs),
         finishedAt: retryInMs === null ? iso(finishedAt) : null,
       });
       if (state === null) return { stillPending: false, paused: null }; // another worker recorded this attempt; it owns what follows
-      const pause = result.ok ? null : await this.autoPause(uow, webhook, finishedAt);
+      const pause = await this.autoPause(uow, webhook, finishedAt);
       if (pause) return { stillPending: false, paused: pause.pausedNow ? pause.stats : null };
       return { stillPending: state === 'PENDING', paused: null };
     });

@@ -2,6 +2,7 @@ import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import type { DeliveryAttempt, DeliveryState, PauseReason, Webhook, WebhookDelivery, WebhookEvent } from '../../modules/webhooks/webhook.js';
 import type { DeliveryWithAttempts, OutboxEventRow, StoredWebhook, UnfannedFrom, WebhooksRepository } from '../../modules/webhooks/webhooks.repository.js';
 import type { Dialect } from '../connect.js';
+import { deferrable } from '../pg-write-combining.js';
 import { queryTemplate, type Params } from '../query-template.js';
 import { joinedColumns, pickJoined } from './joined-columns.js';
 import type { Database, WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhooksTable } from '../schema.js';
@@ -46,6 +47,29 @@ const selectDeliveryWithWebhook = queryTemplate((db: Kysely<Database>, p: Params
     .select(joinedColumns('w', 'webhook', WEBHOOK_COLUMNS))
     .where('d.id', '=', p.id),
 );
+
+/**
+ * An attempt's guarded update of its delivery: the attempt count is the guard (only one worker
+ * records attempt n), and the outcome applies only while PENDING — a delete or pause during the
+ * send has already cancelled it. SET reads the row as it was, RETURNING as it is left: the state
+ * after this attempt.
+ */
+function recordedUpdate(db: QueryCreator<Database>, attempt: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>) {
+  return db
+    .updateTable('webhookDeliveries')
+    .set({
+      attempts: attempt.attempt,
+      lastAttemptAt: attempt.attemptedAt,
+      state: sql<string>`case when "state" = 'PENDING' then ${update.state} else "state" end`,
+      nextAttemptAt: sql<string | null>`case when "state" = 'PENDING' then ${update.nextAttemptAt} else "next_attempt_at" end`,
+      finishedAt: sql<string | null>`case when "state" = 'PENDING' then ${update.finishedAt} else "finished_at" end`,
+    })
+    .where('id', '=', attempt.deliveryId)
+    .where('attempts', '=', attempt.attempt - 1)
+    .returning('state');
+}
+
+const attemptRow = (attempt: DeliveryAttempt) => ({ ...attempt, success: attempt.success ? 1 : 0 });
 
 const publicWebhook = ({ secretSealed: _s, deletedAt: _d, ...webhook }: StoredWebhook): Webhook => webhook;
 
@@ -253,42 +277,37 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
   }
 
   async recordAttempt(attempt: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>): Promise<DeliveryState | null> {
-    // One update: the attempt count is the guard (only one worker records attempt n), and the
-    // outcome applies only while PENDING — a delete or pause during the send has already cancelled
-    // it. SET reads the row as it was, RETURNING as it is left: the state after this attempt.
-    const recorded = (db: QueryCreator<Database>) =>
-      db
-        .updateTable('webhookDeliveries')
-        .set({
-          attempts: attempt.attempt,
-          lastAttemptAt: attempt.attemptedAt,
-          state: sql<string>`case when "state" = 'PENDING' then ${update.state} else "state" end`,
-          nextAttemptAt: sql<string | null>`case when "state" = 'PENDING' then ${update.nextAttemptAt} else "next_attempt_at" end`,
-          finishedAt: sql<string | null>`case when "state" = 'PENDING' then ${update.finishedAt} else "finished_at" end`,
-        })
-        .where('id', '=', attempt.deliveryId)
-        .where('attempts', '=', attempt.attempt - 1)
-        .returning('state');
-    const row = { ...attempt, success: attempt.success ? 1 : 0 };
     if (this.dialect === 'postgres') {
       // With the attempt's row, one statement: one round trip instead of three (issue 10).
-      const done = await this.db
-        .with('recorded', recorded)
-        .with('attempt', (db) =>
-          db
-            .insertInto('webhookDeliveryAttempts')
-            .columns(ATTEMPT_COLUMNS.map(([column]) => column))
-            .expression(db.selectFrom('recorded').select(ATTEMPT_COLUMNS.map(([column, type]) => sql`cast(${row[column]} as ${sql.raw(type)})`.as(column)))),
-        )
-        .selectFrom('recorded')
-        .select('state')
-        .executeTakeFirst();
+      const done = await this.recordedWithAttempt(attempt, update).executeTakeFirst();
       return done ? (done.state as DeliveryState) : null;
     }
-    const state = await recorded(this.db).executeTakeFirst();
+    const state = await recordedUpdate(this.db, attempt, update).executeTakeFirst();
     if (!state) return null;
-    await this.db.insertInto('webhookDeliveryAttempts').values(row).execute();
+    await this.db.insertInto('webhookDeliveryAttempts').values(attemptRow(attempt)).execute();
     return state.state as DeliveryState;
+  }
+
+  async recordAttemptUnanswered(attempt: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>): Promise<void> {
+    // Deferrable (pg-write-combining.ts): a commit of this statement alone goes as that one
+    // statement, on a shared connection, without BEGIN and COMMIT.
+    if (this.dialect === 'postgres') await deferrable(this.recordedWithAttempt(attempt, update)).execute();
+    else await this.recordAttempt(attempt, update);
+  }
+
+  /** PostgreSQL: the delivery's guarded update and, when it applied, the attempt's row, as one statement answering the state left. */
+  private recordedWithAttempt(attempt: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>) {
+    const row = attemptRow(attempt);
+    return this.db
+      .with('recorded', (db) => recordedUpdate(db, attempt, update))
+      .with('attempt', (db) =>
+        db
+          .insertInto('webhookDeliveryAttempts')
+          .columns(ATTEMPT_COLUMNS.map(([column]) => column))
+          .expression(db.selectFrom('recorded').select(ATTEMPT_COLUMNS.map(([column, type]) => sql`cast(${row[column]} as ${sql.raw(type)})`.as(column)))),
+      )
+      .selectFrom('recorded')
+      .select('state');
   }
 
   async cancelPending(webhookId: string, now: string): Promise<number> {
