@@ -1074,7 +1074,7 @@ for (const kind of await availableStores()) {
               );
             await refused(kind, `webhook_delivery_attempts.${field}`, write, constraint, value, true);
             assert.equal(await countWhere(db, 'webhook_delivery_attempts', { id }), 0);
-            const d = await t.store.webhooks.findDelivery(deliveryId);
+            const d = (await t.store.webhooks.findDeliveryWithWebhook(deliveryId))?.delivery;
             assert.deepEqual([d?.attempts, d?.state], [1, 'PENDING'], 'the delivery did not move');
           }
         }

@@ -52,8 +52,8 @@ export interface FinishedAttempt {
   state: TransactionState;
 }
 
-/** The charge a state change names: which one, and the state it moves from. */
-type ChargeRef = Pick<BillingCharge, 'accountId' | 'id' | 'state'>;
+/** The charge a state change names (the state it moves from is the expectation's). */
+type ChargeRef = Pick<BillingCharge, 'accountId' | 'id'>;
 
 /** A compare-and-set on the charge as it was read: its state and its attempts. */
 const asRead = (charge: BillingCharge): ChargeExpectation => ({ state: charge.state, attempts: charge.attempts });
@@ -198,7 +198,7 @@ export class ChargeScheduler<R extends BillingRepos> {
     const ref = { accountId: tx.accountId, id: tx.billingAgreementChargeId };
     if (tx.state === 'SUCCESS') {
       // Nothing read: the update applies only while the charge waits for this very attempt.
-      const done = await this.finish(repos, { ...ref, state: 'PROCESSING' }, { state: 'PROCESSING', answerOf: tx.id }, 'succeed');
+      const done = await this.finish(repos, ref, { state: 'PROCESSING', answerOf: tx.id }, 'succeed');
       if (!done) return;
       this.afterCommit(repos, 'billing.charge.final', finalFields(done, tx.id));
       await repos.billingAgreements.recordCharge(done.accountId, done.billingAgreementId, done.finalizedAt ?? done.updatedAt);
@@ -276,9 +276,9 @@ export class ChargeScheduler<R extends BillingRepos> {
     return done;
   }
 
-  /** One charge state change through the transition table, as a compare-and-set on `expected`. */
+  /** One charge state change through the transition table from `expected.state`, as a compare-and-set on `expected`. */
   private async change(repos: R, charge: ChargeRef, expected: ChargeExpectation, event: ChargeEvent, changes: ChargeChanges): Promise<BillingCharge | null> {
-    const next = nextChargeState(charge.state, event);
+    const next = nextChargeState(expected.state, event);
     if (!next) return null;
     return repos.billingCharges.updateIf(charge.accountId, charge.id, expected, { ...changes, state: next });
   }

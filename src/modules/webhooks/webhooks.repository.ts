@@ -1,6 +1,9 @@
 import type { JobQueue } from '../../jobs/job.js';
 import type { DeliveryAttempt, DeliveryState, PauseReason, Webhook, WebhookDelivery } from './webhook.js';
 
+/** What an attempt leaves its delivery in (applied only while the delivery is PENDING). */
+export type AttemptOutcome = Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>;
+
 export interface StoredWebhook extends Webhook {
   secretSealed: string;
   deletedAt: string | null;
@@ -57,7 +60,6 @@ export interface WebhooksRepository {
   claimFanouts(claims: Array<{ event: Pick<OutboxEventRow, 'id' | 'createdAt'>; deliveries: number }>, now: string): Promise<Set<string>>;
   insertDeliveries(deliveries: WebhookDelivery[]): Promise<void>;
 
-  findDelivery(id: string): Promise<WebhookDelivery | null>;
   /** A delivery with its webhook in one read, the webhook deleted or not (null when its row is gone): what a delivery job decides from. */
   findDeliveryWithWebhook(id: string): Promise<{ delivery: WebhookDelivery; webhook: StoredWebhook | null } | null>;
   /**
@@ -66,13 +68,13 @@ export interface WebhooksRepository {
    * delete during the send has already cancelled it). Returns the delivery's state afterwards,
    * or null when the guard did not match and nothing was recorded.
    */
-  recordAttempt(attempt: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>): Promise<DeliveryState | null>;
+  recordAttempt(attempt: DeliveryAttempt, update: AttemptOutcome): Promise<DeliveryState | null>;
   /**
    * recordAttempt for a caller that needs nothing back (a delivered attempt: whatever the guard
    * finds, nothing follows): the same writes, sent with the commit — on PostgreSQL a commit of it
    * alone is one statement, without BEGIN and COMMIT.
    */
-  recordAttemptUnanswered(attempt: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>): Promise<void>;
+  recordAttemptUnanswered(attempt: DeliveryAttempt, update: AttemptOutcome): Promise<void>;
   /** Cancels every PENDING delivery of the webhook; returns how many. */
   cancelPending(webhookId: string, now: string): Promise<number>;
   /** Deliveries of the webhook attempted since `since` (inclusive), and how many of them no attempt there delivered. */

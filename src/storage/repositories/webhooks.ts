@@ -1,6 +1,13 @@
 import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import type { DeliveryAttempt, DeliveryState, PauseReason, Webhook, WebhookDelivery, WebhookEvent } from '../../modules/webhooks/webhook.js';
-import type { DeliveryWithAttempts, OutboxEventRow, StoredWebhook, UnfannedFrom, WebhooksRepository } from '../../modules/webhooks/webhooks.repository.js';
+import type {
+  AttemptOutcome,
+  DeliveryWithAttempts,
+  OutboxEventRow,
+  StoredWebhook,
+  UnfannedFrom,
+  WebhooksRepository,
+} from '../../modules/webhooks/webhooks.repository.js';
 import type { Dialect } from '../connect.js';
 import { deferrable } from '../pg-write-combining.js';
 import { queryTemplate, type Params } from '../query-template.js';
@@ -54,7 +61,7 @@ const selectDeliveryWithWebhook = queryTemplate((db: Kysely<Database>, p: Params
  * send has already cancelled it. SET reads the row as it was, RETURNING as it is left: the state
  * after this attempt.
  */
-function recordedUpdate(db: QueryCreator<Database>, attempt: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>) {
+function recordedUpdate(db: QueryCreator<Database>, attempt: DeliveryAttempt, update: AttemptOutcome) {
   return db
     .updateTable('webhookDeliveries')
     .set({
@@ -271,12 +278,7 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
     return { delivery: toDelivery(row), webhook: webhook ? toWebhook(webhook as Selectable<WebhooksTable>) : null };
   }
 
-  async findDelivery(id: string): Promise<WebhookDelivery | null> {
-    const row = await this.db.selectFrom('webhookDeliveries').selectAll().where('id', '=', id).executeTakeFirst();
-    return row ? toDelivery(row) : null;
-  }
-
-  async recordAttempt(attempt: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>): Promise<DeliveryState | null> {
+  async recordAttempt(attempt: DeliveryAttempt, update: AttemptOutcome): Promise<DeliveryState | null> {
     if (this.dialect === 'postgres') {
       // With the attempt's row, one statement: one round trip instead of three (issue 10).
       const done = await this.recordedWithAttempt(attempt, update).executeTakeFirst();
@@ -288,7 +290,7 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
     return state.state as DeliveryState;
   }
 
-  async recordAttemptUnanswered(attempt: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>): Promise<void> {
+  async recordAttemptUnanswered(attempt: DeliveryAttempt, update: AttemptOutcome): Promise<void> {
     // Deferrable (pg-write-combining.ts): a commit of this statement alone goes as that one
     // statement, on a shared connection, without BEGIN and COMMIT.
     if (this.dialect === 'postgres') await deferrable(this.recordedWithAttempt(attempt, update)).execute();
@@ -296,7 +298,7 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
   }
 
   /** PostgreSQL: the delivery's guarded update and, when it applied, the attempt's row, as one statement answering the state left. */
-  private recordedWithAttempt(attempt: DeliveryAttempt, update: Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>) {
+  private recordedWithAttempt(attempt: DeliveryAttempt, update: AttemptOutcome) {
     const row = attemptRow(attempt);
     return this.db
       .with('recorded', (db) => recordedUpdate(db, attempt, update))
