@@ -60,6 +60,52 @@ export interface Config {
   redisUrl?: string | null;
   /** PAYMENTS_REDIS_KEY_PREFIX: put before every Redis key, so that deployments can share a Redis (default `payments:`). */
   redisKeyPrefix?: string;
+  /** The Clearhaus connector (INTERFACE §12.2); null without a signing key: `clearhaus` agreements are refused then. */
+  clearhaus?: ClearhausConfig | null;
+}
+
+/** INTERFACE §12.2. The key file is read once at start (runtime.ts), never here and never echoed. */
+export interface ClearhausConfig {
+  /** CLEARHAUS_URL: the test host while PAYMENTS_SANDBOX=1, else the live one. */
+  url: string;
+  /** CLEARHAUS_SIGNING_KEY_ID: the partner's signing API key (a uuid). */
+  signingKeyId: string;
+  /** CLEARHAUS_SIGNING_KEY_FILE: its RSA private key (PEM). */
+  signingKeyFile: string;
+  /** CLEARHAUS_TIMEOUT_MS (default 40 000). */
+  timeoutMs: number;
+  /** CLEARHAUS_MAX_IN_FLIGHT (default 32): requests to Clearhaus at once per process. */
+  maxInFlight: number;
+}
+
+export const CLEARHAUS_TEST_URL = 'https://gateway.test.clearhaus.com';
+export const CLEARHAUS_LIVE_URL = 'https://gateway.clearhaus.com';
+export const DEFAULT_CLEARHAUS_TIMEOUT_MS = 40_000;
+export const DEFAULT_CLEARHAUS_MAX_IN_FLIGHT = 32;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+function clearhaus(env: Env, sandbox: boolean): ClearhausConfig | null {
+  const keyId = env.CLEARHAUS_SIGNING_KEY_ID || null;
+  const keyFile = env.CLEARHAUS_SIGNING_KEY_FILE || null;
+  if (keyId === null && keyFile === null) return null;
+  if (keyId === null) throw new ConfigError('CLEARHAUS_SIGNING_KEY_ID', 'is required with CLEARHAUS_SIGNING_KEY_FILE (the partner signing API key, a uuid)');
+  if (keyFile === null)
+    throw new ConfigError('CLEARHAUS_SIGNING_KEY_FILE', 'is required with CLEARHAUS_SIGNING_KEY_ID (a file holding its RSA private key, PEM)');
+  if (!UUID.test(keyId)) throw new ConfigError('CLEARHAUS_SIGNING_KEY_ID', 'must be the signing API key, a uuid');
+  const url = (env.CLEARHAUS_URL || (sandbox ? CLEARHAUS_TEST_URL : CLEARHAUS_LIVE_URL)).replace(/\/+$/, '');
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new Error();
+  } catch {
+    throw new ConfigError('CLEARHAUS_URL', `must be an http(s) URL, got "${url}"`);
+  }
+  return {
+    url,
+    signingKeyId: keyId,
+    signingKeyFile: path.resolve(keyFile),
+    timeoutMs: integer(env, 'CLEARHAUS_TIMEOUT_MS', DEFAULT_CLEARHAUS_TIMEOUT_MS, 100, 600_000),
+    maxInFlight: integer(env, 'CLEARHAUS_MAX_IN_FLIGHT', DEFAULT_CLEARHAUS_MAX_IN_FLIGHT, 1, 10_000),
+  };
 }
 
 export class ConfigError extends Error {
@@ -199,13 +245,14 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
   }
+  const sandbox = flag(env, 'PAYMENTS_SANDBOX', true);
   return {
     port,
     host,
     database: db,
     dataDir: db.kind === 'sqlite' ? path.dirname(db.path) : path.resolve(env.PAYMENTS_DATA_DIR || 'data'),
     operatorKey,
-    sandbox: flag(env, 'PAYMENTS_SANDBOX', true),
+    sandbox,
     sandboxLatencyMs: integer(env, 'PAYMENTS_SANDBOX_LATENCY_MS', 50, 0, 600_000),
     sandboxAcquirerLog: env.PAYMENTS_SANDBOX_ACQUIRER_LOG ? path.resolve(env.PAYMENTS_SANDBOX_ACQUIRER_LOG) : null,
     rateLimits,
@@ -223,6 +270,7 @@ export function loadConfig(env: Env = process.env): Config {
     mitBatchCapPerMinute: integer(env, 'PAYMENTS_MIT_BATCH_CAP_PER_MINUTE', DEFAULT_MIT_BATCH_CAP_PER_MINUTE, 0, MAX_INGESTION_CAP),
     redisUrl: redisUrl(env),
     redisKeyPrefix: redisKeyPrefix(env),
+    clearhaus: clearhaus(env, sandbox),
   };
 }
 

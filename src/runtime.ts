@@ -6,8 +6,10 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { ServiceClock } from './clock.js';
-import type { Config } from './config.js';
+import type { ClearhausConfig, Config } from './config.js';
 import type { Acquirer } from './connectors/acquirer.js';
+import { ClearhausAcquirer } from './connectors/clearhaus/connector.js';
+import { loadSigningKey } from './connectors/clearhaus/signing.js';
 import { buildApp } from './http/app.js';
 import { Metrics } from './http/metrics.js';
 import { scheduleMaintenance } from './jobs/maintenance.js';
@@ -50,6 +52,10 @@ export interface RuntimeOptions {
   requestTimeoutMs?: number;
   /** How old the backlog figure may get before it is counted again (default 250 ms; tests: 0, a count per check). */
   backlogRefreshMs?: number;
+  /** Whether the deployment has a Clearhaus signing key (INTERFACE §12.2): `clearhaus` agreements are refused without one (default). */
+  clearhausAvailable?: boolean;
+  /** Replaces the Clearhaus connector built from config.clearhaus (tests: one pointed at a fake). */
+  clearhaus?: Acquirer;
 }
 
 export async function createRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
@@ -84,6 +90,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   // The lag bound needs the workers' pace: only a process that runs them can refuse by it.
   const runsWorkers = options.startWorkers ?? config.workers;
   const drain = runsWorkers ? new DrainMeter() : null;
+  // INTERFACE §12.2: the signing key is read once, here; a bad file stops the start naming its variable.
+  const clearhaus = options.clearhaus ?? (config.clearhaus ? clearhausConnector(config.clearhaus, logger) : null);
   const services = buildServices({
     config,
     store,
@@ -93,6 +101,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     logger,
     ...(options.acquirer ? { acquirer: options.acquirer } : {}),
     ...(options.backlogRefreshMs === undefined ? {} : { backlogRefreshMs: options.backlogRefreshMs }),
+    ...(options.clearhausAvailable === undefined ? {} : { clearhausAvailable: options.clearhausAvailable }),
+    clearhaus,
     ...(drain ? { drainRate: () => drain.ratePerSecond() } : {}),
   });
   runner = new JobLanes({
@@ -179,10 +189,23 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
         await app.close();
         stopFollowingClock();
         await runner?.stop(config.shutdownTimeoutMs);
+        await clearhaus?.close?.();
         await rateLimiter?.close();
         await store.close();
       })();
       return closing;
     },
   };
+}
+
+/** The Clearhaus connector of the deployment (INTERFACE §12.2); its log lines carry ids and codes only. */
+function clearhausConnector(settings: ClearhausConfig, logger: Logger): ClearhausAcquirer {
+  return new ClearhausAcquirer({
+    baseUrl: settings.url,
+    signingKeyId: settings.signingKeyId,
+    signingKey: loadSigningKey(settings.signingKeyFile),
+    timeoutMs: settings.timeoutMs,
+    maxInFlight: settings.maxInFlight,
+    logger: { warn: (obj, msg) => logger.warn({ ...obj, acquirer: 'clearhaus' }, msg) },
+  });
 }

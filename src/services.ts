@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { Acquirer } from './connectors/acquirer.js';
 import { SimulatorAcquirer } from './connectors/simulator/simulator.js';
+import { AgreementRouting } from './modules/transactions/acquirer-routing.js';
 import { timingSafeEqual } from 'node:crypto';
 import type { ServiceClock } from './clock.js';
 import type { Config } from './config.js';
@@ -14,7 +15,11 @@ import { pinoEventsLog } from './logger.js';
 import type { JobDefinition } from './jobs/job.js';
 import { accountsRoutes } from './modules/accounts/accounts.routes.js';
 import { AccountsService } from './modules/accounts/accounts.service.js';
+import { acquirerAgreementsRoutes } from './modules/acquirer-agreements/acquirer-agreements.routes.js';
+import { AcquirerAgreementsService } from './modules/acquirer-agreements/acquirer-agreements.service.js';
 import { operationsRoutes } from './modules/operations/operations.routes.js';
+import { inDoubtRoutes } from './modules/operations/in-doubt.routes.js';
+import { InDoubtService } from './modules/operations/in-doubt.service.js';
 import { OperationsService } from './modules/operations/operations.service.js';
 import { PaymentMethodsService } from './modules/payment-methods/payment-methods.service.js';
 import { pointsOfSaleRoutes } from './modules/points-of-sale/points-of-sale.routes.js';
@@ -101,10 +106,16 @@ export interface ServiceDeps {
   backlogRefreshMs?: number;
   /** The workers' pace (jobs settled per second) when this process runs them: turns the lag bound on. */
   drainRate?: () => number;
+  /** Whether the deployment has a Clearhaus signing key (INTERFACE §12.2); default false: `clearhaus` agreements are refused. */
+  clearhausAvailable?: boolean;
+  /** The Clearhaus connector (runtime.ts builds it from CLEARHAUS_*; tests point one at a fake); null/absent: none. */
+  clearhaus?: Acquirer | null;
 }
 
 export interface Services {
   accounts: AccountsService;
+  /** Acquirer agreements of accounts (INTERFACE §12.1): the partner routes, and credentialsOf/currentFor for the payment engine. */
+  acquirerAgreements: AcquirerAgreementsService;
   pointsOfSale: PointsOfSaleService;
   terminals: TerminalsService;
   transactions: TransactionsService;
@@ -149,6 +160,15 @@ export function buildServices(deps: ServiceDeps): Services {
     hashSecret,
     isOperatorKeyHash: operatorMatcher(deps.operatorKey),
   });
+  const acquirerAgreements = new AcquirerAgreementsService({
+    agreements: store.acquirerAgreements,
+    transaction: (fn) => store.transaction((repos) => fn(repos)),
+    accounts: store.accounts,
+    sealer,
+    clock,
+    clearhausAvailable: deps.clearhausAvailable ?? Boolean(deps.clearhaus),
+    events,
+  });
   const pointsOfSale = new PointsOfSaleService({ pointsOfSale: store.pointsOfSale, clock, sealer });
   const terminals = new TerminalsService({
     terminals: store.terminals,
@@ -156,7 +176,10 @@ export function buildServices(deps: ServiceDeps): Services {
     pointsOfSale,
     clock,
   });
-  const transactions = new TransactionsService({ transactions: store.transactions });
+  const transactions = new TransactionsService({
+    transactions: store.transactions,
+    agreementOf: (id) => acquirerAgreements.credentialsOf(id),
+  });
   const acquirer = deps.acquirer ?? new SimulatorAcquirer(deps.config.sandboxLatencyMs, deps.config.sandboxAcquirerLog ?? null);
   // Deleting runs in one commit with its listeners (subscriptions on the method become INVALID).
   const paymentMethods = new PaymentMethodsService({ paymentMethods: store.paymentMethods, sealer, clock, transaction: (fn) => store.transaction(fn) });
@@ -198,7 +221,13 @@ export function buildServices(deps: ServiceDeps): Services {
   const payments = new PaymentEngine<Repositories>({
     transactions: store.transactions,
     transaction: (fn, unit) => store.transaction(fn, unit),
-    acquirer,
+    // The cardholder blocked the merchant (Clearhaus 40420): no MIT may be sent for the card again.
+    cardBlocked: (repos, tx) =>
+      tx.paymentMethodId
+        ? subscriptions.invalidateForPaymentMethod(repos, tx.accountId, tx.paymentMethodId, 'CARD_BLOCKED').then(() => undefined)
+        : Promise.resolve(),
+    routing: new AgreementRouting({ sandbox: acquirer, clearhaus: deps.clearhaus ?? null, agreements: acquirerAgreements, sandboxMode: deps.config.sandbox }),
+    acquirerRequests: store.acquirerRequests,
     clock,
     // A final transaction's callback row (with its body) and job are written in the commit that made it final.
     callbacks,
@@ -417,10 +446,12 @@ export function buildServices(deps: ServiceDeps): Services {
     ...payoutsRoutes(payouts),
     ...notificationsRoutes(callbacks),
     ...accountsRoutes(accounts),
+    ...acquirerAgreementsRoutes(acquirerAgreements),
     ...pointsOfSaleRoutes(pointsOfSale),
     ...terminalsRoutes(terminals),
     ...transactionsRoutes(transactions, new TimelineService({ transactions, timeline: new KyselyTimelineRepository(store.db) })),
     ...operationsRoutes(operations),
+    ...inDoubtRoutes(new InDoubtService({ engine: payments })),
     ...webhooksRoutes(webhooks),
     ...salesRoutes(sales),
     ...subscriptionsRoutes(subscriptions),
@@ -439,6 +470,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const jobs = [
     maintenanceJob({ idempotency: store.idempotency, jobs: store.jobs }),
     payments.driveJob(),
+    payments.releaseJob(),
     sessions.expireJob(),
     ...billing.jobs,
     callbacks.job(),
@@ -450,6 +482,7 @@ export function buildServices(deps: ServiceDeps): Services {
   ] as JobDefinition<never>[];
   return {
     accounts,
+    acquirerAgreements,
     pointsOfSale,
     terminals,
     transactions,

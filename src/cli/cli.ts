@@ -32,6 +32,8 @@ Commands:
   jobs dead          list dead jobs (attempts exhausted; they need the operator)
   jobs retry <id>    queue a dead job again with fresh attempts
   accounts           list merchant accounts
+  acquirer check --account <id>
+                     ask the account's acquirer (Clearhaus GET /account) whether its agreement works
   operator-key       say where the operator key comes from
   config             print the effective configuration, secrets masked
 
@@ -96,6 +98,16 @@ export function describeConfig(config: Config, env: Record<string, string | unde
     ['PAYMENTS_MAX_LAG_MS', config.maxLagMs === 0 ? '0 (off)' : `${config.maxLagMs} ms`],
     ['PAYMENTS_MIT_CAP_PER_MINUTE', config.mitCapPerMinute === 0 ? '0 (off)' : String(config.mitCapPerMinute)],
     ['PAYMENTS_MIT_BATCH_CAP_PER_MINUTE', config.mitBatchCapPerMinute === 0 ? '0 (off)' : String(config.mitBatchCapPerMinute)],
+    // The signing key id is an API key of the partner's: masked like the other secrets.
+    ['CLEARHAUS_SIGNING_KEY_ID', config.clearhaus ? mask(config.clearhaus.signingKeyId) : '(unset: no Clearhaus agreements)'],
+    ...(config.clearhaus
+      ? ([
+          ['CLEARHAUS_SIGNING_KEY_FILE', config.clearhaus.signingKeyFile],
+          ['CLEARHAUS_URL', config.clearhaus.url],
+          ['CLEARHAUS_TIMEOUT_MS', String(config.clearhaus.timeoutMs)],
+          ['CLEARHAUS_MAX_IN_FLIGHT', String(config.clearhaus.maxInFlight)],
+        ] as Array<[string, string]>)
+      : []),
   ];
   return table(rows.map(([name, value]) => [name, value, name in env && env[name] !== '' ? '' : '(default)']).map((r) => (r[2] ? r : r.slice(0, 2))));
 }
@@ -145,6 +157,10 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
           if (total > items.length) io.out(`(${total - items.length} more not shown)`);
           return 0;
         });
+      case 'acquirer': {
+        const { acquirerCheck } = await import('./acquirer-check.js');
+        return await withStore(config, (store) => acquirerCheck(config, store, rest, io));
+      }
       case 'operator-key': {
         if (config.operatorKey) {
           io.out(`from the environment variable PAYMENTS_OPERATOR_KEY (sha256 ${fingerprint(config.operatorKey)})`);

@@ -239,6 +239,7 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
   const url = def.root ? def.url : `${API_PREFIX}${def.url}`;
   const schema: Record<string, unknown> = {
     summary: def.summary,
+    ...(def.description ? { description: def.description } : {}),
     tags: def.tags,
     ...def.schema,
     ...(def.hidden ? { hide: true } : {}),

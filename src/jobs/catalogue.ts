@@ -41,6 +41,13 @@ export const JOB_CATALOGUE = {
     // Only its own answer changes the operation, and that answer's commit is conditional on it.
     knownWhenClaimed: true,
   },
+  /** The void of an authorization in doubt whose id the acquirer named (INTERFACE §12.4); voids are repeatable. */
+  'payment.release-in-doubt': {
+    payload: Type.Object({ operationId: Id, authorizationReference: Type.String({ minLength: 1 }) }),
+    maxAttempts: 50,
+    leaseMs: JOB_LEASE_MS,
+    backoff: acquirerRetryDelay,
+  },
   /** One callback delivery row (INTERFACE §8); `resend`: a merchant's resend, sent even after a delivered attempt. */
   'callback.deliver': {
     payload: Type.Object({

@@ -75,7 +75,9 @@ export function fieldError(field: string, rule: FieldRule, text: string): AppErr
 export class FieldErrorCollector {
   private readonly errors: FieldErrors = {};
   add(field: string, rule: FieldRule, text: string): this {
-    (this.errors[field] ??= []).push(`[${rule}]: ${text}`);
+    // An own property even for a name Object.prototype has (a body field named `constructor` or `__proto__`).
+    if (!Object.hasOwn(this.errors, field)) Object.defineProperty(this.errors, field, { value: [], enumerable: true, writable: true, configurable: true });
+    this.errors[field]!.push(`[${rule}]: ${text}`);
     return this;
   }
   get empty(): boolean {

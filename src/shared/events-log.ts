@@ -25,6 +25,22 @@ export interface BusinessEvents {
     /** The instant capture or void the answer started, if any. */
     followUpOperationId?: string;
   };
+  /** An operation's outcome is in doubt (INTERFACE §12.4): it may have reached the acquirer, no answer came, it is never sent again. */
+  'payment.in_doubt': {
+    transactionId: string;
+    operationId: string;
+    /** CAPTURE, REFUND, PAYOUT, ... (an authorization in doubt fails: see payment.answered). */
+    type: string;
+    reason: string;
+  };
+  /** The void of an authorization in doubt that the acquirer named was answered. */
+  'payment.in_doubt_released': {
+    transactionId: string;
+    operationId: string;
+    /** approved or declined. */
+    outcome: string;
+    acquirerCode: string | null;
+  };
   /** One POST of a transaction callback, recorded. */
   'callback.attempt': {
     transactionId: string;
@@ -70,6 +86,8 @@ export interface BusinessEvents {
   'settlement.run': { postingDate: string; transfers: number; rows: number };
   /** A job failed for the last time (or could never run): it waits for the operator. */
   'job.dead': { kind: string; jobId: string; attempts: number; error: string };
+  /** An account's acquirer agreement was replaced (PUT) or removed (DELETE): the row written or removed, never its API key. */
+  'acquirer.changed': { accountId: string; agreementId: string; acquirer: string; mcc: string; change: 'REPLACED' | 'REMOVED' };
 }
 
 export type BusinessEventName = keyof BusinessEvents;

@@ -61,6 +61,8 @@ export interface RouteDef<S extends RouteSchemas = RouteSchemas> {
   url: string;
   auth: AuthTier;
   summary: string;
+  /** Longer text for the OpenAPI entry (what the operation does and its rules), under the summary. */
+  description?: string;
   tags: string[];
   schema: S;
   /** Honours Idempotency-Key (INTERFACE §4). */

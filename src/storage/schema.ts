@@ -120,6 +120,8 @@ export interface TransactionsTable {
   idempotencyKey: ColumnType<string | null, string | null | undefined, string | null>;
   /** The effects its flow declared for the final answer (017_one_engine): SESSION | BILLING_CHARGE | TERMINAL_SALE. */
   effects: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The acquirer agreement that authorized it (024_acquirer_requests); null: the sandbox simulator. */
+  acquirerAgreementId: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: string;
   updatedAt: string;
   finalizedAt: string | null;
@@ -313,6 +315,25 @@ export interface Database {
   multiLinks: MultiLinksTable;
   multiLinkOrderLines: MultiLinkOrderLinesTable;
   dashboardSessions: DashboardSessionsTable;
+  acquirerAgreements: AcquirerAgreementsTable;
+  acquirerRequests: AcquirerRequestsTable;
+}
+
+/** A request to an acquirer that is never repeated, written before it goes out (024_acquirer_requests). */
+export interface AcquirerRequestsTable {
+  operationId: string;
+  accountId: string;
+  transactionId: string;
+  acquirer: string;
+  call: string;
+  amount: number;
+  currency: string;
+  sentAt: string;
+  inDoubtAt: string | null;
+  inDoubtReason: string | null;
+  acquirerReference: string | null;
+  resolvedAt: string | null;
+  resolution: string | null;
 }
 
 /** Dashboard sign-ins (020_dashboard_sessions): the session id only hashed, the key and CSRF token sealed. */
@@ -343,6 +364,10 @@ export interface PaymentMethodsTable {
   card: string | null;
   /** Enrolled in the account updater, 0/1 (015_payment_method_updates). */
   accountUpdatesEnabled: ColumnType<number, number | undefined, number>;
+  /** The card's series at the acquirer (024_acquirer_requests): type, latest approved authorization id, the agreement it lives under. */
+  seriesType: ColumnType<string | null, string | null | undefined, string | null>;
+  seriesReference: ColumnType<string | null, string | null | undefined, string | null>;
+  seriesAgreementId: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: string;
   deletedAt: string | null;
 }
@@ -596,4 +621,17 @@ export interface MultiLinkOrderLinesTable {
   unitPrice: number;
   totalAmount: number;
   type: string;
+}
+
+/** An account's acquirer agreements (023_acquirer_agreements): append-only, the API key only sealed; removedAt null = current. */
+export interface AcquirerAgreementsTable {
+  id: string;
+  accountId: string;
+  acquirer: string;
+  apiKeySealed: string | null;
+  mcc: string;
+  textOnStatement: string | null;
+  createdAt: string;
+  updatedAt: string;
+  removedAt: string | null;
 }

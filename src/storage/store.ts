@@ -62,7 +62,11 @@ import { KyselyIngestionCounters } from './repositories/ingestion-counters.js';
 import type { MultiLinksRepository } from '../modules/multi-links/multi-links.repository.js';
 import { KyselyMultiLinksRepository } from './repositories/multi-links.js';
 import { KyselyDashboardSessionsRepository } from './repositories/dashboard-sessions.js';
+import type { AcquirerAgreementsRepository } from '../modules/acquirer-agreements/acquirer-agreements.repository.js';
+import { KyselyAcquirerAgreementsRepository } from './repositories/acquirer-agreements.js';
 import type { Database } from './schema.js';
+import type { AcquirerRequestsRepository } from '../modules/transactions/acquirer-requests.repository.js';
+import { KyselyAcquirerRequestsRepository } from './repositories/acquirer-requests.js';
 import type { StatementCounter } from './statement-counter.js';
 import { groupCommitDialect, WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
 import type { UnitOptions } from '../shared/unit-of-work.js';
@@ -94,6 +98,10 @@ export interface Repositories {
   ingestionCounters: IngestionCountersRepository;
   multiLinks: MultiLinksRepository;
   dashboardSessions: DashboardSessionsRepository;
+  /** Acquirer agreements of accounts (INTERFACE §12.1): append-only, the API key sealed. */
+  acquirerAgreements: AcquirerAgreementsRepository;
+  /** Acquirer requests that are never repeated, recorded before they go out (INTERFACE §12.4). */
+  acquirerRequests: AcquirerRequestsRepository;
 }
 
 export interface Store extends Repositories {
@@ -161,6 +169,8 @@ function repositories(
     ingestionCounters: new KyselyIngestionCounters(db, dialect),
     multiLinks: new KyselyMultiLinksRepository(db),
     dashboardSessions: new KyselyDashboardSessionsRepository(db),
+    acquirerAgreements: new KyselyAcquirerAgreementsRepository(db, dialect),
+    acquirerRequests: new KyselyAcquirerRequestsRepository(db),
   };
 }
 

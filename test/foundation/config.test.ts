@@ -7,6 +7,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
+import fs from 'node:fs';
+import os from 'node:os';
 import { ConfigError, DEFAULT_DB_POOL_SIZE, DEFAULT_MAX_BACKLOG, DEFAULT_MAX_LAG_MS, loadConfig } from '../../src/config.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -172,6 +174,58 @@ function run(env: Record<string, string>): Promise<{ code: number | null; stdout
     });
   });
 }
+
+describe('Clearhaus settings (INTERFACE §12.2)', () => {
+  const keyId = '4390aec7-f76a-4c2f-8597-c87c2d06cb4f';
+  test('none without a signing key; the test host in a sandbox, the live host otherwise; 40 s and 32 by default', () => {
+    assert.equal(loadConfig({}).clearhaus, null);
+    const sandbox = loadConfig({ CLEARHAUS_SIGNING_KEY_ID: keyId, CLEARHAUS_SIGNING_KEY_FILE: 'k.pem' }).clearhaus!;
+    assert.deepEqual(sandbox, {
+      url: 'https://gateway.test.clearhaus.com',
+      signingKeyId: keyId,
+      signingKeyFile: path.resolve('k.pem'),
+      timeoutMs: 40_000,
+      maxInFlight: 32,
+    });
+    assert.equal(loadConfig({ PAYMENTS_SANDBOX: '0', CLEARHAUS_SIGNING_KEY_ID: keyId, CLEARHAUS_SIGNING_KEY_FILE: 'k.pem' }).clearhaus!.url, 'https://gateway.clearhaus.com');
+    const set = loadConfig({
+      CLEARHAUS_SIGNING_KEY_ID: keyId,
+      CLEARHAUS_SIGNING_KEY_FILE: 'k.pem',
+      CLEARHAUS_URL: 'http://127.0.0.1:9999/',
+      CLEARHAUS_TIMEOUT_MS: '1500',
+      CLEARHAUS_MAX_IN_FLIGHT: '4',
+    }).clearhaus!;
+    assert.deepEqual([set.url, set.timeoutMs, set.maxInFlight], ['http://127.0.0.1:9999', 1500, 4]);
+  });
+
+  test('each bad value names its variable', () => {
+    expectConfigError({ CLEARHAUS_SIGNING_KEY_ID: keyId }, 'CLEARHAUS_SIGNING_KEY_FILE');
+    expectConfigError({ CLEARHAUS_SIGNING_KEY_FILE: 'k.pem' }, 'CLEARHAUS_SIGNING_KEY_ID');
+    expectConfigError({ CLEARHAUS_SIGNING_KEY_ID: 'not-a-uuid', CLEARHAUS_SIGNING_KEY_FILE: 'k.pem' }, 'CLEARHAUS_SIGNING_KEY_ID');
+    const both = { CLEARHAUS_SIGNING_KEY_ID: keyId, CLEARHAUS_SIGNING_KEY_FILE: 'k.pem' };
+    expectConfigError({ ...both, CLEARHAUS_URL: 'ftp://x' }, 'CLEARHAUS_URL');
+    expectConfigError({ ...both, CLEARHAUS_TIMEOUT_MS: '0' }, 'CLEARHAUS_TIMEOUT_MS');
+    expectConfigError({ ...both, CLEARHAUS_MAX_IN_FLIGHT: 'many' }, 'CLEARHAUS_MAX_IN_FLIGHT');
+  });
+
+  test('a key file that is missing or not an RSA private key stops the start naming the variable, never quoting the file', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ch-config-'));
+    const notAKey = path.join(dir, 'not-a-key.pem');
+    fs.writeFileSync(notAKey, 'SECRET-LOOKING-CONTENT-1234\n');
+    for (const file of [path.join(dir, 'missing.pem'), notAKey]) {
+      const { code, stderr } = await run({
+        CLEARHAUS_SIGNING_KEY_ID: keyId,
+        CLEARHAUS_SIGNING_KEY_FILE: file,
+        DATABASE_URL: path.join(dir, 'p.db'),
+        PORT: '0',
+      });
+      assert.notEqual(code, 0);
+      assert.match(stderr, /CLEARHAUS_SIGNING_KEY_FILE/);
+      assert.doesNotMatch(stderr, /SECRET-LOOKING-CONTENT/);
+      assert.doesNotMatch(stderr, /\bat .+:\d+:\d+/, 'no stack trace');
+    }
+  });
+});
 
 describe('the entry point with a bad value', () => {
   test('PORT=banana: exit non-zero with exactly one clear stderr line and no stack trace', async () => {

@@ -11,6 +11,7 @@ import { type EngineDeps, PaymentEngine } from '../../src/modules/transactions/p
 import type { Repositories } from '../../src/storage/store.js';
 import { API, type TestMerchant, type TestResponse, type TestRuntime } from '../support/harness.js';
 import { ScriptedAcquirer } from '../support/scripted-acquirer.js';
+import { singleAcquirer } from '../../src/modules/transactions/acquirer-routing.js';
 
 /**
  * A payment engine of its own over the test runtime's store: a scripted acquirer (approves), no
@@ -21,7 +22,8 @@ export function engineOver(t: TestRuntime, deps: Partial<EngineDeps<Repositories
   return new PaymentEngine<Repositories>({
     transactions: store.transactions,
     transaction: (fn) => store.transaction(fn),
-    acquirer: new ScriptedAcquirer(),
+    routing: singleAcquirer(new ScriptedAcquirer()),
+    acquirerRequests: store.acquirerRequests,
     callbacks: { scheduleInCommit: async () => undefined, writeInCommit: async () => null },
     openInstrument: () => ({ kind: 'wallet', paymentMethodType: 'CARD' }),
     clock: t.runtime.clock,

@@ -86,6 +86,10 @@ export async function startTestRuntime(
     acquirer?: Acquirer;
     /** How old the backlog figure may get before a check counts again (default 250 ms; 0: every check counts). */
     backlogRefreshMs?: number;
+    /** The deployment has a Clearhaus signing key: `clearhaus` acquirer agreements are accepted (default: refused). */
+    clearhausAvailable?: boolean;
+    /** The Clearhaus connector (pointed at a fake): `clearhaus` agreements are accepted and routed to it. */
+    clearhaus?: Acquirer;
     /** Captures the log (e.g. to grep it for card numbers). */ logDestination?: { write(line: string): void };
   } = {},
 ): Promise<TestRuntime> {
@@ -98,6 +102,8 @@ export async function startTestRuntime(
     startWorkers: options.startWorkers ?? true,
     ...(options.acquirer ? { acquirer: options.acquirer } : {}),
     ...(options.backlogRefreshMs === undefined ? {} : { backlogRefreshMs: options.backlogRefreshMs }),
+    ...(options.clearhausAvailable === undefined ? {} : { clearhausAvailable: options.clearhausAvailable }),
+    ...(options.clearhaus ? { clearhaus: options.clearhaus } : {}),
   });
   await runtime.app.ready();
 

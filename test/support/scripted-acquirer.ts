@@ -3,10 +3,11 @@
  * for a kind of call (consumed in order, then approve again). Records every call, and can hold
  * calls for a while so that concurrent requests really overlap.
  */
-import type { Acquirer, AcquirerResult, AuthorizeRequest, OperationRequest } from '../../src/connectors/acquirer.js';
+import type { Acquirer, AcquirerCall, AcquirerResult, AuthorizeRequest, OperationRequest } from '../../src/connectors/acquirer.js';
 
 export type CallKind = 'authorize' | 'capture' | 'refund' | 'void' | 'renew' | 'payout';
-export type ScriptedAnswer = 'approve' | 'decline' | 'timeout' | 'pending' | 'throw';
+/** `timeout`: in doubt (asked again only while the call is repeatable); `unsent`: provably never sent; `in_doubt_named`: in doubt with an id (a Clearhaus 50000). */
+export type ScriptedAnswer = 'approve' | 'decline' | 'timeout' | 'unsent' | 'in_doubt_named' | 'pending' | 'throw';
 
 export interface RecordedCall {
   kind: CallKind;
@@ -15,6 +16,8 @@ export interface RecordedCall {
   attempt: number;
   amount: number;
   pan: string | null;
+  /** The acquirer's id of the authorization the call went against (captures, refunds, voids). */
+  authorizationReference?: string | null;
 }
 
 const codes = { terminal: null, acquirer: '00', network: '00', sca: null };
@@ -22,6 +25,15 @@ const codes = { terminal: null, acquirer: '00', network: '00', sca: null };
 export class ScriptedAcquirer implements Acquirer {
   readonly name = 'scripted';
   readonly calls: RecordedCall[] = [];
+  callTimeoutMs = 1_000;
+  /** Link stored-card payments by series, as Clearhaus (default: no, as the simulator). */
+  seriesReferences = false;
+  /** Calls that may be sent again when in doubt (default: all, as the simulator). */
+  repeatable: ReadonlySet<AcquirerCall> = new Set<AcquirerCall>(['authorize', 'capture', 'refund', 'void', 'renew', 'payout']);
+
+  isRepeatable(call: AcquirerCall): boolean {
+    return this.repeatable.has(call);
+  }
   private readonly scripts = new Map<string, ScriptedAnswer[]>();
   /** Milliseconds every call takes. */
   latencyMs = 0;
@@ -72,7 +84,15 @@ export class ScriptedAcquirer implements Acquirer {
   }
 
   private operation(kind: CallKind, r: OperationRequest): Promise<AcquirerResult> {
-    return this.answer(kind, r.transactionId, r.operationId, r.attempt, r.amount, r.instrument.kind === 'card' ? r.instrument.pan : null);
+    return this.answer(
+      kind,
+      r.transactionId,
+      r.operationId,
+      r.attempt,
+      r.amount,
+      r.instrument.kind === 'card' ? r.instrument.pan : null,
+      r.authorizationReference,
+    );
   }
 
   private async answer(
@@ -82,8 +102,9 @@ export class ScriptedAcquirer implements Acquirer {
     attempt: number,
     amount: number,
     pan: string | null,
+    authorizationReference: string | null = null,
   ): Promise<AcquirerResult> {
-    this.calls.push({ kind, transactionId, operationId, attempt, amount, pan });
+    this.calls.push({ kind, transactionId, operationId, attempt, amount, pan, authorizationReference });
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     // The declined test card of INTERFACE §9 declines authorizations here too (FAILED MOTO payments).
     const fallback: ScriptedAnswer = kind === 'authorize' && pan === '4000000000000002' ? 'decline' : 'approve';
@@ -102,7 +123,17 @@ export class ScriptedAcquirer implements Acquirer {
       case 'pending':
         return { outcome: 'pending', acquirerReference: `REF-${operationId ?? transactionId}`, externalStatusCodes: codes };
       case 'timeout':
-        return { outcome: 'timeout' };
+        return { outcome: 'in_doubt', reason: 'scripted timeout', acquirerReference: null };
+      case 'unsent':
+        return { outcome: 'not_sent', reason: 'scripted: connection refused' };
+      case 'in_doubt_named':
+        return {
+          outcome: 'in_doubt',
+          reason: 'scripted 50000',
+          acquirerReference: `REF-${operationId ?? transactionId}`,
+          errorCode: 'ACQUIRER_DOWN',
+          externalStatusCodes: { ...codes, acquirer: '50000' },
+        };
       case 'throw':
         throw new Error('connection reset by the acquirer');
     }

@@ -1,11 +1,12 @@
 /**
  * The sandbox acquirer: answers every call from the scenario table in ./test-cards.ts after a
  * configurable delay (PAYMENTS_SANDBOX_LATENCY_MS). Deterministic: the same request gives the
- * same answer, so retries after a timeout behave like a real acquirer's idempotent replay.
+ * same answer, so every call is repeatable — a call in doubt (the timeout card) is asked again and
+ * answered as an acquirer with idempotent replay would.
  */
 import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
-import type { Acquirer, AcquirerResult, AuthorizeRequest, Initiator, Instrument, OperationRequest, ScaResult } from '../acquirer.js';
+import type { Acquirer, AcquirerCall, AcquirerResult, AuthorizeRequest, Initiator, Instrument, OperationRequest, ScaResult } from '../acquirer.js';
 import { type CardScenario, DECLINE_MESSAGES, type OperationKind, type Outcome, RAW_CODES, TEST_CARDS } from './test-cards.js';
 
 const APPROVE: Outcome = { kind: 'approve' };
@@ -36,12 +37,22 @@ function reference(key: string): string {
 
 export class SimulatorAcquirer implements Acquirer {
   readonly name = 'sandbox';
+  readonly callTimeoutMs: number;
+  /** The sandbox keeps no series: its MITs need no reference to an earlier authorization. */
+  readonly seriesReferences = false;
 
   /** `ledgerPath`: the acquirer's own record of authorizations (one JSON line each), read by crash tests. */
   constructor(
     private readonly latencyMs: number,
     private readonly ledgerPath: string | null = null,
-  ) {}
+  ) {
+    this.callTimeoutMs = latencyMs + 1_000;
+  }
+
+  /** Every call: the same request gets the same answer. */
+  isRepeatable(_call: AcquirerCall): boolean {
+    return true;
+  }
 
   async authorize(request: AuthorizeRequest): Promise<AcquirerResult> {
     const scenario = scenarioOf(request.instrument);
@@ -101,7 +112,8 @@ export class SimulatorAcquirer implements Acquirer {
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     const sca = authentication?.sca;
     const scaCode = authentication?.scaCode ?? null;
-    if (outcome.kind === 'timeout' && attempt <= outcome.attempts) return { outcome: 'timeout' };
+    if (outcome.kind === 'timeout' && attempt <= outcome.attempts)
+      return { outcome: 'in_doubt', reason: 'the sandbox acquirer did not answer in time', acquirerReference: null };
     if (outcome.kind === 'decline') {
       const raw = RAW_CODES[outcome.errorCode] ?? RAW_CODES.DECLINED_BY_ISSUER_OR_SCHEME!;
       return {

@@ -240,6 +240,18 @@ function resultOf(driven: DriveResult): OperationResult {
   if (driven.outcome === 'missing') throw new Error('the operation vanished');
   const op = driven.operation;
   if (driven.outcome === 'unknown') {
+    if (driven.inDoubt) {
+      return {
+        operationId: op.id,
+        success: false,
+        state: 'PROCESSING',
+        errorCode: {
+          code: 'ACQUIRER_TIMEOUT',
+          message:
+            'The acquirer did not answer: the outcome is in doubt and the request is never sent again. The operation stays PROCESSING until an operator resolves it with the acquirer; its callback follows. Do not retry it.',
+        },
+      };
+    }
     return driven.pending
       ? { operationId: op.id, success: true, state: 'PROCESSING', errorCode: null }
       : {

@@ -40,6 +40,19 @@ export interface PaymentMethod {
   deletedAt: string | null;
   /** Card-only display data (not on the wire record). */
   card: CardDetails | null;
+  /** The card's series at its acquirer (Clearhaus `series[]`), once a payment stored it there; not on the wire. */
+  series?: CardSeries | null;
+}
+
+/**
+ * A stored card's series at the acquirer (INTERFACE §12.3): its type, the latest approved
+ * authorization id (what the next merchant-initiated payment references) and the agreement it
+ * lives under.
+ */
+export interface CardSeries {
+  type: 'recurring' | 'unscheduled';
+  reference: string;
+  agreementId: string | null;
 }
 
 /** The masked number of a stored card (INTERFACE §11.1): `displayText` and `card.pan`. */

@@ -1,4 +1,4 @@
-import type { CardDetails, PaymentMethod } from './payment-method.js';
+import type { CardDetails, CardSeries, PaymentMethod } from './payment-method.js';
 
 /** What the account updater changes on a stored card (INTERFACE §11.4). */
 export interface CardUpdate {
@@ -38,4 +38,6 @@ export interface PaymentMethodsRepository {
   upgradeLegacyCard(id: string, card: CardDetails, displayText: string): Promise<void>;
   /** Copies the upgraded display text into up to `limit` transactions that kept the old one; returns how many. */
   upgradeLegacyTransactions(limit: number): Promise<number>;
+  /** The card's series at its acquirer, after an approved authorization of it (INTERFACE §12.3): deleted methods too. */
+  recordSeries(accountId: string, id: string, series: CardSeries): Promise<void>;
 }

@@ -52,7 +52,7 @@ export interface SessionOutbound {
 export interface SessionRepos extends PipelineRepos {
   sessions: SessionsRepository;
   subscriptions: SubscriptionsRepository;
-  paymentMethods: Pick<PaymentMethodsRepository, 'markDeleted'>;
+  paymentMethods: Pick<PaymentMethodsRepository, 'markDeleted' | 'recordSeries'>;
   jobs: JobQueue;
 }
 
@@ -438,6 +438,7 @@ export class SessionsService {
         currency: attempt.currency,
         paymentMethod,
         instrument: input !== null && 'card' in input ? this.deps.paymentMethods.cardInstrument(input.card) : undefined,
+        storesCard: storedAs(attempt),
         reference: attempt.reference,
         textOnStatement: attempt.textOnStatement,
         notificationUrl: attempt.notificationUrl,
@@ -697,4 +698,15 @@ export function expiredReport(session: Session) {
     sca: null,
     card: null,
   };
+}
+
+/**
+ * How the session's card is kept for later merchant-initiated payments (INTERFACE §12.3): for a
+ * scheduled subscription or a billing agreement `recurring`, for any other subscription or a
+ * customer's saved card `unscheduled`; null when it is kept for nothing.
+ */
+function storedAs(session: Pick<Session, 'subscriptionRequest' | 'customerId'>): 'recurring' | 'unscheduled' | null {
+  const request = session.subscriptionRequest;
+  if (request) return request.type === 'SCHEDULED' || request.billingAgreement ? 'recurring' : 'unscheduled';
+  return session.customerId ? 'unscheduled' : null;
 }

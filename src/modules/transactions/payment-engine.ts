@@ -25,7 +25,9 @@
  *   declareEffects(kind, fn) what a flow's payments do in the commit of their final answer (one per kind).
  */
 import type { Clock } from '../../clock.js';
-import type { Acquirer, AcquirerResult, Initiator, Instrument } from '../../connectors/acquirer.js';
+import type { AcquirerCall, AcquirerResult, Initiator, Instrument, Series } from '../../connectors/acquirer.js';
+import type { PaymentMethodsRepository } from '../payment-methods/payment-methods.repository.js';
+import { seriesAfterApproval, seriesFor, type SeriesType } from './series.js';
 import { defineJob, JOB_CATALOGUE, newJob, type PayloadOf } from '../../jobs/catalogue.js';
 import { type JobContext, type JobDefinition, type JobQueue, type NewJob, RetryLater } from '../../jobs/job.js';
 import { acquirerRetryDelay } from '../../jobs/retry-schedules.js';
@@ -65,12 +67,17 @@ import {
 import type { KnownSections } from './notification.js';
 import type { AggregateDelta, DriveRecord, NewTransaction, PaymentRecords, TransactionResultPatch, TransactionsRepository } from './transactions.repository.js';
 import { answeredEvent } from './answer-log.js';
+import { type AcquirerRoute, type AcquirerRouting, NO_ACQUIRER } from './acquirer-routing.js';
+import type { AcquirerRequestsRepository, InDoubtResolution } from './acquirer-requests.repository.js';
+import { type Answer, AtMostOnce, type Sent } from './at-most-once.js';
 
 export type { PrimaryOperation } from './engine-rules.js';
 
 export { CALLBACK_MAX_ATTEMPTS } from '../../jobs/catalogue.js';
 export const DRIVE_JOB = 'payment.drive';
 export const CALLBACK_JOB = 'callback.deliver';
+/** The void of an authorization in doubt whose id the acquirer named (INTERFACE §12.4). */
+export const RELEASE_JOB = 'payment.release-in-doubt';
 /** A synchronous call normally answers long before this; if its process died meanwhile, the drive job takes over. */
 export const SYNC_SAFETY_NET_MS = 5_000;
 /** Until the acquirer answers (the catalogue's attempts of `payment.drive`). */
@@ -88,6 +95,8 @@ export interface PipelineRepos {
   paymentRecords: PaymentRecords;
   jobs: JobQueue;
   events: EventOutbox;
+  acquirerRequests: AcquirerRequestsRepository;
+  paymentMethods: Pick<PaymentMethodsRepository, 'recordSeries'>;
 }
 
 /**
@@ -124,6 +133,12 @@ export interface PaymentRequest<R extends PipelineRepos = PipelineRepos> {
   paymentMethod: PaymentMethod | null;
   /** The card as just given (with its CVC) for the first acquirer call; never stored. */
   instrument?: Instrument | undefined;
+  /**
+   * `authorize()` only: the payment stores the card for later merchant-initiated payments (a
+   * subscription, a customer's saved card): the first of its series at the acquirer, `recurring`
+   * for scheduled ones, `unscheduled` otherwise.
+   */
+  storesCard?: SeriesType | null | undefined;
   reference?: string | null | undefined;
   textOnStatement?: string | null | undefined;
   notificationUrl?: string | null | undefined;
@@ -166,7 +181,10 @@ export const BEFORE_CALL_BUDGET_MS = 30_000;
 export interface EngineDeps<R extends PipelineRepos> {
   transactions: TransactionsRepository;
   transaction<T>(fn: (repos: R) => Promise<T>, unit?: UnitOptions): Promise<T>;
-  acquirer: Acquirer;
+  /** Which connector and agreement a payment goes to (acquirer-routing.ts). */
+  routing: AcquirerRouting;
+  /** The store's acquirer requests, read outside a commit (the at-most-once record, requests in doubt). */
+  acquirerRequests: AcquirerRequestsRepository;
   /** Writes a final transaction's callback in the commit that made it final. */
   callbacks: CallbackScheduler<R>;
   /** Opens a stored payment method, read with its sealed number, for an acquirer call. */
@@ -174,6 +192,11 @@ export interface EngineDeps<R extends PipelineRepos> {
   clock: Clock;
   /** One `payment.answered` line per applied answer, after its commit. */
   events?: EventsLog;
+  /**
+   * In the commit of a decline CARD_BLOCKED (the cardholder blocked the merchant, Clearhaus 40420):
+   * what keeps the merchant from charging the card again (its subscriptions made INVALID).
+   */
+  cardBlocked?: (repos: R, transaction: Transaction) => Promise<void>;
   /** Makes the id of a new transaction (tests: a chosen one); by default newTransactionId (time-ordered). */
   newTransactionId?: () => string;
 }
@@ -182,14 +205,46 @@ export interface EngineDeps<R extends PipelineRepos> {
 export type DriveResult =
   /** Final: answered now (`message`: the acquirer's decline text) or by another process before. */
   | { outcome: 'answered'; operation: Operation; message?: string; transaction: Transaction | null }
-  /** Still PROCESSING with its reservation: a timeout, or a `pending` answer; the drive job asks again. */
-  | { outcome: 'unknown'; pending: boolean; operation: Operation }
+  /**
+   * Still PROCESSING with its reservation: a `pending` answer or an unknown outcome the drive job asks
+   * about again (`retryInMs`: not before then), or — `inDoubt` — one that is never asked again: an
+   * operator resolves it (INTERFACE §12.4).
+   */
+  | { outcome: 'unknown'; pending: boolean; operation: Operation; inDoubt?: boolean; retryInMs?: number }
   | { outcome: 'missing' };
 
 const INITIATOR: Record<TransactionFlow, Initiator> = { MIT: 'MIT', CIT: 'CIT', MOTO: 'MOTO', SALE: 'TERMINAL', PAYOUT: 'MIT' };
 
 /** The acquirer call for each operation type. */
-const ACQUIRER_CALL = { CAPTURE: 'capture', REFUND: 'refund', VOID: 'void', RENEW: 'renew', PAYOUT: 'payout' } as const;
+const ACQUIRER_CALL = {
+  AUTHORIZATION: 'authorize',
+  SALE: 'authorize',
+  CAPTURE: 'capture',
+  REFUND: 'refund',
+  VOID: 'void',
+  RENEW: 'renew',
+  PAYOUT: 'payout',
+} as const satisfies Record<OperationType, AcquirerCall>;
+
+/** What a synchronous flow gives its first acquirer call beyond the records: the card as typed, whether it is stored now. */
+type GivenNow = { instrument?: Instrument | undefined; storesCard?: SeriesType | null };
+
+/** A merchant-initiated payment with a card that has no series at the acquirer (INTERFACE §12.3): failed without a request. */
+const NO_SERIES: Answer = {
+  outcome: 'declined',
+  errorCode: 'INVALID_AGREEMENT',
+  message:
+    'The card was stored before it had a series at this acquirer: a merchant-initiated payment cannot reference it. Ask the customer to pay once to store it again.',
+  externalStatusCodes: { terminal: null, acquirer: null, network: null, sca: null },
+};
+
+/** A payment of an account no acquirer takes (INTERFACE §12.1): failed without a request. */
+const NO_AGREEMENT: Answer = {
+  outcome: 'declined',
+  errorCode: 'MISSING_ACQUIRER_AGREEMENT',
+  message: 'The merchant has no acquirer agreement; nothing was sent to any acquirer.',
+  externalStatusCodes: { terminal: null, acquirer: null, network: null, sca: null },
+};
 
 class Conflict extends Error {}
 
@@ -199,8 +254,11 @@ const RESERVE_REST_TRIES = 10;
 export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   private readonly effects = new Map<PaymentEffects, FinalEffect<R>>();
   private readonly observers: Array<(transaction: Transaction) => void> = [];
+  private readonly atMostOnce: AtMostOnce<R>;
 
-  constructor(private readonly deps: EngineDeps<R>) {}
+  constructor(private readonly deps: EngineDeps<R>) {
+    this.atMostOnce = new AtMostOnce<R>({ transaction: deps.transaction, requests: deps.acquirerRequests, clock: deps.clock });
+  }
 
   /** Declares what the payments of one kind of flow do in their final commit; each kind once. */
   declareEffects(kind: PaymentEffects, effect: FinalEffect<R>): void {
@@ -223,8 +281,9 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     const recovered = await this.recover(request.accountId, request.effect);
     if (recovered) return recovered;
     const safetyNet = SYNC_SAFETY_NET_MS + (request.beforeCall ? BEFORE_CALL_BUDGET_MS : 0);
+    const route = await this.deps.routing.routeNew(request.accountId, request.flow);
     const built = await withNewIdsOnCollision('transactions', async () => {
-      const made = this.build(request, 'PROCESSING');
+      const made = this.build(request, 'PROCESSING', route);
       await this.deps.transaction(async (repos) => {
         await this.insertOperations(repos, [made.operation], this.deps.clock.now() + safetyNet, 2, [made.transaction]);
         await request.inCommit?.(repos, made.transaction);
@@ -242,7 +301,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
         return this.reload(request.accountId, built.transaction.id);
       }
     }
-    const { latest } = await this.driveChain(built.operation.id, 1, request.instrument);
+    const { latest } = await this.driveChain(built.operation.id, 1, { instrument: request.instrument, storesCard: request.storesCard ?? null });
     return latest ?? built.committed;
   }
 
@@ -256,10 +315,11 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   async submitMany(requests: PaymentRequest<R>[]): Promise<Transaction[]> {
     if (requests.length === 0) return [];
     const existing = await this.existingFor(requests);
+    const routes = await this.routesFor(requests);
     const built = await withNewIdsOnCollision('transactions', async () => {
       // One time for the commit's rows: they are created together.
       const now = this.deps.clock.nowIso();
-      const made = requests.map((r) => (existing.has(r.effect?.key ?? '') ? null : this.build(r, 'PENDING', now)));
+      const made = requests.map((r) => (existing.has(r.effect?.key ?? '') ? null : this.build(r, 'PENDING', routes.get(r.accountId) ?? null, now)));
       const fresh = made.filter((b) => b !== null);
       if (fresh.length === 0) return made;
       await this.deps.transaction(async (repos) => {
@@ -292,6 +352,13 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     return this.reload(accountId, found.id);
   }
 
+  /** The route of each account among `requests` (a batch is one account's: one look-up). */
+  private async routesFor(requests: PaymentRequest<R>[]): Promise<Map<string, AcquirerRoute | null>> {
+    const routes = new Map<string, AcquirerRoute | null>();
+    for (const r of requests) if (!routes.has(r.accountId)) routes.set(r.accountId, await this.deps.routing.routeNew(r.accountId, r.flow));
+    return routes;
+  }
+
   private async existingFor(requests: PaymentRequest<R>[]): Promise<Map<string, Transaction>> {
     const keys = requests.flatMap((r) => (r.effect?.resumed ? [r.effect.key] : []));
     if (keys.length === 0) return new Map();
@@ -307,6 +374,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     const at = this.deps.clock.nowIso();
     const pm = input.paymentMethod;
     const operation = this.newOperation(existing, input.operation, existing.amount, { at });
+    const route = await this.deps.routing.routeNew(existing.accountId, existing.flow);
     await this.deps.transaction(async (repos) => {
       const attached = await repos.transactions.applyResult(existing.id, ['PENDING', 'PROCESSING'], {
         state: 'PROCESSING',
@@ -316,13 +384,13 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
         paymentMethodExpiry: pm.expiry,
         paymentMethodDisplayText: pm.displayText,
         paymentMethodHolderName: pm.holderName,
-        acquirer: this.deps.acquirer.name,
+        acquirer: route?.acquirer.name ?? NO_ACQUIRER,
         updatedAt: at,
       });
       if (!attached) throw new Conflict(`transaction ${existing.id} is no longer open`);
       await this.insertOperations(repos, [operation], this.deps.clock.now() + SYNC_SAFETY_NET_MS, 2);
     });
-    const { latest } = await this.driveChain(operation.id, 1, input.instrument);
+    const { latest } = await this.driveChain(operation.id, 1, { instrument: input.instrument });
     return latest ?? this.reload(existing.accountId, existing.id);
   }
 
@@ -445,8 +513,12 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       // Handed over in the commit that created the operation: what that commit wrote (NewJob.known).
       const known = ctx.job.known as DriveRecord | undefined;
       const { first } = await this.driveChain(payload.operationId, attempt, undefined, ctx, known);
-      if (first.outcome === 'unknown') {
-        throw new RetryLater(`operation ${payload.operationId}: the acquirer has no final answer yet; asking again`, acquirerRetryDelay(attempt));
+      // In doubt: settled in the commit that said so; an operator resolves it, nobody asks again.
+      if (first.outcome === 'unknown' && !first.inDoubt) {
+        throw new RetryLater(
+          `operation ${payload.operationId}: the acquirer has no final answer yet; asking again`,
+          first.retryInMs ?? acquirerRetryDelay(attempt),
+        );
       }
     });
   }
@@ -477,6 +549,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   private build(
     r: PaymentRequest<R>,
     state: 'PENDING' | 'PROCESSING',
+    route: AcquirerRoute | null,
     now = this.deps.clock.nowIso(),
   ): { transaction: NewTransaction; committed: Transaction; operation: Operation; request: PaymentRequest<R> } {
     const pm = r.paymentMethod;
@@ -514,11 +587,12 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       attributes: r.attributes ?? null,
       clientIp: r.clientIp ?? null,
       clientCountry: r.clientCountry ?? null,
-      acquirer: this.deps.acquirer.name,
+      acquirer: route?.acquirer.name ?? NO_ACQUIRER,
       acquirerReference: null,
       sca: null,
       idempotencyKey: r.effect?.key ?? null,
       effects: r.effects ?? null,
+      acquirerAgreementId: route?.agreementId ?? null,
       createdAt: now,
       updatedAt: now,
       finalizedAt: null,
@@ -546,11 +620,11 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   private async driveChain(
     operationId: string,
     attempt: number,
-    instrument?: Instrument,
+    given?: GivenNow,
     job?: JobContext,
     known?: DriveRecord,
   ): Promise<{ first: DriveResult; latest: Transaction | null }> {
-    let step = await this.driveOne(operationId, attempt, instrument, job, known);
+    let step = await this.driveOne(operationId, attempt, given, job, known);
     const first = step.result;
     let latest = first.outcome === 'answered' ? first.transaction : null;
     while (step.next) {
@@ -563,7 +637,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   private async driveOne(
     operationId: string,
     attempt: number,
-    instrument?: Instrument,
+    givenNow?: GivenNow,
     job?: JobContext,
     known?: DriveRecord,
   ): Promise<{ result: DriveResult; next: string | null }> {
@@ -575,21 +649,50 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     // PENDING → PROCESSING (dispatch) is not a commit of its own: the answer's commit makes both
     // moves, so a payment costs one write less; until then the transaction reads PENDING.
     if (tx.state === 'PENDING') tx = { ...tx, state: nextTransactionState('PENDING', 'dispatch') ?? 'PROCESSING' };
-    const result = await this.call(tx, op, attempt, instrument ?? found.paymentMethod);
-    if (result.outcome === 'timeout' || result.outcome === 'pending') {
-      return { result: { outcome: 'unknown', pending: result.outcome === 'pending', operation: op }, next: null };
+    const route = await this.deps.routing.routeOf(tx);
+    const call = ACQUIRER_CALL[op.type];
+    const given = givenNow?.instrument ?? found.paymentMethod;
+    const method = found.paymentMethod?.paymentMethod ?? null;
+    const series = route ? seriesFor(route, tx, op, method, givenNow?.storesCard ?? null) : null;
+    const sent: Sent = !route
+      ? NO_AGREEMENT
+      : series === 'missing'
+        ? NO_SERIES
+        : await this.atMostOnce.send(route, call, tx, op, () => this.call(route, tx, op, attempt, given, series));
+    if (sent.outcome === 'pending' || sent.outcome === 'not_sent') {
+      return { result: { outcome: 'unknown', pending: sent.outcome === 'pending', operation: op }, next: null };
     }
+    if (sent.outcome === 'wait') {
+      return { result: { outcome: 'unknown', pending: false, operation: op, retryInMs: Math.max(0, sent.untilMs - this.deps.clock.now()) }, next: null };
+    }
+    // A repeatable call in doubt is asked again (the simulator's timeout card); any other is never sent again.
+    if (sent.outcome === 'in_doubt' && route?.acquirer.isRepeatable(call)) {
+      return { result: { outcome: 'unknown', pending: false, operation: op }, next: null };
+    }
+    const read: KnownToCallback = {
+      paymentMethod: found.paymentMethod?.paymentMethod ?? null,
+      webhookAuthenticationSealed: found.webhookAuthenticationSealed,
+      // Unless the flow's effects run in the answer's commit (a session may create the
+      // subscription there), nothing in that commit writes the subscription: the one read is it.
+      subscription: tx.effects ? undefined : found.subscription,
+      operations: undefined,
+    };
+    if (sent.outcome === 'in_doubt' && !(op.type === 'AUTHORIZATION' || op.type === 'SALE')) {
+      return { result: await this.holdInDoubt(op, sent, job ?? null), next: null };
+    }
+    const answer: Answer = sent.outcome === 'in_doubt' ? authorizationInDoubt(sent) : sent;
+    const inDoubt = sent.outcome === 'in_doubt' ? sent : null;
+    const nextSeries =
+      answer.outcome === 'approved' && route && series !== 'missing' ? seriesAfterApproval(series, method, route, answer.acquirerReference) : null;
+    const blocked = answer.outcome === 'declined' && answer.errorCode === 'CARD_BLOCKED' && tx.paymentMethodId !== null;
+    const alsoInCommit = async (repos: R) => {
+      if (inDoubt) await this.failedInDoubt(repos, tx, op, inDoubt);
+      if (nextSeries && method) await repos.paymentMethods.recordSeries(tx.accountId, method.id, nextSeries);
+      if (blocked) await this.deps.cardBlocked?.(repos, tx);
+    };
     try {
-      const known: KnownToCallback = {
-        paymentMethod: found.paymentMethod?.paymentMethod ?? null,
-        webhookAuthenticationSealed: found.webhookAuthenticationSealed,
-        // Unless the flow's effects run in the answer's commit (a session may create the
-        // subscription there), nothing in that commit writes the subscription: the one read is it.
-        subscription: tx.effects ? undefined : found.subscription,
-        operations: undefined,
-      };
-      const applied = await this.apply(tx, op, result, job ?? null, known);
-      const message = result.outcome === 'declined' ? result.message : undefined;
+      const applied = await this.apply(tx, op, answer, job ?? null, read, inDoubt || nextSeries || blocked ? alsoInCommit : undefined);
+      const message = answer.outcome === 'declined' ? answer.message : undefined;
       return {
         result: { outcome: 'answered', operation: applied.operation, transaction: applied.transaction, ...(message ? { message } : {}) },
         next: applied.follow?.id ?? null,
@@ -602,9 +705,131 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     }
   }
 
-  /** `given`: the instrument a synchronous flow opened already, or the stored payment method the drive read. */
-  private async call(tx: Transaction, op: Operation, attempt: number, given: Instrument | StoredMethod | null): Promise<AcquirerResult> {
-    const acquirer = this.deps.acquirer;
+  /**
+   * A capture, refund or payout (any operation but an authorization) whose outcome is in doubt: it
+   * stays PROCESSING with its reservation, marked in doubt, and its drive ends in the same commit —
+   * nobody sends it again; an operator resolves it (resolveInDoubt).
+   */
+  private async holdInDoubt(op: Operation, doubt: Extract<AcquirerResult, { outcome: 'in_doubt' }>, job: JobContext | null): Promise<DriveResult> {
+    const nowMs = this.deps.clock.now();
+    await this.deps.transaction(async (repos) => {
+      await repos.acquirerRequests.markInDoubt(op.id, doubt.reason, doubt.acquirerReference, new Date(nowMs).toISOString());
+      if (job) await job.settleIn(repos.jobs, { done: true });
+      else await repos.jobs.cancelQueued(driveJobKey(op.id), nowMs);
+    });
+    this.deps.events?.logEvent('payment.in_doubt', { operationId: op.id, transactionId: op.transactionId, type: op.type, reason: doubt.reason });
+    return { outcome: 'unknown', pending: false, operation: op, inDoubt: true };
+  }
+
+  /**
+   * In the commit that fails an authorization in doubt: its request recorded in doubt and settled
+   * as failed by rule (§12.4), and, when the acquirer named an id, the job that voids it.
+   */
+  private async failedInDoubt(repos: R, tx: Transaction, op: Operation, doubt: Extract<AcquirerResult, { outcome: 'in_doubt' }>): Promise<void> {
+    const now = this.deps.clock.nowIso();
+    await repos.acquirerRequests.markInDoubt(op.id, doubt.reason, doubt.acquirerReference, now);
+    await repos.acquirerRequests.markResolved(op.id, 'FAILED', now);
+    if (doubt.acquirerReference) {
+      await repos.jobs.enqueue(
+        newJob(RELEASE_JOB, { operationId: op.id, authorizationReference: doubt.acquirerReference }, { dedupeKey: `${RELEASE_JOB}:${op.id}` }),
+      );
+    }
+  }
+
+  /**
+   * The operator's word on an operation in doubt (INTERFACE §12.4), after checking with the
+   * acquirer: applied as the acquirer's answer would have been — the final state, its effects,
+   * events and callback in one commit.
+   */
+  async resolveInDoubt(operationId: string, resolution: InDoubtResolution): Promise<DriveResult> {
+    const request = await this.deps.acquirerRequests.find(operationId);
+    const found = await this.deps.transactions.findForDrive(operationId);
+    if (!found || !request?.inDoubtAt || request.resolvedAt || found.operation.state !== 'PROCESSING') return { outcome: 'missing' };
+    const { transaction: tx, operation: op } = found;
+    const answer: Answer =
+      resolution === 'SUCCEEDED'
+        ? { outcome: 'approved', acquirerReference: request.acquirerReference ?? '', externalStatusCodes: noCodes() }
+        : {
+            outcome: 'declined',
+            errorCode: 'ACQUIRER_TIMEOUT',
+            message: 'The acquirer never answered; an operator found that it did not happen.',
+            externalStatusCodes: noCodes(),
+          };
+    const known: KnownToCallback = {
+      paymentMethod: found.paymentMethod?.paymentMethod ?? null,
+      webhookAuthenticationSealed: found.webhookAuthenticationSealed,
+      subscription: tx.effects ? undefined : found.subscription,
+      operations: undefined,
+    };
+    try {
+      const applied = await this.apply(tx, op, answer, null, known, async (repos) => {
+        if (!(await repos.acquirerRequests.markResolved(operationId, resolution, this.deps.clock.nowIso())))
+          throw new Conflict(`operation ${operationId} was resolved meanwhile`);
+      });
+      return { outcome: 'answered', operation: applied.operation, transaction: applied.transaction };
+    } catch (err) {
+      if (!(err instanceof Conflict)) throw err;
+      return { outcome: 'missing' };
+    }
+  }
+
+  /** Requests in doubt awaiting an operator (oldest first), of one account when given. */
+  listInDoubt(limit: number, accountId?: string) {
+    return this.deps.acquirerRequests.listInDoubt(limit, accountId);
+  }
+
+  /** Job definition of the void of an authorization in doubt that the acquirer named (register in services.ts). */
+  releaseJob(): JobDefinition<PayloadOf<typeof RELEASE_JOB>> {
+    return defineJob(RELEASE_JOB, async (payload, ctx) => {
+      const found = await this.deps.transactions.findForDrive(payload.operationId);
+      if (!found) return;
+      const { transaction: tx, operation: op } = found;
+      const route = await this.deps.routing.routeOf(tx);
+      if (!route) return;
+      let result: AcquirerResult;
+      try {
+        result = await route.acquirer.void({
+          transactionId: tx.id,
+          operationId: op.id,
+          attempt: ctx.attempt,
+          amount: op.amount,
+          currency: tx.currency,
+          instrument: walletOf(tx),
+          authorizationReference: payload.authorizationReference,
+          agreement: route.agreement,
+          textOnStatement: null,
+        });
+      } catch {
+        result = { outcome: 'in_doubt', reason: 'the connector failed', acquirerReference: null };
+      }
+      if (result.outcome === 'not_sent' || result.outcome === 'in_doubt' || result.outcome === 'pending') {
+        throw new RetryLater(
+          `authorization ${payload.authorizationReference} of operation ${op.id}: its void has no answer yet`,
+          acquirerRetryDelay(ctx.attempt),
+        );
+      }
+      this.deps.events?.logEvent('payment.in_doubt_released', {
+        operationId: op.id,
+        transactionId: tx.id,
+        outcome: result.outcome,
+        acquirerCode: result.externalStatusCodes.acquirer,
+      });
+    });
+  }
+
+  /**
+   * The connector's call for `op`. `given`: the instrument a synchronous flow opened already, or the
+   * stored payment method the drive read. A connector that throws leaves the outcome in doubt.
+   */
+  private async call(
+    route: AcquirerRoute,
+    tx: Transaction,
+    op: Operation,
+    attempt: number,
+    given: Instrument | StoredMethod | null,
+    series: Series | null,
+  ): Promise<AcquirerResult> {
+    const acquirer = route.acquirer;
     try {
       const instrument = given === null ? walletOf(tx) : 'kind' in given ? given : this.deps.openInstrument(given);
       // Whole literals, not a shared base spread and added to (docs/object-shapes.md).
@@ -618,6 +843,10 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
           initiator: INITIATOR[tx.flow],
           scaMode: tx.scaMode,
           capture: op.type === 'SALE',
+          agreement: route.agreement,
+          textOnStatement: tx.textOnStatement,
+          clientIp: tx.clientIp,
+          series,
         });
       }
       return await acquirer[ACQUIRER_CALL[op.type]]({
@@ -627,10 +856,13 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
         currency: tx.currency,
         instrument,
         operationId: op.id,
+        authorizationReference: op.type === 'PAYOUT' ? null : tx.acquirerReference,
+        agreement: route.agreement,
+        textOnStatement: tx.textOnStatement,
       });
     } catch {
-      // A connector failure leaves the outcome unknown: asked again like a timeout, never a decline.
-      return { outcome: 'timeout' };
+      // The request may have gone out: in doubt, never a decline (asked again only where repeatable).
+      return { outcome: 'in_doubt', reason: 'the connector failed before it had an answer', acquirerReference: null };
     }
   }
 
@@ -643,9 +875,10 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   private async apply(
     tx: Transaction,
     op: Operation,
-    result: Exclude<AcquirerResult, { outcome: 'timeout' | 'pending' }>,
+    result: Answer,
     job: JobContext | null,
     read: KnownToCallback,
+    alsoInCommit?: (repos: R) => Promise<void>,
   ): Promise<{ operation: Operation; transaction: Transaction; follow: Operation | null; becameFinal: boolean }> {
     const nowMs = this.deps.clock.now();
     const now = new Date(nowMs).toISOString();
@@ -728,6 +961,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       if (next) await this.insertOperations(repos, [next], nowMs + SYNC_SAFETY_NET_MS, 2);
 
       if (becameFinal) after = await this.applyEffects(repos, after);
+      await alsoInCommit?.(repos);
       for (const event of eventsOf(after, answered, becameFinal)) await repos.events.append(after.accountId, event.name, event.payload);
       // A transaction's first answer knows all its operations: the primary one, nothing else yet.
       const operations = isPrimary(op.type) && !next ? [answered] : undefined;
@@ -809,6 +1043,18 @@ export function callbackJob(tx: Pick<Transaction, 'id' | 'accountId' | 'state'>,
   const payload: CallbackJobPayload = { accountId: tx.accountId, transactionId: tx.id, event: tx.state, notificationId };
   return newJob(CALLBACK_JOB, payload, { dedupeKey: `${CALLBACK_JOB}:${tx.id}:${tx.state}`, ...(queuedAt === undefined ? {} : { runAt: queuedAt }) });
 }
+
+/** An authorization in doubt is never repeated: it fails (INTERFACE §12.4), ACQUIRER_TIMEOUT unless the connector named another code. */
+function authorizationInDoubt(doubt: Extract<AcquirerResult, { outcome: 'in_doubt' }>): Answer {
+  return {
+    outcome: 'declined',
+    errorCode: doubt.errorCode ?? 'ACQUIRER_TIMEOUT',
+    message: 'The acquirer did not answer; the payment was not made and will not be retried.',
+    externalStatusCodes: doubt.externalStatusCodes ?? noCodes(),
+  };
+}
+
+const noCodes = () => ({ terminal: null, acquirer: null, network: null, sca: null });
 
 /** A stored payment method as the drive read it, with its sealed number. */
 type StoredMethod = { paymentMethod: PaymentMethod; panSealed: string | null };

@@ -71,7 +71,10 @@ export interface Transaction {
   attributes: Record<string, string> | null;
   clientIp: string | null;
   clientCountry: string | null;
+  /** The connector that moves its money (`sandbox`, `clearhaus`; tests: others); kept for all its operations. */
   acquirer: string | null;
+  /** The acquirer agreement that authorized it (INTERFACE §12.1); null: the simulator without one. */
+  acquirerAgreementId?: string | null;
   acquirerReference: string | null;
   authorizedAmount: number;
   capturedAmount: number;

@@ -12,9 +12,15 @@ export interface TransactionDetail {
 
 export const SANDBOX_ACQUIRER_AGREEMENT = { acquirer: 'sandbox', mcc: '5999' };
 
+export interface TransactionsServiceDeps {
+  transactions: TransactionsRepository;
+  /** The agreement row a transaction names (acquirer-agreements: read once per process, rows never change). */
+  agreementOf?: (agreementId: string) => Promise<{ acquirer: string; mcc: string }>;
+}
+
 /** Read side of transactions and operations. */
 export class TransactionsService {
-  constructor(private readonly deps: { transactions: TransactionsRepository }) {}
+  constructor(private readonly deps: TransactionsServiceDeps) {}
 
   async get(accountId: string, id: string): Promise<Transaction> {
     const transaction = await this.deps.transactions.findById(accountId, id);
@@ -39,8 +45,17 @@ export class TransactionsService {
       transaction,
       aggregates: aggregatesOf(transaction),
       operations,
-      acquirerAgreement: { ...SANDBOX_ACQUIRER_AGREEMENT, acquirer: transaction.acquirer ?? SANDBOX_ACQUIRER_AGREEMENT.acquirer },
+      acquirerAgreement: await this.agreementOf(transaction),
     };
+  }
+
+  /** INTERFACE §12.1: `{acquirer, mcc}` of the agreement that authorized it; the simulator's without one. */
+  private async agreementOf(transaction: Transaction): Promise<{ acquirer: string; mcc: string }> {
+    if (transaction.acquirerAgreementId && this.deps.agreementOf) {
+      const { acquirer, mcc } = await this.deps.agreementOf(transaction.acquirerAgreementId);
+      return { acquirer, mcc };
+    }
+    return { acquirer: transaction.acquirer ?? SANDBOX_ACQUIRER_AGREEMENT.acquirer, mcc: SANDBOX_ACQUIRER_AGREEMENT.mcc };
   }
 
   list(accountId: string, filter: TransactionFilter, after: Keyset | null, limit: number): Promise<Transaction[]> {

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
-import { type CardDetails, displayTextOf, type PaymentMethod, type PaymentMethodType } from '../../modules/payment-methods/payment-method.js';
+import { type CardDetails, type CardSeries, displayTextOf, type PaymentMethod, type PaymentMethodType } from '../../modules/payment-methods/payment-method.js';
 import type { CardUpdate, LegacyCardRow, PaymentMethodsRepository } from '../../modules/payment-methods/payment-methods.repository.js';
 import type { Database, PaymentMethodsTable } from '../schema.js';
 import { queryTemplate, type Params } from '../query-template.js';
@@ -20,6 +20,10 @@ export function toPaymentMethod(row: Omit<Selectable<PaymentMethodsTable>, 'panS
     createdAt: row.createdAt,
     deletedAt: row.deletedAt,
     card,
+    series:
+      row.seriesType !== null && row.seriesReference !== null
+        ? { type: row.seriesType as CardSeries['type'], reference: row.seriesReference, agreementId: row.seriesAgreementId }
+        : null,
   };
 }
 
@@ -37,6 +41,9 @@ export const PAYMENT_METHOD_COLUMNS = [
   'accountUpdatesEnabled',
   'createdAt',
   'deletedAt',
+  'seriesType',
+  'seriesReference',
+  'seriesAgreementId',
 ] as const;
 
 /** The rows the start-up upgrade rewrites; the same expressions as the partial indexes of migration 015. */
@@ -175,5 +182,14 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
       .limit(limit);
     const result = await this.db.updateTable('transactions').set({ paymentMethodDisplayText: current }).where('id', 'in', batch).executeTakeFirst();
     return Number(result.numUpdatedRows);
+  }
+
+  async recordSeries(accountId: string, id: string, series: CardSeries): Promise<void> {
+    await this.db
+      .updateTable('paymentMethods')
+      .set({ seriesType: series.type, seriesReference: series.reference, seriesAgreementId: series.agreementId })
+      .where('id', '=', id)
+      .where('accountId', '=', accountId)
+      .execute();
   }
 }

@@ -89,6 +89,7 @@ export function toTransaction(row: Selectable<TransactionsTable>): Transaction {
     sca: json(row.sca),
     idempotencyKey: row.idempotencyKey,
     effects: row.effects as Transaction['effects'],
+    acquirerAgreementId: row.acquirerAgreementId,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     finalizedAt: row.finalizedAt,

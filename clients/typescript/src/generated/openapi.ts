@@ -2519,6 +2519,395 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/api/v1/partner/accounts/{accountId}/acquirer-agreement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the acquirer agreement of an account
+         * @description The account's current acquirer agreement, without its API key; 404 `NOT_FOUND` when it has none.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    accountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The agreement, without its API key. `createdAt`: when the account's agreement was first created (kept across PUTs); `updatedAt`: the last PUT. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "acquirerAgreement": {
+                         *         "acquirer": "clearhaus",
+                         *         "mcc": "5999",
+                         *         "textOnStatement": "SHOP.EXAMPLE.COM",
+                         *         "createdAt": "2026-11-25T13:29:05.489Z",
+                         *         "updatedAt": "2026-12-01T09:12:44.120Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            acquirerAgreement: {
+                                /** @enum {string} */
+                                acquirer: "sandbox" | "clearhaus";
+                                /** @description Merchant category code, 4 digits. */
+                                mcc: string;
+                                textOnStatement: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Error (INTERFACE §3) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentsClientApiError"];
+                    };
+                };
+            };
+        };
+        /**
+         * Set the acquirer agreement of an account
+         * @description Replaces the account's acquirer agreement (INTERFACE §12.1): `{acquirer: "sandbox"}` (optional `mcc`, default 5999, and `textOnStatement`), or `{acquirer: "clearhaus", apiKey, mcc, textOnStatement?}`. The API key is sealed at rest and never returned, logged or shown. `clearhaus` is refused (422 on `acquirer`) while the deployment has no Clearhaus signing key. Payments already authorized keep the agreement that authorized them for their captures, refunds and voids. Another process of the deployment may use the previous agreement for up to one second.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    accountId: string;
+                };
+                cookie?: never;
+            };
+            /** @description The new agreement; it replaces the current one. Fields not listed are refused. */
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description `sandbox` (the simulator of INTERFACE §9) or `clearhaus`. `clearhaus` needs the deployment's Clearhaus signing key (CLEARHAUS_SIGNING_KEY_ID).
+                         * @enum {string}
+                         */
+                        acquirer: "sandbox" | "clearhaus";
+                        /**
+                         * @description clearhaus only, and required there: the merchant's Clearhaus API key, a UUID. Sealed at rest; never returned, logged or shown.
+                         * @example 0f3a3c52-8f9e-4f3b-9a4e-2d1b6c7e8f90
+                         */
+                        apiKey?: string;
+                        /**
+                         * @description Merchant category code, 4 digits (`^[0-9]{4}$`). Required for clearhaus; a sandbox agreement without one gets 5999.
+                         * @example 5999
+                         */
+                        mcc?: string;
+                        textOnStatement?: string | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description The agreement, without its API key. `createdAt`: when the account's agreement was first created (kept across PUTs); `updatedAt`: the last PUT. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "acquirerAgreement": {
+                         *         "acquirer": "clearhaus",
+                         *         "mcc": "5999",
+                         *         "textOnStatement": "SHOP.EXAMPLE.COM",
+                         *         "createdAt": "2026-11-25T13:29:05.489Z",
+                         *         "updatedAt": "2026-12-01T09:12:44.120Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            acquirerAgreement: {
+                                /** @enum {string} */
+                                acquirer: "sandbox" | "clearhaus";
+                                /** @description Merchant category code, 4 digits. */
+                                mcc: string;
+                                textOnStatement: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Error (INTERFACE §3) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentsClientApiError"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Remove the acquirer agreement of an account
+         * @description Removes the account's acquirer agreement and answers with the removed record (404 `NOT_FOUND` when it has none). Without an agreement the account's card payments use the sandbox while `PAYMENTS_SANDBOX=1`, and fail `MISSING_ACQUIRER_AGREEMENT` otherwise; payments it authorized keep it for their later operations.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    accountId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The agreement, without its API key. `createdAt`: when the account's agreement was first created (kept across PUTs); `updatedAt`: the last PUT. */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "acquirerAgreement": {
+                         *         "acquirer": "clearhaus",
+                         *         "mcc": "5999",
+                         *         "textOnStatement": "SHOP.EXAMPLE.COM",
+                         *         "createdAt": "2026-11-25T13:29:05.489Z",
+                         *         "updatedAt": "2026-12-01T09:12:44.120Z"
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            acquirerAgreement: {
+                                /** @enum {string} */
+                                acquirer: "sandbox" | "clearhaus";
+                                /** @description Merchant category code, 4 digits. */
+                                mcc: string;
+                                textOnStatement: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                            };
+                        };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Error (INTERFACE §3) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentsClientApiError"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/public/api/v1/management/point-of-sales": {
         parameters: {
             query?: never;
@@ -4682,6 +5071,297 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Error (INTERFACE §3) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentsClientApiError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/api/v1/partner/payments-in-doubt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Captures, refunds and payouts whose outcome at the acquirer is in doubt
+         * @description A request to an acquirer without idempotency (Clearhaus) that may have reached it and got no answer is never sent again: the operation stays PROCESSING, holding its amount, until an operator checks with the acquirer and resolves it. Oldest first.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    accountId?: string;
+                    /** @description At most this many, oldest first (default 100). */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "items": [
+                         *         {
+                         *           "operationId": "0b6a3c2e-4f57-4d7b-9a86-3f1f0b8f2c11",
+                         *           "accountId": "5d0f1e9a-2b3c-4d5e-8f60-718293a4b5c6",
+                         *           "transactionId": "0J5Z8Q2M4N6",
+                         *           "acquirer": "clearhaus",
+                         *           "call": "capture",
+                         *           "amount": 2500,
+                         *           "currency": "DKK",
+                         *           "sentAt": "2026-12-01T10:15:00.000Z",
+                         *           "inDoubtAt": "2026-12-01T10:15:40.000Z",
+                         *           "reason": "no answer within 40000 ms",
+                         *           "acquirerReference": null
+                         *         }
+                         *       ]
+                         *     }
+                         */
+                        "application/json": {
+                            items: {
+                                /** Format: uuid */
+                                operationId: string;
+                                /** Format: uuid */
+                                accountId: string;
+                                /** @description 11 characters of Crockford base32. */
+                                transactionId: string;
+                                /** @description The connector the request went to, e.g. `clearhaus`. */
+                                acquirer: string;
+                                /**
+                                 * @description What was sent.
+                                 * @enum {string}
+                                 */
+                                call: "authorize" | "capture" | "refund" | "void" | "renew" | "payout";
+                                /** @description Minor units. */
+                                amount: number;
+                                /** @description ISO 4217 code. */
+                                currency: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the request was about to go out (recorded before sending).
+                                 */
+                                sentAt: string;
+                                /** Format: date-time */
+                                inDoubtAt: string;
+                                reason: string | null;
+                                acquirerReference: string | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR`: a field is invalid (see `errors`). */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Error (INTERFACE §3) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentsClientApiError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/api/v1/partner/payments-in-doubt/{operationId}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve an operation in doubt as succeeded or failed
+         * @description Applies what the acquirer says happened as its answer would have been: the operation and transaction become final, the amounts move (or the reservation is released) and the merchant gets its callback and events. 404 when the operation is not in doubt.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    operationId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    /**
+                     * @example {
+                     *       "outcome": "SUCCEEDED"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * @description What the acquirer says happened: SUCCEEDED applies it as approved, FAILED as declined (ACQUIRER_TIMEOUT).
+                         * @enum {string}
+                         */
+                        outcome: "SUCCEEDED" | "FAILED";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "operationId": "0b6a3c2e-4f57-4d7b-9a86-3f1f0b8f2c11",
+                         *       "transactionId": "0J5Z8Q2M4N6",
+                         *       "state": "SUCCESS",
+                         *       "transactionState": "SUCCESS"
+                         *     }
+                         */
+                        "application/json": {
+                            /** Format: uuid */
+                            operationId: string;
+                            /** @description 11 characters of Crockford base32. */
+                            transactionId: string;
+                            /** @enum {string} */
+                            state: "SUCCESS" | "FAILED";
+                            /** @enum {string} */
+                            transactionState: "PENDING" | "PROCESSING" | "SUCCESS" | "FAILED";
+                        };
+                    };
+                };
+                /** @description `BAD_REQUEST`: the body is not JSON, is empty, or was sent with another Content-Type. */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: a merchant credential was sent: this endpoint takes the operator key. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
                     };
                 };
                 /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
