@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { AcquirerAgreementPanel } from './acquirer-agreement';
 import { api, newIdempotencyKey } from './api';
 import { when } from './format';
 import { ListTable, useLoad } from './ui';
@@ -19,7 +20,7 @@ const CAPABILITIES = [
   ['syncPayout', 'Synchronous payouts'],
 ] as const;
 
-/** Operator: the merchant accounts of this deployment — create, activate, capabilities, delete (the partner API). */
+/** Operator: the merchant accounts of this deployment — create, activate, capabilities, acquirer agreement, delete (the partner API). */
 export function Accounts() {
   const {
     data: page,
@@ -35,6 +36,8 @@ export function Accounts() {
   const total = page?.total ?? 0;
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState<string | null>(null);
+  /** The account whose acquirer agreement is open below the list. */
+  const [agreementOf, setAgreementOf] = useState<string | null>(null);
 
   /** One account action at a time; the list is read again after it, and the outcome said in a status line. */
   const act = async (account: Account, done: string, action: () => Promise<unknown>) => {
@@ -102,6 +105,14 @@ export function Accounts() {
               <td>{when(a.createdAt)}</td>
               <td>
                 <div class="row-actions">
+                  <button
+                    type="button"
+                    aria-label={`Acquirer agreement of ${a.name}`}
+                    aria-expanded={agreementOf === a.id}
+                    onClick={() => setAgreementOf(agreementOf === a.id ? null : a.id)}
+                  >
+                    Acquirer
+                  </button>
                   {a.status === 'PENDING' && (
                     <button
                       type="button"
@@ -131,6 +142,9 @@ export function Accounts() {
             </tr>
           ))}
         </ListTable>
+      )}
+      {accounts?.some((a) => a.id === agreementOf) && (
+        <AcquirerAgreementPanel key={agreementOf} account={accounts.find((a) => a.id === agreementOf)!} onClose={() => setAgreementOf(null)} />
       )}
       {accounts && total > accounts.length && (
         <p class="empty">

@@ -55,6 +55,7 @@ export const api = {
   /** DELETE carries no body (the API's DELETE routes take none). */
   del: <T>(path: string, idempotencyKey?: string) => call<T>('DELETE', API + path, undefined, idempotencyKey),
   patch: <T>(path: string, body?: unknown) => call<T>('PATCH', API + path, body ?? {}),
+  put: <T>(path: string, body: unknown, idempotencyKey?: string) => call<T>('PUT', API + path, body, idempotencyKey),
   /** The dashboard's own operator endpoints (src/dashboard/operator-jobs.routes.ts). */
   getRoot: <T>(path: string) => call<T>('GET', path),
   postRoot: <T>(path: string, body?: unknown) => call<T>('POST', path, body ?? {}),

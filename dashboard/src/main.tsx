@@ -2,7 +2,7 @@
  * The merchant and operator dashboard (issue 12). Every figure comes from the public API, called
  * with the session cookie (api.ts); merchant-controlled values are rendered as text nodes only.
  */
-import { render } from 'preact';
+import { render, type VNode } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { currentSession, signOut, type Session } from './api';
 import { SignIn } from './sign-in';
@@ -12,6 +12,7 @@ import { MERCHANT_NAV, merchantView, navSection } from './merchant-routes';
 import { Overview } from './overview';
 import { Accounts } from './accounts';
 import { Jobs } from './jobs';
+import { PaymentsInDoubt } from './payments-in-doubt';
 import { Sandbox } from './sandbox';
 import './styles.css';
 
@@ -24,6 +25,13 @@ function useHash(): string {
   }, []);
   return hash;
 }
+
+/** The operator's views besides accounts (the default), by hash path. */
+const OPERATOR_VIEWS: Record<string, () => VNode> = {
+  '/jobs': () => <Jobs />,
+  '/payments-in-doubt': () => <PaymentsInDoubt />,
+  '/sandbox': () => <Sandbox />,
+};
 
 function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
@@ -40,7 +48,7 @@ function App() {
   const path = hash.replace(/^#/, '') || (session.tier === 'operator' ? '/accounts' : '/payments');
   const detail = /^\/payments\/([^/]+)$/.exec(path);
   let view;
-  if (session.tier === 'operator') view = path === '/jobs' ? <Jobs /> : path === '/sandbox' ? <Sandbox /> : <Accounts />;
+  if (session.tier === 'operator') view = OPERATOR_VIEWS[path]?.() ?? <Accounts />;
   else if (detail) view = <PaymentDetail id={decodeURIComponent(detail[1]!)} />;
   else if (path === '/overview') view = <Overview />;
   else view = merchantView(path) ?? <Payments />;
@@ -71,6 +79,9 @@ function App() {
               </a>
               <a href="#/jobs" aria-current={path === '/jobs' ? 'page' : undefined}>
                 Jobs
+              </a>
+              <a href="#/payments-in-doubt" aria-current={path === '/payments-in-doubt' ? 'page' : undefined}>
+                Payments in doubt
               </a>
               <a href="#/sandbox" aria-current={path === '/sandbox' ? 'page' : undefined}>
                 Sandbox

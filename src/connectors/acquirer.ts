@@ -105,12 +105,19 @@ export interface Acquirer {
    * authorization of its card, and keeps that id on the payment method.
    */
   readonly seriesReferences: boolean;
+  /** Whether a void may release part of an authorization; false (Clearhaus): a void releases all of what is left. */
+  readonly partialVoids: boolean;
   authorize(request: AuthorizeRequest): Promise<AcquirerResult>;
   capture(request: OperationRequest): Promise<AcquirerResult>;
   refund(request: OperationRequest): Promise<AcquirerResult>;
   void(request: OperationRequest): Promise<AcquirerResult>;
   renew(request: OperationRequest): Promise<AcquirerResult>;
   payout(request: OperationRequest): Promise<AcquirerResult>;
+  /**
+   * Every connection slot is taken: a call now would wait for one. A job then gives its runner slot
+   * back and comes again a little later, so a slow acquirer holds no worker another merchant needs.
+   */
+  busy?(): boolean;
   /** Releases its connections at shutdown (once the workers stopped). */
   close?(): Promise<void>;
 }

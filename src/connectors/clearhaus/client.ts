@@ -186,6 +186,7 @@ export class ClearhausClient {
   private readonly origin: string;
   private readonly basePath: string;
   private readonly limit: InFlightLimit;
+  private readonly maxInFlight: number;
   private closed = false;
   private closing: Promise<void> | null = null;
 
@@ -196,6 +197,7 @@ export class ClearhausClient {
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
     this.limit = new InFlightLimit(options.maxInFlight);
+    this.maxInFlight = options.maxInFlight;
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher =
       options.dispatcher ??
@@ -214,6 +216,11 @@ export class ClearhausClient {
 
   get queued(): number {
     return this.limit.waiting;
+  }
+
+  /** Every slot is taken: a new request would wait for one. */
+  get saturated(): boolean {
+    return this.limit.inFlight + this.limit.waiting >= this.maxInFlight;
   }
 
   /** A signed form POST (`body` already encoded; the empty string for a void). */

@@ -82,6 +82,8 @@ export class ClearhausAcquirer implements Acquirer {
   readonly callTimeoutMs: number;
   /** Stored-card payments are linked by `series[]`: the engine sends the series and keeps each card's latest approved authorization id. */
   readonly seriesReferences = true;
+  /** `/voids` takes no amount: it releases whatever the authorization has left. */
+  readonly partialVoids = false;
   private readonly client: ClearhausClient;
   private readonly logger: ConnectorLogger | null;
 
@@ -89,6 +91,11 @@ export class ClearhausAcquirer implements Acquirer {
     this.client = new ClearhausClient(options);
     this.callTimeoutMs = options.timeoutMs;
     this.logger = options.logger ?? null;
+  }
+
+  /** CLEARHAUS_MAX_IN_FLIGHT requests are out (or waiting): a job should come back later rather than wait in line here. */
+  busy(): boolean {
+    return this.client.saturated;
   }
 
   /** Only a void may go again after an answer that never came: a second void is declined at worst. */

@@ -40,6 +40,7 @@ export class SimulatorAcquirer implements Acquirer {
   readonly callTimeoutMs: number;
   /** The sandbox keeps no series: its MITs need no reference to an earlier authorization. */
   readonly seriesReferences = false;
+  readonly partialVoids = true;
 
   /** `ledgerPath`: the acquirer's own record of authorizations (one JSON line each), read by crash tests. */
   constructor(

@@ -90,6 +90,12 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     if (recovered) return recovered[0]!;
     const refusal = refusalOf(tx, 'VOID');
     if (refusal) return refused(refusal);
+    if (input.amount !== -1 && input.amount < uncaptured(tx) && !(await this.deps.engine.partialVoids(tx))) {
+      return refused({
+        code: 'NOT_SUPPORTED_FOR_PAYMENT_METHOD',
+        message: `This transaction's acquirer voids whole authorizations only: void with amount -1 (or ${uncaptured(tx)}, all that is left uncaptured).`,
+      });
+    }
     return this.single(tx, 'VOID', drive, async (repos, now, predict) => {
       const operation = (amount: number) => this.operation(primaryOperationId, tx, 'VOID', amount, now, effect);
       if (input.amount !== -1) {

@@ -20,6 +20,11 @@ export interface AcquirerRouting {
   routeNew(accountId: string, flow: TransactionFlow): Promise<AcquirerRoute | null>;
   /** Where the operations of `transaction` go: the connector and agreement it was created with; null: none (never sent). */
   routeOf(transaction: Pick<Transaction, 'acquirer' | 'acquirerAgreementId' | 'flow'>): Promise<AcquirerRoute | null>;
+  /**
+   * Whether a card series started under agreement `agreementId` lives on under `route`: the same
+   * acquirer account (an agreement replaced with the same acquirer and API key, e.g. a new MCC).
+   */
+  sameAccount(agreementId: string | null, route: AcquirerRoute): Promise<boolean>;
 }
 
 /** The name a transaction keeps when no acquirer would take it (nothing is ever sent for it). */
@@ -32,6 +37,7 @@ export function singleAcquirer(acquirer: Acquirer): AcquirerRouting {
   return {
     routeNew: () => answer,
     routeOf: (tx) => Promise.resolve(tx.acquirer === NO_ACQUIRER ? null : route),
+    sameAccount: (agreementId, other) => Promise.resolve(agreementId === other.agreementId),
   };
 }
 
@@ -80,6 +86,14 @@ export class AgreementRouting implements AcquirerRouting {
     return this.routeTo(await this.deps.agreements.credentialsOf(tx.acquirerAgreementId));
   }
 
+  async sameAccount(agreementId: string | null, route: AcquirerRoute): Promise<boolean> {
+    if (agreementId === route.agreementId) return true;
+    if (agreementId === null || route.agreementId === null) return false;
+    const [a, b] = await Promise.all([this.deps.agreements.credentialsOf(agreementId), this.deps.agreements.credentialsOf(route.agreementId)]);
+    // The API key names the merchant's account at the acquirer (a rotated key is another account to us).
+    return a.acquirer === b.acquirer && a.apiKey !== null && a.apiKey === b.apiKey;
+  }
+
   private routeTo(agreement: RoutedAgreement): AcquirerRoute {
     const acquirer = agreement.acquirer === 'clearhaus' ? (this.deps.clearhaus ?? UNCONFIGURED) : this.deps.sandbox;
     return {
@@ -100,6 +114,7 @@ const UNCONFIGURED: Acquirer = {
   name: 'clearhaus',
   callTimeoutMs: 0,
   seriesReferences: false,
+  partialVoids: true,
   isRepeatable: () => true,
   authorize: notConfigured,
   capture: notConfigured,

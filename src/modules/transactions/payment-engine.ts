@@ -29,7 +29,7 @@ import type { AcquirerCall, AcquirerResult, Initiator, Instrument, Series } from
 import type { PaymentMethodsRepository } from '../payment-methods/payment-methods.repository.js';
 import { seriesAfterApproval, seriesFor, type SeriesType } from './series.js';
 import { defineJob, JOB_CATALOGUE, newJob, type PayloadOf } from '../../jobs/catalogue.js';
-import { type JobContext, type JobDefinition, type JobQueue, type NewJob, RetryLater } from '../../jobs/job.js';
+import { Deferred, type JobContext, type JobDefinition, type JobQueue, type NewJob, RetryLater } from '../../jobs/job.js';
 import { acquirerRetryDelay } from '../../jobs/retry-schedules.js';
 import type { Effect } from '../../shared/effect.js';
 import type { EventsLog } from '../../shared/events-log.js';
@@ -225,6 +225,9 @@ const ACQUIRER_CALL = {
   RENEW: 'renew',
   PAYOUT: 'payout',
 } as const satisfies Record<OperationType, AcquirerCall>;
+
+/** How soon a job deferred by a saturated connector comes back. */
+const BUSY_DEFER_MS = 200;
 
 /** What a synchronous flow gives its first acquirer call beyond the records: the card as typed, whether it is stored now. */
 type GivenNow = { instrument?: Instrument | undefined; storesCard?: SeriesType | null };
@@ -650,10 +653,13 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     // moves, so a payment costs one write less; until then the transaction reads PENDING.
     if (tx.state === 'PENDING') tx = { ...tx, state: nextTransactionState('PENDING', 'dispatch') ?? 'PROCESSING' };
     const route = await this.deps.routing.routeOf(tx);
+    // A job does not wait in a saturated connector's line: it gives its runner slot back (nothing happened yet).
+    if (job && route?.acquirer.busy?.()) throw new Deferred(`the ${route.acquirer.name} connector is saturated; operation ${op.id} comes back`, BUSY_DEFER_MS);
     const call = ACQUIRER_CALL[op.type];
     const given = givenNow?.instrument ?? found.paymentMethod;
     const method = found.paymentMethod?.paymentMethod ?? null;
-    const series = route ? seriesFor(route, tx, op, method, givenNow?.storesCard ?? null) : null;
+    const sameAccount = route && method?.series ? await this.deps.routing.sameAccount(method.series.agreementId, route) : false;
+    const series = route ? seriesFor(route, tx, op, method, givenNow?.storesCard ?? null, sameAccount) : null;
     const sent: Sent = !route
       ? NO_AGREEMENT
       : series === 'missing'
@@ -678,7 +684,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       operations: undefined,
     };
     if (sent.outcome === 'in_doubt' && !(op.type === 'AUTHORIZATION' || op.type === 'SALE')) {
-      return { result: await this.holdInDoubt(op, sent, job ?? null), next: null };
+      return { result: await this.holdInDoubt(tx, op, sent, job ?? null), next: null };
     }
     const answer: Answer = sent.outcome === 'in_doubt' ? authorizationInDoubt(sent) : sent;
     const inDoubt = sent.outcome === 'in_doubt' ? sent : null;
@@ -710,10 +716,18 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
    * stays PROCESSING with its reservation, marked in doubt, and its drive ends in the same commit —
    * nobody sends it again; an operator resolves it (resolveInDoubt).
    */
-  private async holdInDoubt(op: Operation, doubt: Extract<AcquirerResult, { outcome: 'in_doubt' }>, job: JobContext | null): Promise<DriveResult> {
+  private async holdInDoubt(
+    tx: Transaction,
+    op: Operation,
+    doubt: Extract<AcquirerResult, { outcome: 'in_doubt' }>,
+    job: JobContext | null,
+  ): Promise<DriveResult> {
     const nowMs = this.deps.clock.now();
+    const now = new Date(nowMs).toISOString();
     await this.deps.transaction(async (repos) => {
-      await repos.acquirerRequests.markInDoubt(op.id, doubt.reason, doubt.acquirerReference, new Date(nowMs).toISOString());
+      await repos.acquirerRequests.markInDoubt(op.id, doubt.reason, doubt.acquirerReference, now);
+      // A payout's first answer would have moved it PENDING → PROCESSING (dispatch): it was sent.
+      if (isPrimary(op.type)) await repos.transactions.applyResult(tx.id, ['PENDING'], { state: 'PROCESSING', updatedAt: now });
       if (job) await job.settleIn(repos.jobs, { done: true });
       else await repos.jobs.cancelQueued(driveJobKey(op.id), nowMs);
     });
@@ -771,6 +785,11 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       if (!(err instanceof Conflict)) throw err;
       return { outcome: 'missing' };
     }
+  }
+
+  /** Whether the acquirer of `tx` can void part of its authorization (else a void releases all that is left). */
+  async partialVoids(tx: Transaction): Promise<boolean> {
+    return (await this.deps.routing.routeOf(tx))?.acquirer.partialVoids ?? true;
   }
 
   /** Requests in doubt awaiting an operator (oldest first), of one account when given. */

@@ -21,11 +21,12 @@ export function seriesFor(
   op: Pick<Operation, 'type'>,
   method: PaymentMethod | null,
   storesCard: SeriesType | null,
+  sameAccount: boolean,
 ): SeriesDecision {
   if (!route.acquirer.seriesReferences || op.type !== 'AUTHORIZATION') return null;
   if (tx.flow === 'MIT') {
     const series = method?.series;
-    return series && series.agreementId === route.agreementId ? { role: 'subsequent', previousId: series.reference } : 'missing';
+    return series && sameAccount ? { role: 'subsequent', previousId: series.reference } : 'missing';
   }
   return tx.flow === 'CIT' && storesCard ? { role: 'first', type: storesCard } : null;
 }
@@ -33,6 +34,7 @@ export function seriesFor(
 /** The card's series once `series` was approved as `authorizationId` (null: it keeps none). */
 export function seriesAfterApproval(series: Series | null, method: PaymentMethod | null, route: AcquirerRoute, authorizationId: string): CardSeries | null {
   if (!series || !method) return null;
-  const type = series.role === 'first' ? series.type : (method.series?.type ?? 'recurring');
-  return { type, reference: authorizationId, agreementId: route.agreementId };
+  if (series.role === 'first') return { type: series.type, reference: authorizationId, agreementId: route.agreementId };
+  // A later payment moves the reference on; the series stays with the agreement that started it.
+  return { type: method.series?.type ?? 'recurring', reference: authorizationId, agreementId: method.series?.agreementId ?? route.agreementId };
 }
