@@ -118,6 +118,8 @@ export interface Acquirer {
    * back and comes again a little later, so a slow acquirer holds no worker another merchant needs.
    */
   busy?(): boolean;
+  /** Requests it takes at once (CLEARHAUS_MAX_IN_FLIGHT); jobs beyond it come back later. Absent: no bound. */
+  readonly capacity?: number;
   /** Releases its connections at shutdown (once the workers stopped). */
   close?(): Promise<void>;
 }

@@ -401,35 +401,12 @@ for (const kind of await availableStores()) {
           await sleep(10);
         }
         await sleep(500); // the lane takes the batch's jobs
-        console.log(
-          'DEBUGLANE',
-          (performance.now() - loadStarted).toFixed(0),
-          'running',
-          (t.runtime.runner as any).runners[0].running,
-          'fake',
-          fake.requestsTo(AUTHORIZATIONS).length - sentBefore,
-          'refs',
-          JSON.stringify(
-            fake
-              .requestsTo(AUTHORIZATIONS)
-              .slice(sentBefore)
-              .map((r) => r.form.reference),
-          ),
-        );
         const latencies: number[] = [];
         for (let i = 0; i < 5; i++) {
           const { path, url } = rx.newUrl('lane');
           const started = performance.now();
           ok(await mit(sandbox, sandboxSubscription, `lane-mit-${i}`, url), 'sandbox MIT');
           latencies.push((await rx.arrival(path, 30_000)) - started);
-          console.log(
-            'DEBUGLANE mit',
-            i,
-            (started - loadStarted).toFixed(0),
-            latencies.at(-1)!.toFixed(0),
-            'running',
-            (t.runtime.runner as any).runners[0].running,
-          );
           await sleep(100);
         }
         const limit = bound(idleCallbackP99 ?? 500);

@@ -87,8 +87,11 @@ export class ClearhausAcquirer implements Acquirer {
   private readonly client: ClearhausClient;
   private readonly logger: ConnectorLogger | null;
 
+  readonly capacity: number;
+
   constructor(options: ClearhausAcquirerOptions) {
     this.client = new ClearhausClient(options);
+    this.capacity = options.maxInFlight;
     this.callTimeoutMs = options.timeoutMs;
     this.logger = options.logger ?? null;
   }

@@ -25,7 +25,7 @@
  *   declareEffects(kind, fn) what a flow's payments do in the commit of their final answer (one per kind).
  */
 import type { Clock } from '../../clock.js';
-import type { AcquirerCall, AcquirerResult, Initiator, Instrument, Series } from '../../connectors/acquirer.js';
+import type { Acquirer, AcquirerCall, AcquirerResult, Initiator, Instrument, Series } from '../../connectors/acquirer.js';
 import type { PaymentMethodsRepository } from '../payment-methods/payment-methods.repository.js';
 import { seriesAfterApproval, seriesFor, type SeriesType } from './series.js';
 import { defineJob, JOB_CATALOGUE, newJob, type PayloadOf } from '../../jobs/catalogue.js';
@@ -258,6 +258,8 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   private readonly effects = new Map<PaymentEffects, FinalEffect<R>>();
   private readonly observers: Array<(transaction: Transaction) => void> = [];
   private readonly atMostOnce: AtMostOnce<R>;
+  /** Jobs' calls under way per connector with a capacity (admit). */
+  private readonly jobCalls = new Map<Acquirer, number>();
 
   constructor(private readonly deps: EngineDeps<R>) {
     this.atMostOnce = new AtMostOnce<R>({ transaction: deps.transaction, requests: deps.acquirerRequests, clock: deps.clock });
@@ -654,17 +656,22 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     if (tx.state === 'PENDING') tx = { ...tx, state: nextTransactionState('PENDING', 'dispatch') ?? 'PROCESSING' };
     const route = await this.deps.routing.routeOf(tx);
     // A job does not wait in a saturated connector's line: it gives its runner slot back (nothing happened yet).
-    if (job && route?.acquirer.busy?.()) throw new Deferred(`the ${route.acquirer.name} connector is saturated; operation ${op.id} comes back`, BUSY_DEFER_MS);
+    const leave = job && route ? this.admit(route.acquirer, op.id) : null;
     const call = ACQUIRER_CALL[op.type];
     const given = givenNow?.instrument ?? found.paymentMethod;
     const method = found.paymentMethod?.paymentMethod ?? null;
     const sameAccount = route && method?.series ? await this.deps.routing.sameAccount(method.series.agreementId, route) : false;
     const series = route ? seriesFor(route, tx, op, method, givenNow?.storesCard ?? null, sameAccount) : null;
-    const sent: Sent = !route
-      ? NO_AGREEMENT
-      : series === 'missing'
-        ? NO_SERIES
-        : await this.atMostOnce.send(route, call, tx, op, () => this.call(route, tx, op, attempt, given, series));
+    let sent: Sent;
+    try {
+      sent = !route
+        ? NO_AGREEMENT
+        : series === 'missing'
+          ? NO_SERIES
+          : await this.atMostOnce.send(route, call, tx, op, () => this.call(route, tx, op, attempt, given, series));
+    } finally {
+      leave?.();
+    }
     if (sent.outcome === 'pending' || sent.outcome === 'not_sent') {
       return { result: { outcome: 'unknown', pending: sent.outcome === 'pending', operation: op }, next: null };
     }
@@ -709,6 +716,22 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       const again = await this.deps.transactions.findForDrive(operationId);
       return { result: again ? { outcome: 'answered', operation: again.operation, transaction: again.transaction } : { outcome: 'missing' }, next: null };
     }
+  }
+
+  /**
+   * A place for a job's call in `acquirer`'s capacity, taken in this turn (so a burst of jobs cannot
+   * all pass the check before any of them is in the connector's line); its release. Deferred when
+   * the connector is saturated or its capacity is taken by this process's jobs: the job comes back
+   * later and its runner slot serves other merchants meanwhile.
+   */
+  private admit(acquirer: Acquirer, operationId: string): (() => void) | null {
+    if (acquirer.capacity === undefined && !acquirer.busy) return null;
+    const taken = this.jobCalls.get(acquirer) ?? 0;
+    if (acquirer.busy?.() || (acquirer.capacity !== undefined && taken >= acquirer.capacity)) {
+      throw new Deferred(`the ${acquirer.name} connector is saturated; operation ${operationId} comes back`, BUSY_DEFER_MS);
+    }
+    this.jobCalls.set(acquirer, taken + 1);
+    return () => this.jobCalls.set(acquirer, (this.jobCalls.get(acquirer) ?? 1) - 1);
   }
 
   /**
