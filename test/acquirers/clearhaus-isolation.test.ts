@@ -178,10 +178,11 @@ interface Phase {
 /**
  * What a p99 under Clearhaus load may reach: twice the idle p99, with a floor. On a noisy 2-core host
  * (other test processes running beside this one) the p99 of a few dozen to a few hundred samples moves
- * by tens of ms between two identical phases, so the bound is max(2 × idle p99, idle p99 + 50 ms). A
- * sandbox merchant queued behind Clearhaus would wait seconds (HOLD_MS), far beyond it.
+ * by up to a hundred ms between two identical phases (seen: 80 → 169 ms with another suite beside
+ * it), so the bound is max(2 × idle p99, idle p99 + 250 ms). A sandbox merchant queued behind
+ * Clearhaus would wait seconds (HOLD_MS), far beyond it.
  */
-const bound = (idleP99: number) => Math.max(2 * idleP99, idleP99 + 50);
+const bound = (idleP99: number) => Math.max(2 * idleP99, idleP99 + 250);
 
 const summary = (p: Phase) =>
   `GET /transactions p99 ${percentile(p.list, 99).toFixed(0)} ms (n=${p.list.length}), ` +
