@@ -24,6 +24,13 @@
  *      beside them the idle background (runner polls, clock follow) over as long, counted alone.
  *      Targets at each rate counted: ≤ 15 statements and ≤ 5 commits per MIT; ≤ 1.5 ms (SQLite) /
  *      2 ms (PostgreSQL) of the service's CPU.
+ *   e) Clearhaus against the simulator (issue 44, mit-clearhaus.ts): one service in a process of its
+ *      own with the Clearhaus connector built from its settings (CLEARHAUS_*) and pointed at the fake
+ *      Clearhaus in another process (2048-bit signing key), two merchants — one with a sandbox
+ *      agreement, one with a Clearhaus agreement, their cards stored by CITs through it — taken in
+ *      turn: c)'s search for the highest MIT → callback rate sustained, for each; then the service's
+ *      CPU, statements and commits per MIT at d)'s rates; and RS256 signing alone, in this process.
+ *      Target: Clearhaus sustains ≥ 0.7× the simulator's rate.
  */
 import { CALLBACK_JOB, DRIVE_JOB } from '../src/modules/transactions/payment-engine.js';
 import { MitBatchBody, MitBatchResponse, MitBody, MitResponse } from '../src/modules/mit/mit.schemas.js';
@@ -43,7 +50,7 @@ import { defineSuite, type BenchContext } from './lib/suite.js';
 
 const MIT = `${API}/mit`;
 const BATCH = `${API}/mit/batch`;
-const CONNECTIONS = 50;
+export const CONNECTIONS = 50;
 const BATCH_CONNECTIONS = 4;
 /** POST /mit copies replayed on the store alone (storeAlone). */
 const REPLAYED = 3000;
@@ -57,29 +64,29 @@ const TARGETS: Record<StoreKind, { ratio: number; p99Ms: number; batch: number; 
 const STATEMENTS_PER_MIT_TARGET = 15;
 const COMMITS_PER_MIT_TARGET = 5;
 /** c) starts at the long-run goal on both stores, above either store's target, and searches down. */
-const CALLBACK_RATE_GOAL = 2_000;
-const CALLBACK_P99_TARGET_MS = 1_000;
+export const CALLBACK_RATE_GOAL = 2_000;
+export const CALLBACK_P99_TARGET_MS = 1_000;
 /** Callbacks delivered during a load of twice the sustained rate, as a share of that rate (issue 10). */
 const OVERLOAD_SHARE_TARGET = 0.8;
 /** d): the rate at which one MIT's cost is counted (the rate the CPU profiles of issue 10 were taken at); BENCH_COST_RATE counts it at another, past saturation say. */
-const COST_RATE = Number(process.env.BENCH_COST_RATE ?? 100);
+export const COST_RATE = Number(process.env.BENCH_COST_RATE ?? 100);
 /**
  * d) counts the same again under load, on the same service: at 100/s the machine idles between
  * MITs and each one's code runs cold (the same functions cost 2–4× the CPU they cost at 600/s:
  * Fastify's request handling 105 against 25 µs per MIT, better-sqlite3's run 424 against 323);
  * under load it measures the payment's own cost. BENCH_COST_LOADED_RATE=0 skips it.
  */
-const COST_LOADED_RATE = Number(process.env.BENCH_COST_LOADED_RATE ?? 300);
+export const COST_LOADED_RATE = Number(process.env.BENCH_COST_LOADED_RATE ?? 300);
 /**
  * d)'s warm-up at COST_RATE: a running service's code is optimized by V8, and after 2 s (200 MITs)
  * much of it was not yet — on PostgreSQL 5.0 ms of CPU per MIT after 2 s of warm-up, 3.7 ms after 20 s.
  */
-const COST_WARMUP_SECONDS = 10;
+export const COST_WARMUP_SECONDS = 10;
 
 const json = { 'content-type': 'application/json' };
 
 /** BENCH_MIT_PARTS: the sections to run (a always: the others' baseline), e.g. `ac`; default all. */
-const PARTS = process.env.BENCH_MIT_PARTS ?? 'abcd';
+const PARTS = process.env.BENCH_MIT_PARTS ?? 'abcde';
 
 /** A fresh database with a merchant and its subscriptions (made in sandbox mode), closed again. */
 async function seedMerchant(kind: StoreKind, name: string): Promise<{ db: BenchDatabase; merchant: BenchMerchant }> {
@@ -237,7 +244,7 @@ async function ingest(ctx: BenchContext, kind: StoreKind): Promise<Measurement> 
 }
 
 /** Of the job counts by kind and state: jobs of the MIT pipeline not yet done (queued or running). */
-const pipelineBacklog = (counts: Array<{ kind: string; state: string; count: number }>): number =>
+export const pipelineBacklog = (counts: Array<{ kind: string; state: string; count: number }>): number =>
   counts.filter((c) => (c.kind === DRIVE_JOB || c.kind === CALLBACK_JOB) && (c.state === 'queued' || c.state === 'running')).reduce((n, c) => n + c.count, 0);
 
 async function backlog(runtime: Runtime): Promise<number> {
@@ -252,7 +259,7 @@ async function drained(runtime: Runtime, limitMs: number): Promise<void> {
   }
 }
 
-interface Delivery {
+export interface Delivery {
   accepted: number;
   delivered: number;
   /** MITs answered per second over the load. */
@@ -272,7 +279,7 @@ interface Delivery {
  * Collects the callbacks of `answers` (prefix `prefix`) from the receiver until each has
  * arrived, or until no new one came for 15 s.
  */
-async function deliveries(receiver: Receiver, prefix: string, m: Measurement): Promise<Delivery> {
+export async function deliveries(receiver: Receiver, prefix: string, m: Measurement): Promise<Delivery> {
   const answers = m.answers!;
   const answered = new Map<string, number>();
   answers.seqs.forEach((seq, i) => answered.set(seq, answers.times[i]!));
@@ -318,7 +325,7 @@ async function deliveries(receiver: Receiver, prefix: string, m: Measurement): P
   };
 }
 
-function deliveryNote(ctx: BenchContext, label: string, d: Delivery): void {
+export function deliveryNote(ctx: BenchContext, label: string, d: Delivery): void {
   ctx.report.note(
     `${label}: ${d.accepted} MITs accepted (${d.acceptedPerSecond.toFixed(0)}/s), ${d.delivered} callbacks; ` +
       `${d.duringLoadPerSecond.toFixed(0)} callbacks/s during the load, ${d.endToEndPerSecond.toFixed(0)}/s first answer → last callback, ` +
@@ -586,7 +593,7 @@ const KEPT_UP_SHARE = 0.95;
  * callback p99 stayed within the limit. (Answers falling behind by less than the load generator's
  * stop limit — two seconds of requests — would otherwise pass: 750/s offered, 540/s answered.)
  */
-const sustained = (d: Delivery, rate: number): boolean =>
+export const sustained = (d: Delivery, rate: number): boolean =>
   d.acceptedPerSecond >= rate * KEPT_UP_SHARE && d.delivered === d.accepted && d.accepted > 0 && d.p99 <= CALLBACK_P99_TARGET_MS;
 
 export default defineSuite({
@@ -597,6 +604,8 @@ export default defineSuite({
       const mitBaseline = await ingest(ctx, kind);
       if (PARTS.includes('c')) await callbacks(ctx, kind, mitBaseline);
       if (PARTS.includes('d')) await cost(ctx, kind);
+      // Loaded when asked for: it imports this module's helpers back.
+      if (PARTS.includes('e')) await (await import('./mit-clearhaus.js')).clearhausAgainstSimulator(ctx, kind, mitBaseline);
     }
   },
 });

@@ -51,7 +51,36 @@ export async function call<T = unknown>(runtime: Runtime, method: 'GET' | 'POST'
   return JSON.parse(res.body) as T;
 }
 
-export async function createMitMerchant(runtime: Runtime, subscriptions: number): Promise<BenchMerchant> {
+/** An account's acquirer agreement, as `PUT /partner/accounts/{id}/acquirer-agreement` takes it. */
+export interface BenchAgreement {
+  acquirer: 'sandbox' | 'clearhaus';
+  apiKey?: string;
+  mcc?: string;
+}
+
+export interface MitMerchantOptions {
+  /**
+   * Put through the partner API (operator key) before the first CIT, so that the subscriptions'
+   * cards are stored where the account's payments go (a Clearhaus card with its series).
+   */
+  agreement?: BenchAgreement;
+  /** CIT sessions made at once (default 1, one after the other). */
+  concurrency?: number;
+}
+
+/** PUT the account's acquirer agreement through the app (operator key). */
+export async function putAgreement(runtime: Runtime, accountId: string, agreement: BenchAgreement): Promise<void> {
+  const url = `${API}/partner/accounts/${accountId}/acquirer-agreement`;
+  const res = await runtime.app.inject({
+    method: 'PUT',
+    url,
+    headers: { authorization: `Bearer ${runtime.operatorKey}`, 'content-type': 'application/json' },
+    payload: JSON.stringify(agreement),
+  });
+  if (res.statusCode !== 200) throw new Error(`PUT ${url}: HTTP ${res.statusCode} ${res.body.slice(0, 500)}`);
+}
+
+export async function createMitMerchant(runtime: Runtime, subscriptions: number, options: MitMerchantOptions = {}): Promise<BenchMerchant> {
   const { accounts, pointsOfSale } = runtime.services;
   const account = await accounts.create({
     name: 'Bench MIT merchant',
@@ -68,8 +97,11 @@ export async function createMitMerchant(runtime: Runtime, subscriptions: number)
     type: 'ONLINE',
   });
   const { key } = await accounts.createApiKey(account.id, 'bench');
+  // The measured service runs with PAYMENTS_SANDBOX=0 (benchConfig): without an agreement its
+  // payments would fail MISSING_ACQUIRER_AGREEMENT (INTERFACE §12.1). Default: the simulator's.
+  await putAgreement(runtime, account.id, options.agreement ?? { acquirer: 'sandbox' });
   const subscriptionIds: string[] = [];
-  for (let i = 0; i < subscriptions; i++) {
+  const subscribe = async (i: number) => {
     const init = await call<{ session: { id: string } }>(runtime, 'POST', `${API}/cit`, key, {
       pointOfSaleId: pos.id,
       amount: 100,
@@ -91,6 +123,12 @@ export async function createMitMerchant(runtime: Runtime, subscriptions: number)
     const { subscription } = await call<{ subscription: { state: string } }>(runtime, 'GET', `${API}/subscriptions/${session.subscriptionId}`, key);
     if (subscription.state !== 'ACTIVE') throw new Error(`subscription ${session.subscriptionId} is ${subscription.state}, not ACTIVE`);
     subscriptionIds.push(session.subscriptionId);
-  }
+  };
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 1, subscriptions)) }, async () => {
+      while (next < subscriptions) await subscribe(next++);
+    }),
+  );
   return { accountId: account.id, apiKey: key, pointOfSaleId: pos.id, subscriptionIds };
 }

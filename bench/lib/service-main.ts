@@ -5,6 +5,7 @@
  * statement counts, CPU time, job counts, and a V8 CPU profile of a chosen window.
  */
 import fs from 'node:fs';
+import type { Config } from '../../src/config.js';
 import { Session } from 'node:inspector/promises';
 import { threadCpuMicros } from './process-cpu.js';
 import type { BenchDatabase } from './stores.js';
@@ -17,8 +18,13 @@ interface Request {
 }
 
 const send = (message: unknown) => process.send!(message);
-const { db, workers } = JSON.parse(process.argv[2]!) as { db: BenchDatabase; workers: boolean };
-const runtime = await openRuntime(db, workers ? {} : { maxBacklog: 0 }, { workers });
+const { db, workers, config, jobConcurrency } = JSON.parse(process.argv[2]!) as {
+  db: BenchDatabase;
+  workers: boolean;
+  config?: Partial<Config>;
+  jobConcurrency?: number;
+};
+const runtime = await openRuntime(db, { ...(workers ? {} : { maxBacklog: 0 }), ...config }, { workers, ...(jobConcurrency ? { jobConcurrency } : {}) });
 const url = await serve(runtime);
 const { counters } = runtime.store;
 let profiler: Session | null = null;

@@ -5,6 +5,7 @@
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { Config } from '../../src/config.js';
 import type { StatementCounts } from '../../src/storage/statement-counter.js';
 import type { BatcherStats } from '../../src/storage/write-batcher.js';
 import type { BenchDatabase } from './stores.js';
@@ -49,10 +50,18 @@ export interface StatementTime {
   rows: number;
 }
 
-export async function startServiceProcess(db: BenchDatabase, options: { workers: boolean; timeStatements?: boolean }): Promise<ServiceProcess> {
+/**
+ * `config`: settings over the bench's (benchConfig), sent to the child as JSON — e.g. `clearhaus`,
+ * the Clearhaus connector the runtime builds as in production (its signing key read from its file).
+ * `jobConcurrency`: job slots per runner lane (default: the runtime's).
+ */
+export async function startServiceProcess(
+  db: BenchDatabase,
+  options: { workers: boolean; timeStatements?: boolean; config?: Partial<Config>; jobConcurrency?: number },
+): Promise<ServiceProcess> {
   const main = fileURLToPath(new URL('./service-main.ts', import.meta.url));
   const timer = options.timeStatements ? ['--import', fileURLToPath(new URL('./statement-timer.mjs', import.meta.url))] : [];
-  const child = fork(main, [JSON.stringify({ db, workers: options.workers })], {
+  const child = fork(main, [JSON.stringify({ db, workers: options.workers, config: options.config ?? {}, jobConcurrency: options.jobConcurrency })], {
     // BENCH_SERVICE_NODE_FLAGS: V8 or Node flags for the service alone (e.g. `--log-ic --logfile=…`).
     execArgv: [...(process.env.BENCH_SERVICE_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? []), ...timer, '--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
