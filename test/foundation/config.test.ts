@@ -187,7 +187,10 @@ describe('Clearhaus settings (INTERFACE §12.2)', () => {
       timeoutMs: 40_000,
       maxInFlight: 32,
     });
-    assert.equal(loadConfig({ PAYMENTS_SANDBOX: '0', CLEARHAUS_SIGNING_KEY_ID: keyId, CLEARHAUS_SIGNING_KEY_FILE: 'k.pem' }).clearhaus!.url, 'https://gateway.clearhaus.com');
+    assert.equal(
+      loadConfig({ PAYMENTS_SANDBOX: '0', CLEARHAUS_SIGNING_KEY_ID: keyId, CLEARHAUS_SIGNING_KEY_FILE: 'k.pem' }).clearhaus!.url,
+      'https://gateway.clearhaus.com',
+    );
     const set = loadConfig({
       CLEARHAUS_SIGNING_KEY_ID: keyId,
       CLEARHAUS_SIGNING_KEY_FILE: 'k.pem',
