@@ -10,9 +10,8 @@ import { after, before, describe, test } from 'node:test';
 import { API, type TestMerchant } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
 import { type CallbackReceiver, startReceiver, waitFor } from '../online/helpers.js';
-import { postForm } from '../online/cit-flows.js';
 import { putAgreement } from './support.js';
-import { authorizationsOf, cardOf, type ClearhausSetup, expiryYear, freshPan, startClearhaus } from './clearhaus-support.js';
+import { authorizationsOf, cardOf, type ClearhausSetup, freshPan, startClearhaus, subscribeThroughWindow } from './clearhaus-support.js';
 
 type Merchant = TestMerchant & { apiKey: string };
 
@@ -101,20 +100,7 @@ for (const kind of await availableStores()) {
 
     test('the same codes reach a MIT callback and a payout answer', async () => {
       const pan = freshPan();
-      const init = ok(
-        await m.api.post(`${API}/cit`, {
-          pointOfSaleId: m.onlinePointOfSaleId,
-          amount: 100,
-          currency: 'DKK',
-          customerId: 'cust-codes',
-          subscription: { type: 'UNSCHEDULED' },
-        }),
-        'POST /cit',
-      );
-      const form = { number: pan, expiryMonth: '12', expiryYear: String(expiryYear()), cvc: '123', holderName: 'Test Holder' };
-      assert.ok([200, 303].includes((await postForm(s.t, init.paymentWindowUrl, form)).status));
-      const session = ok(await m.api.get(`${API}/sessions/${init.session.id}`), 'session').session;
-      assert.equal(session.state, 'COMPLETED');
+      const session = await subscribeThroughWindow(s.t, m, pan, 'cust-codes', { type: 'UNSCHEDULED' });
       for (const [code, errorCode] of [
         [40413, 'INSUFFICIENT_FUNDS'],
         [40410, 'DECLINED_BY_ISSUER_OR_SCHEME'],
@@ -158,20 +144,7 @@ for (const kind of await availableStores()) {
 
     test('40420 on a MIT: CARD_BLOCKED, the subscription becomes INVALID, and no MIT is sent for the card again', async () => {
       const pan = freshPan('5');
-      const init = ok(
-        await m.api.post(`${API}/cit`, {
-          pointOfSaleId: m.onlinePointOfSaleId,
-          amount: 100,
-          currency: 'DKK',
-          customerId: 'cust-blocked',
-          subscription: { type: 'SCHEDULED', interval: { period: 'MONTH', frequency: 1 } },
-        }),
-        'POST /cit',
-      );
-      const form = { number: pan, expiryMonth: '12', expiryYear: String(expiryYear()), cvc: '123', holderName: 'Test Holder' };
-      assert.ok([200, 303].includes((await postForm(s.t, init.paymentWindowUrl, form)).status));
-      const session = ok(await m.api.get(`${API}/sessions/${init.session.id}`), 'session').session;
-      assert.equal(session.state, 'COMPLETED');
+      const session = await subscribeThroughWindow(s.t, m, pan, 'cust-blocked', { type: 'SCHEDULED', interval: { period: 'MONTH', frequency: 1 } });
 
       s.fake.declineStatus = 201;
       s.fake.blockCard(pan);

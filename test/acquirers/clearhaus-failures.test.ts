@@ -13,9 +13,8 @@ import type { RecordedRequest } from '../support/clearhaus-fake.js';
 import { API, type TestMerchant } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
 import { type CallbackReceiver, startReceiver, waitFor } from '../online/helpers.js';
-import { postForm } from '../online/cit-flows.js';
 import { capture, detail, eventually, refund, refusedWith, stored } from '../lifecycle/fixtures.js';
-import { authorizationsOf, cardOf, type ClearhausSetup, clearhausIdOf, expiryYear, freshPan, startClearhaus } from './clearhaus-support.js';
+import { authorizationsOf, cardOf, type ClearhausSetup, clearhausIdOf, freshPan, startClearhaus, subscribeThroughWindow } from './clearhaus-support.js';
 
 type Merchant = TestMerchant & { apiKey: string };
 
@@ -329,20 +328,7 @@ for (const kind of await availableStores()) {
 
     test('a MIT whose authorization hangs: its callback reports FAILED ACQUIRER_TIMEOUT, after one request', async () => {
       const pan = freshPan();
-      const init = ok(
-        await m.api.post(`${API}/cit`, {
-          pointOfSaleId: m.onlinePointOfSaleId,
-          amount: 100,
-          currency: 'DKK',
-          customerId: 'cust-hang',
-          subscription: { type: 'UNSCHEDULED' },
-        }),
-        'POST /cit',
-      );
-      const form = { number: pan, expiryMonth: '12', expiryYear: String(expiryYear()), cvc: '123', holderName: 'Test Holder' };
-      assert.ok([200, 303].includes((await postForm(s.t, init.paymentWindowUrl, form)).status));
-      const session = ok(await m.api.get(`${API}/sessions/${init.session.id}`), 'session').session;
-      assert.equal(session.state, 'COMPLETED');
+      const session = await subscribeThroughWindow(s.t, m, pan, 'cust-hang', { type: 'UNSCHEDULED' });
 
       s.fake.script({
         method: 'POST',

@@ -12,6 +12,7 @@ import { createLogger } from '../../src/logger.js';
 import { basicAuthHeader, type ClearhausFake, CLEARHAUS_DOCS_KEY, type RecordedRequest, startClearhausFake } from '../support/clearhaus-fake.js';
 import { startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import type { StoreKind } from '../support/stores.js';
+import { postForm } from '../online/cit-flows.js';
 import { ok, putAgreement } from './support.js';
 
 export interface ClearhausSetup {
@@ -123,4 +124,26 @@ export async function withApiKey<M extends TestMerchant>(t: TestRuntime, m: M): 
   const res = await m.api.post('/public/api/v1/management/api-keys', { name: `clearhaus-${randomUUID().slice(0, 8)}` });
   assert.equal(res.status, 200, res.text);
   return { ...m, api: t.client(res.body.key as string) };
+}
+
+/**
+ * A card stored for a subscription by a customer paying through the payment window (its first
+ * authorization through Clearhaus, starting the card's series): the completed session.
+ */
+export async function subscribeThroughWindow(
+  t: TestRuntime,
+  m: TestMerchant,
+  pan: string,
+  customerId: string,
+  subscription: Record<string, unknown> = { type: 'UNSCHEDULED' },
+): Promise<{ id: string; state: string; subscriptionId: string | null; paymentMethodId: string | null }> {
+  const init = ok(
+    await m.api.post('/public/api/v1/cit', { pointOfSaleId: m.onlinePointOfSaleId, amount: 100, currency: 'DKK', customerId, subscription }),
+    'POST /cit',
+  );
+  const form = { number: pan, expiryMonth: '12', expiryYear: String(expiryYear()), cvc: '123', holderName: 'Test Holder' };
+  assert.ok([200, 303].includes((await postForm(t, init.paymentWindowUrl, form)).status));
+  const session = ok(await m.api.get(`/public/api/v1/sessions/${init.session.id}`), 'session').session;
+  assert.equal(session.state, 'COMPLETED');
+  return session;
 }
