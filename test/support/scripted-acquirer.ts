@@ -28,6 +28,8 @@ export class ScriptedAcquirer implements Acquirer {
   callTimeoutMs = 1_000;
   /** Link stored-card payments by series, as Clearhaus (default: no, as the simulator). */
   seriesReferences = false;
+  /** Void part of an authorization, as the simulator. */
+  partialVoids = true;
   /** Calls that may be sent again when in doubt (default: all, as the simulator). */
   repeatable: ReadonlySet<AcquirerCall> = new Set<AcquirerCall>(['authorize', 'capture', 'refund', 'void', 'renew', 'payout']);
 
