@@ -25,7 +25,15 @@
  *   declareEffects(kind, fn) what a flow's payments do in the commit of their final answer (one per kind).
  */
 import type { Clock } from '../../clock.js';
-import type { Acquirer, AcquirerCall, AcquirerResult, Initiator, Instrument, Series } from '../../connectors/acquirer.js';
+import {
+  type Acquirer,
+  type AcquirerCall,
+  type AcquirerResult,
+  type Initiator,
+  type Instrument,
+  noExternalCodes,
+  type Series,
+} from '../../connectors/acquirer.js';
 import type { PaymentMethodsRepository } from '../payment-methods/payment-methods.repository.js';
 import { seriesAfterApproval, seriesFor, type SeriesType } from './series.js';
 import { defineJob, JOB_CATALOGUE, newJob, type PayloadOf } from '../../jobs/catalogue.js';
@@ -238,7 +246,7 @@ const NO_SERIES: Answer = {
   errorCode: 'INVALID_AGREEMENT',
   message:
     'The card was stored before it had a series at this acquirer: a merchant-initiated payment cannot reference it. Ask the customer to pay once to store it again.',
-  externalStatusCodes: { terminal: null, acquirer: null, network: null, sca: null },
+  externalStatusCodes: noExternalCodes(),
 };
 
 /** A payment of an account no acquirer takes (INTERFACE §12.1): failed without a request. */
@@ -246,7 +254,7 @@ const NO_AGREEMENT: Answer = {
   outcome: 'declined',
   errorCode: 'MISSING_ACQUIRER_AGREEMENT',
   message: 'The merchant has no acquirer agreement; nothing was sent to any acquirer.',
-  externalStatusCodes: { terminal: null, acquirer: null, network: null, sca: null },
+  externalStatusCodes: noExternalCodes(),
 };
 
 class Conflict extends Error {}
@@ -682,14 +690,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     if (sent.outcome === 'in_doubt' && route?.acquirer.isRepeatable(call)) {
       return { result: { outcome: 'unknown', pending: false, operation: op }, next: null };
     }
-    const read: KnownToCallback = {
-      paymentMethod: found.paymentMethod?.paymentMethod ?? null,
-      webhookAuthenticationSealed: found.webhookAuthenticationSealed,
-      // Unless the flow's effects run in the answer's commit (a session may create the
-      // subscription there), nothing in that commit writes the subscription: the one read is it.
-      subscription: tx.effects ? undefined : found.subscription,
-      operations: undefined,
-    };
+    const read = knownOf(found, tx);
     if (sent.outcome === 'in_doubt' && !(op.type === 'AUTHORIZATION' || op.type === 'SALE')) {
       return { result: await this.holdInDoubt(tx, op, sent, job ?? null), next: null };
     }
@@ -785,19 +786,14 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     const { transaction: tx, operation: op } = found;
     const answer: Answer =
       resolution === 'SUCCEEDED'
-        ? { outcome: 'approved', acquirerReference: request.acquirerReference ?? '', externalStatusCodes: noCodes() }
+        ? { outcome: 'approved', acquirerReference: request.acquirerReference ?? '', externalStatusCodes: noExternalCodes() }
         : {
             outcome: 'declined',
             errorCode: 'ACQUIRER_TIMEOUT',
             message: 'The acquirer never answered; an operator found that it did not happen.',
-            externalStatusCodes: noCodes(),
+            externalStatusCodes: noExternalCodes(),
           };
-    const known: KnownToCallback = {
-      paymentMethod: found.paymentMethod?.paymentMethod ?? null,
-      webhookAuthenticationSealed: found.webhookAuthenticationSealed,
-      subscription: tx.effects ? undefined : found.subscription,
-      operations: undefined,
-    };
+    const known = knownOf(found, tx);
     try {
       const applied = await this.apply(tx, op, answer, null, known, async (repos) => {
         if (!(await repos.acquirerRequests.markResolved(operationId, resolution, this.deps.clock.nowIso())))
@@ -1092,11 +1088,21 @@ function authorizationInDoubt(doubt: Extract<AcquirerResult, { outcome: 'in_doub
     outcome: 'declined',
     errorCode: doubt.errorCode ?? 'ACQUIRER_TIMEOUT',
     message: 'The acquirer did not answer; the payment was not made and will not be retried.',
-    externalStatusCodes: doubt.externalStatusCodes ?? noCodes(),
+    externalStatusCodes: doubt.externalStatusCodes ?? noExternalCodes(),
   };
 }
 
-const noCodes = () => ({ terminal: null, acquirer: null, network: null, sca: null });
+/** What the drive read that the answer's callback need not read again. */
+function knownOf(found: DriveRecord, tx: Transaction): KnownToCallback {
+  return {
+    paymentMethod: found.paymentMethod?.paymentMethod ?? null,
+    webhookAuthenticationSealed: found.webhookAuthenticationSealed,
+    // Unless the flow's effects run in the answer's commit (a session may create the
+    // subscription there), nothing in that commit writes the subscription: the one read is it.
+    subscription: tx.effects ? undefined : found.subscription,
+    operations: undefined,
+  };
+}
 
 /** A stored payment method as the drive read it, with its sealed number. */
 type StoredMethod = { paymentMethod: PaymentMethod; panSealed: string | null };
