@@ -368,6 +368,9 @@ export interface PaymentMethodsTable {
   seriesType: ColumnType<string | null, string | null | undefined, string | null>;
   seriesReference: ColumnType<string | null, string | null | undefined, string | null>;
   seriesAgreementId: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The operation that may be on the wire for the series, and since when (025_series_claims); null: none. */
+  seriesClaimedBy: ColumnType<string | null, string | null | undefined, string | null>;
+  seriesClaimedAt: ColumnType<string | null, string | null | undefined, string | null>;
   createdAt: string;
   deletedAt: string | null;
 }

@@ -250,31 +250,45 @@ for (const kind of await availableStores()) {
       }
     });
 
-    test(
-      'two MITs of one subscription at once: each names the latest approved authorization of the series when it is sent',
-      { todo: 'contract gap: concurrent MITs of one card both name the same series[previous][id]; the later one is not the latest approved and is refused' },
-      async () => {
-        const session = await payInWindow({ customerId: 'cust-twice', subscription: { type: 'UNSCHEDULED' } }, freshPan());
-        const paths = [rx.newPath('twice'), rx.newPath('twice')];
-        const body = ok(
-          await m.api.post(`${API}/mit/batch`, {
-            transactions: paths.map((p, i) => ({
-              subscriptionId: session.subscriptionId,
-              amount: 300 + i,
-              currency: 'DKK',
-              reference: `twice-${i}`,
-              notificationUrl: rx.url(p),
-            })),
-          }),
-          'POST /mit/batch',
-        );
-        const hits = await Promise.all(paths.map((p, i) => waitFor(() => rx.at(p)[0], `callback ${i}`)));
-        const requests = body.transactions.map((r: any) => theAuthorizationOrNull(r.transaction.id));
-        const states = hits.map((h) => `${h.body.transaction.state}/${h.body.transaction.errorCode}/${h.body.transaction.externalStatusCodes?.acquirer}`);
-        const previous = requests.map((r: RecordedRequest | null) => r?.form['series[previous][id]']);
-        assert.deepEqual(states, ['SUCCESS/null/20000', 'SUCCESS/null/20000'], `previous ids sent: ${JSON.stringify(previous)}`);
-      },
-    );
+    test('two MITs of one subscription at once: the second waits for the first and names its authorization', async () => {
+      const session = await payInWindow({ customerId: 'cust-twice', subscription: { type: 'UNSCHEDULED' } }, freshPan());
+      const paths = [rx.newPath('twice'), rx.newPath('twice')];
+      const body = ok(
+        await m.api.post(`${API}/mit/batch`, {
+          transactions: paths.map((p, i) => ({
+            subscriptionId: session.subscriptionId,
+            amount: 300 + i,
+            currency: 'DKK',
+            reference: `twice-${i}`,
+            notificationUrl: rx.url(p),
+          })),
+        }),
+        'POST /mit/batch',
+      );
+      const hits = await Promise.all(paths.map((p, i) => waitFor(() => rx.at(p)[0], `callback ${i}`)));
+      const ids: string[] = body.transactions.map((r: any) => r.transaction.id);
+      const previous = ids.map((id) => theAuthorizationOrNull(id)?.form['series[previous][id]']);
+      const states = hits.map((h) => `${h.body.transaction.state}/${h.body.transaction.errorCode}/${h.body.transaction.externalStatusCodes?.acquirer}`);
+      assert.deepEqual(states, ['SUCCESS/null/20000', 'SUCCESS/null/20000'], `previous ids sent: ${JSON.stringify(previous)}`);
+      // Whichever went first named the window's authorization; the other named the first's.
+      const first = previous.indexOf(clearhausIdOf(s.fake, session.transactionId));
+      assert.ok(first >= 0, `previous ids sent: ${JSON.stringify(previous)}`);
+      assert.equal(previous[1 - first], clearhausIdOf(s.fake, ids[first]!));
+      // The card's series moved on to the later one: a third MIT names it.
+      const path = rx.newPath('third');
+      const third = ok(
+        await m.api.post(`${API}/mit`, {
+          subscriptionId: session.subscriptionId,
+          amount: 302,
+          currency: 'DKK',
+          reference: 'third',
+          notificationUrl: rx.url(path),
+        }),
+        'POST /mit',
+      ).transaction;
+      await waitFor(() => rx.at(path)[0], 'third callback');
+      assert.equal(theAuthorizationOrNull(third.id)?.form['series[previous][id]'], clearhausIdOf(s.fake, ids[1 - first]!));
+    });
 
     test('payment link and multi-link: paid in the window, each an authorization with the CSC, initiator=cardholder and our id', async () => {
       const link = await createLink(m, { amount: 1999, reference: 'inv-ch' });

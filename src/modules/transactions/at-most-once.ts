@@ -6,11 +6,16 @@
  * again. It waits while the first sender may still be waiting for its answer, then calls the
  * outcome in doubt. A request that provably never left (connection refused) is forgotten, so the
  * drive job may send it later. Repeatable connectors (the simulator) are called as they are.
+ *
+ * A request that names the latest authorization of a card's series (INTERFACE §12.3) also claims
+ * the series in that commit, and is sent with the reference the claim read: while one is on the
+ * wire, the next payment of the card waits (`wait`), so it names the authorization that one leaves.
  */
 import type { Clock } from '../../clock.js';
 import type { AcquirerCall, AcquirerResult } from '../../connectors/acquirer.js';
 import type { AcquirerRoute } from './acquirer-routing.js';
 import type { AcquirerRequestsRepository } from './acquirer-requests.repository.js';
+import type { PaymentMethodsRepository } from '../payment-methods/payment-methods.repository.js';
 import type { Operation, Transaction } from './transaction.js';
 
 /** An acquirer's final answer. */
@@ -22,33 +27,78 @@ export type Sent = AcquirerResult | { outcome: 'wait'; untilMs: number };
 /** Beyond the connector's own timeout, how long a sender may take to record its answer before nobody expects it. */
 export const SENDER_GRACE_MS = 15_000;
 
+/** How soon a payment whose card's series is on the wire looks again (an answer usually takes well under a second). */
+export const SERIES_WAIT_MS = 250;
+
+/** The stored card whose series a request names (its latest approved authorization is read when it is claimed). */
+export interface SeriesOf {
+  paymentMethodId: string;
+}
+
+/** Rolls back the record of a request whose series another request holds. */
+class SeriesHeld extends Error {}
+
 export interface AtMostOnceDeps<R> {
   transaction<T>(fn: (repos: R) => Promise<T>): Promise<T>;
   requests: AcquirerRequestsRepository;
   clock: Clock;
 }
 
-export class AtMostOnce<R extends { acquirerRequests: AcquirerRequestsRepository }> {
+type Repos = {
+  acquirerRequests: AcquirerRequestsRepository;
+  paymentMethods: Pick<PaymentMethodsRepository, 'claimSeries' | 'releaseSeries'>;
+};
+
+export class AtMostOnce<R extends Repos> {
   constructor(private readonly deps: AtMostOnceDeps<R>) {}
 
-  async send(route: AcquirerRoute, call: AcquirerCall, tx: Transaction, op: Operation, send: () => Promise<AcquirerResult>): Promise<Sent> {
-    if (route.acquirer.isRepeatable(call)) return send();
-    const sentAt = this.deps.clock.nowIso();
-    const recorded = await this.deps.transaction((repos) =>
-      repos.acquirerRequests.recordSending({
-        operationId: op.id,
-        accountId: tx.accountId,
-        transactionId: tx.id,
-        acquirer: route.acquirer.name,
-        call,
-        amount: op.amount,
-        currency: tx.currency,
-        sentAt,
-      }),
-    );
+  /**
+   * Sends `call` at most once. `series`: the request names the latest authorization of that card's
+   * series; `send` gets the reference read when the series was claimed.
+   */
+  async send(
+    route: AcquirerRoute,
+    call: AcquirerCall,
+    tx: Transaction,
+    op: Operation,
+    send: (seriesReference: string | null) => Promise<AcquirerResult>,
+    series?: SeriesOf,
+  ): Promise<Sent> {
+    if (route.acquirer.isRepeatable(call)) return send(null);
+    const nowMs = this.deps.clock.now();
+    const sentAt = new Date(nowMs).toISOString();
+    let recorded: { reference: string | null } | null;
+    try {
+      recorded = await this.deps.transaction(async (repos) => {
+        const fresh = await repos.acquirerRequests.recordSending({
+          operationId: op.id,
+          accountId: tx.accountId,
+          transactionId: tx.id,
+          acquirer: route.acquirer.name,
+          call,
+          amount: op.amount,
+          currency: tx.currency,
+          sentAt,
+        });
+        if (!fresh) return null;
+        if (!series) return { reference: null };
+        const staleBefore = new Date(nowMs - route.acquirer.callTimeoutMs - SENDER_GRACE_MS).toISOString();
+        const reference = await repos.paymentMethods.claimSeries(tx.accountId, series.paymentMethodId, op.id, sentAt, staleBefore);
+        if (reference === null) throw new SeriesHeld();
+        return { reference };
+      });
+    } catch (err) {
+      if (!(err instanceof SeriesHeld)) throw err;
+      return { outcome: 'wait', untilMs: nowMs + SERIES_WAIT_MS };
+    }
     if (!recorded) return this.sentBefore(route, op);
-    const result = await send();
-    if (result.outcome === 'not_sent') await this.deps.transaction((repos) => repos.acquirerRequests.forgetUnsent(op.id));
+    const result = await send(recorded.reference);
+    if (result.outcome === 'not_sent') {
+      await this.deps.transaction(async (repos) => {
+        await repos.acquirerRequests.forgetUnsent(op.id);
+        if (series) await repos.paymentMethods.releaseSeries(tx.accountId, series.paymentMethodId, op.id);
+      });
+    }
     return result;
   }
 

@@ -104,7 +104,7 @@ export interface PipelineRepos {
   jobs: JobQueue;
   events: EventOutbox;
   acquirerRequests: AcquirerRequestsRepository;
-  paymentMethods: Pick<PaymentMethodsRepository, 'recordSeries'>;
+  paymentMethods: Pick<PaymentMethodsRepository, 'recordSeries' | 'claimSeries' | 'releaseSeries'>;
 }
 
 /**
@@ -670,13 +670,23 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     const method = found.paymentMethod?.paymentMethod ?? null;
     const sameAccount = route && method?.series ? await this.deps.routing.sameAccount(method.series.agreementId, route) : false;
     const series = route ? seriesFor(route, tx, op, method, givenNow?.storesCard ?? null, sameAccount) : null;
+    // One request per series on the wire: it names the latest authorization, read when claimed.
+    const claimed = method && series !== 'missing' && series?.role === 'subsequent' ? { paymentMethodId: method.id } : undefined;
     let sent: Sent;
     try {
       sent = !route
         ? NO_AGREEMENT
         : series === 'missing'
           ? NO_SERIES
-          : await this.atMostOnce.send(route, call, tx, op, () => this.call(route, tx, op, attempt, given, series));
+          : await this.atMostOnce.send(
+              route,
+              call,
+              tx,
+              op,
+              (reference) =>
+                this.call(route, tx, op, attempt, given, series?.role === 'subsequent' && reference ? { ...series, previousId: reference } : series),
+              claimed,
+            );
     } finally {
       leave?.();
     }
@@ -701,11 +711,12 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     const blocked = answer.outcome === 'declined' && answer.errorCode === 'CARD_BLOCKED' && tx.paymentMethodId !== null;
     const alsoInCommit = async (repos: R) => {
       if (inDoubt) await this.failedInDoubt(repos, tx, op, inDoubt);
-      if (nextSeries && method) await repos.paymentMethods.recordSeries(tx.accountId, method.id, nextSeries);
+      if (nextSeries && method) await repos.paymentMethods.recordSeries(tx.accountId, method.id, nextSeries, claimed ? op.id : undefined);
+      else if (claimed) await repos.paymentMethods.releaseSeries(tx.accountId, claimed.paymentMethodId, op.id);
       if (blocked) await this.deps.cardBlocked?.(repos, tx);
     };
     try {
-      const applied = await this.apply(tx, op, answer, job ?? null, read, inDoubt || nextSeries || blocked ? alsoInCommit : undefined);
+      const applied = await this.apply(tx, op, answer, job ?? null, read, inDoubt || nextSeries || blocked || claimed ? alsoInCommit : undefined);
       const message = answer.outcome === 'declined' ? answer.message : undefined;
       return {
         result: { outcome: 'answered', operation: applied.operation, transaction: applied.transaction, ...(message ? { message } : {}) },

@@ -4,7 +4,7 @@ import type { CardUpdate, LegacyCardRow, PaymentMethodsRepository } from '../../
 import type { Database, PaymentMethodsTable } from '../schema.js';
 import { queryTemplate, type Params } from '../query-template.js';
 
-export function toPaymentMethod(row: Omit<Selectable<PaymentMethodsTable>, 'panSealed'>): PaymentMethod {
+export function toPaymentMethod(row: Omit<Selectable<PaymentMethodsTable>, 'panSealed' | 'seriesClaimedBy' | 'seriesClaimedAt'>): PaymentMethod {
   const card = row.card === null ? null : (JSON.parse(row.card) as CardDetails);
   return {
     id: row.id,
@@ -184,12 +184,36 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
     return Number(result.numUpdatedRows);
   }
 
-  async recordSeries(accountId: string, id: string, series: CardSeries): Promise<void> {
-    await this.db
+  async recordSeries(accountId: string, id: string, series: CardSeries, claimedBy?: string): Promise<void> {
+    let update = this.db
       .updateTable('paymentMethods')
-      .set({ seriesType: series.type, seriesReference: series.reference, seriesAgreementId: series.agreementId })
+      .set({ seriesType: series.type, seriesReference: series.reference, seriesAgreementId: series.agreementId, seriesClaimedBy: null, seriesClaimedAt: null })
+      .where('id', '=', id)
+      .where('accountId', '=', accountId);
+    if (claimedBy !== undefined) update = update.where('seriesClaimedBy', '=', claimedBy);
+    await update.execute();
+  }
+
+  async claimSeries(accountId: string, id: string, operationId: string, at: string, staleBefore: string): Promise<string | null> {
+    const row = await this.db
+      .updateTable('paymentMethods')
+      .set({ seriesClaimedBy: operationId, seriesClaimedAt: at })
       .where('id', '=', id)
       .where('accountId', '=', accountId)
+      .where('seriesReference', 'is not', null)
+      .where((eb) => eb.or([eb('seriesClaimedBy', 'is', null), eb('seriesClaimedBy', '=', operationId), eb('seriesClaimedAt', '<', staleBefore)]))
+      .returning('seriesReference')
+      .executeTakeFirst();
+    return row?.seriesReference ?? null;
+  }
+
+  async releaseSeries(accountId: string, id: string, operationId: string): Promise<void> {
+    await this.db
+      .updateTable('paymentMethods')
+      .set({ seriesClaimedBy: null, seriesClaimedAt: null })
+      .where('id', '=', id)
+      .where('accountId', '=', accountId)
+      .where('seriesClaimedBy', '=', operationId)
       .execute();
   }
 }
