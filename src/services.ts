@@ -179,6 +179,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const transactions = new TransactionsService({
     transactions: store.transactions,
     agreementOf: (id) => acquirerAgreements.credentialsOf(id),
+    acquirerRequests: store.acquirerRequests,
   });
   const acquirer = deps.acquirer ?? new SimulatorAcquirer(deps.config.sandboxLatencyMs, deps.config.sandboxAcquirerLog ?? null);
   // Deleting runs in one commit with its listeners (subscriptions on the method become INVALID).

@@ -81,6 +81,8 @@ for (const kind of await availableStores()) {
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(acquirer.callsOf(tx.id, 'capture').length, 1, 'never sent twice');
       assert.equal((await stored(t, tx.id)).pending, 300, 'the amount stays held');
+      const held = (await detail(m, tx.id)).operations.find((op: { id: string }) => op.id === body.operationId);
+      assert.deepEqual([held?.state, held?.errorCode], ['PROCESSING', 'ACQUIRER_TIMEOUT'], 'the transaction says the capture is in doubt');
 
       const list = await t.operator.get(`${IN_DOUBT}?accountId=${m.accountId}`);
       assert.equal(list.status, 200, list.text);
@@ -94,6 +96,8 @@ for (const kind of await availableStores()) {
       assert.equal(resolved.body.state, 'SUCCESS');
       const d = await detail(m, tx.id);
       assert.equal(d.aggregates.captured, 300);
+      const settled = d.operations.find((op: { id: string }) => op.id === body.operationId);
+      assert.deepEqual([settled?.state, settled?.errorCode], ['SUCCESS', null]);
       assert.equal((await stored(t, tx.id)).pending, 0);
       assert.equal((await t.operator.post(`${IN_DOUBT}/${body.operationId}/resolve`, { outcome: 'FAILED' })).status, 404, 'resolved once');
       const after = await t.operator.get(`${IN_DOUBT}?accountId=${m.accountId}`);

@@ -39,4 +39,6 @@ export interface AcquirerRequestsRepository {
   markResolved(operationId: string, resolution: InDoubtResolution, at: string): Promise<boolean>;
   /** Requests in doubt and not resolved, oldest first; of one account when given. */
   listInDoubt(limit: number, accountId?: string): Promise<AcquirerRequest[]>;
+  /** Which of these operations are in doubt and not resolved yet. */
+  unresolvedInDoubt(operationIds: readonly string[]): Promise<string[]>;
 }

@@ -2,6 +2,7 @@ import { notFound } from '../../shared/errors.js';
 import type { Keyset } from '../../shared/pagination.js';
 import { aggregatesOf, type Aggregates, type Operation, type Transaction } from './transaction.js';
 import type { OperationFilter, TransactionFilter, TransactionsRepository } from './transactions.repository.js';
+import type { AcquirerRequestsRepository } from './acquirer-requests.repository.js';
 
 export interface TransactionDetail {
   transaction: Transaction;
@@ -16,7 +17,12 @@ export interface TransactionsServiceDeps {
   transactions: TransactionsRepository;
   /** The agreement row a transaction names (acquirer-agreements: read once per process, rows never change). */
   agreementOf?: (agreementId: string) => Promise<{ acquirer: string; mcc: string }>;
+  /** The requests of real acquirers whose outcome is in doubt (at-most-once.ts). */
+  acquirerRequests?: Pick<AcquirerRequestsRepository, 'unresolvedInDoubt'>;
 }
+
+/** What an operation in doubt says while it waits for an operator (INTERFACE §12.4), as its synchronous answer did. */
+export const IN_DOUBT_ERROR_CODE = 'ACQUIRER_TIMEOUT';
 
 /** Read side of transactions and operations. */
 export class TransactionsService {
@@ -44,9 +50,22 @@ export class TransactionsService {
     return {
       transaction,
       aggregates: aggregatesOf(transaction),
-      operations,
+      operations: await this.markInDoubt(transaction, operations),
       acquirerAgreement: await this.agreementOf(transaction),
     };
+  }
+
+  /**
+   * A capture, refund or payout in doubt stays PROCESSING until an operator resolves it; the
+   * transaction says so (INTERFACE §12.4): its operation carries `ACQUIRER_TIMEOUT` meanwhile.
+   */
+  private async markInDoubt(transaction: Transaction, operations: Operation[]): Promise<Operation[]> {
+    if (!this.deps.acquirerRequests) return operations;
+    const processing = operations.filter((op) => op.state === 'PROCESSING').map((op) => op.id);
+    if (processing.length === 0) return operations;
+    const inDoubt = new Set(await this.deps.acquirerRequests.unresolvedInDoubt(processing));
+    if (inDoubt.size === 0) return operations;
+    return operations.map((op) => (inDoubt.has(op.id) ? { ...op, errorCode: IN_DOUBT_ERROR_CODE } : op));
   }
 
   /** INTERFACE §12.1: `{acquirer, mcc}` of the agreement that authorized it; the simulator's without one. */

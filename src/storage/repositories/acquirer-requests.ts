@@ -74,4 +74,16 @@ export class KyselyAcquirerRequestsRepository implements AcquirerRequestsReposit
     const rows = await q.orderBy('inDoubtAt').orderBy('operationId').limit(limit).execute();
     return rows.map(toRequest);
   }
+
+  async unresolvedInDoubt(operationIds: readonly string[]): Promise<string[]> {
+    if (operationIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('acquirerRequests')
+      .select('operationId')
+      .where('operationId', 'in', operationIds)
+      .where('inDoubtAt', 'is not', null)
+      .where('resolvedAt', 'is', null)
+      .execute();
+    return rows.map((row) => row.operationId);
+  }
 }
