@@ -107,6 +107,12 @@ export interface Acquirer {
   readonly seriesReferences: boolean;
   /** Whether a void may release part of an authorization; false (Clearhaus): a void releases all of what is left. */
   readonly partialVoids: boolean;
+  /**
+   * Whether an authorization may be voided once part of it was captured; false (Clearhaus, where it
+   * is undocumented and refused): the engine releases the uncaptured rest in its books without a
+   * request, and the issuer lets the hold lapse.
+   */
+  readonly voidsAfterCapture: boolean;
   authorize(request: AuthorizeRequest): Promise<AcquirerResult>;
   capture(request: OperationRequest): Promise<AcquirerResult>;
   refund(request: OperationRequest): Promise<AcquirerResult>;

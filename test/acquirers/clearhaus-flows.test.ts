@@ -435,6 +435,25 @@ for (const kind of await availableStores()) {
       assert.equal(s.fake.requests.length, before, 'no capture of a voided authorization is sent');
     });
 
+    test('the rest of a partly captured authorization: released in the books without a void Clearhaus would refuse', async () => {
+      const tx = (await moto(freshPan(), { amount: 1000 })).transaction;
+      const authId = clearhausIdOf(s.fake, tx.id);
+      const res = await capture(m, tx.id, 700, { voidRemaining: true });
+      assert.equal(res.body.success, true, res.text);
+      const after = await detail(m, tx.id);
+      assert.deepEqual([after.aggregates.captured, after.aggregates.voided, after.aggregates.remaining], [700, 300, 0], JSON.stringify(after.aggregates));
+      assert.equal(s.fake.requestsTo(`/authorizations/${authId}/voids`).length, 0, 'no void after a capture is sent');
+      assert.equal(s.fake.amounts(authId).captured, 700);
+
+      const other = (await moto(freshPan(), { amount: 1000 })).transaction;
+      const otherId = clearhausIdOf(s.fake, other.id);
+      assert.equal((await capture(m, other.id, 250)).body.success, true);
+      const released = await voidTx(m, other.id, -1);
+      assert.equal(released.body.success, true, released.text);
+      assert.equal((await detail(m, other.id)).aggregates.remaining, 0);
+      assert.equal(s.fake.requestsTo(`/authorizations/${otherId}/voids`).length, 0);
+    });
+
     test('renew is not offered by Clearhaus: success false, NOT_SUPPORTED_FOR_PAYMENT_METHOD, no request', async () => {
       const tx = (await moto(freshPan(), { amount: 500 })).transaction;
       const before = s.fake.requests.length;

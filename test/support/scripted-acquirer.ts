@@ -30,6 +30,7 @@ export class ScriptedAcquirer implements Acquirer {
   seriesReferences = false;
   /** Void part of an authorization, as the simulator. */
   partialVoids = true;
+  voidsAfterCapture = true;
   /** Calls that may be sent again when in doubt (default: all, as the simulator). */
   repeatable: ReadonlySet<AcquirerCall> = new Set<AcquirerCall>(['authorize', 'capture', 'refund', 'void', 'renew', 'payout']);
 

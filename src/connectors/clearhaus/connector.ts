@@ -84,6 +84,7 @@ export class ClearhausAcquirer implements Acquirer {
   readonly seriesReferences = true;
   /** `/voids` takes no amount: it releases whatever the authorization has left. */
   readonly partialVoids = false;
+  readonly voidsAfterCapture = false;
   private readonly client: ClearhausClient;
   private readonly logger: ConnectorLogger | null;
 

@@ -41,6 +41,7 @@ export class SimulatorAcquirer implements Acquirer {
   /** The sandbox keeps no series: its MITs need no reference to an earlier authorization. */
   readonly seriesReferences = false;
   readonly partialVoids = true;
+  readonly voidsAfterCapture = true;
 
   /** `ledgerPath`: the acquirer's own record of authorizations (one JSON line each), read by crash tests. */
   constructor(

@@ -115,6 +115,7 @@ const UNCONFIGURED: Acquirer = {
   callTimeoutMs: 0,
   seriesReferences: false,
   partialVoids: true,
+  voidsAfterCapture: true,
   isRepeatable: () => true,
   authorize: notConfigured,
   capture: notConfigured,

@@ -257,6 +257,13 @@ const NO_AGREEMENT: Answer = {
   externalStatusCodes: noExternalCodes(),
 };
 
+/**
+ * The uncaptured rest of a partly captured authorization at an acquirer that voids none once captured
+ * (Acquirer.voidsAfterCapture): released in the books, where nothing can capture it any more,
+ * without a request; the issuer lets the hold lapse (Clearhaus: after about 7 days).
+ */
+const RELEASED_IN_BOOKS: Answer = { outcome: 'approved', acquirerReference: '', externalStatusCodes: noExternalCodes() };
+
 class Conflict extends Error {}
 
 /** Tries of reserveRest when concurrent reservations keep changing the remaining amount. */
@@ -678,15 +685,17 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
         ? NO_AGREEMENT
         : series === 'missing'
           ? NO_SERIES
-          : await this.atMostOnce.send(
-              route,
-              call,
-              tx,
-              op,
-              (reference) =>
-                this.call(route, tx, op, attempt, given, series?.role === 'subsequent' && reference ? { ...series, previousId: reference } : series),
-              claimed,
-            );
+          : op.type === 'VOID' && tx.capturedAmount > 0 && !route.acquirer.voidsAfterCapture
+            ? RELEASED_IN_BOOKS
+            : await this.atMostOnce.send(
+                route,
+                call,
+                tx,
+                op,
+                (reference) =>
+                  this.call(route, tx, op, attempt, given, series?.role === 'subsequent' && reference ? { ...series, previousId: reference } : series),
+                claimed,
+              );
     } finally {
       leave?.();
     }
