@@ -290,6 +290,32 @@ for (const kind of await availableStores()) {
       assert.equal(theAuthorizationOrNull(third.id)?.form['series[previous][id]'], clearhausIdOf(s.fake, ids[1 - first]!));
     });
 
+    test('eight MITs of one card at once: each names the authorization of the one before, none is refused', async () => {
+      const session = await payInWindow({ customerId: 'cust-eight', subscription: { type: 'UNSCHEDULED' } }, freshPan());
+      const paths = Array.from({ length: 8 }, () => rx.newPath('eight'));
+      const body = ok(
+        await m.api.post(`${API}/mit/batch`, {
+          transactions: paths.map((p, i) => ({ subscriptionId: session.subscriptionId, amount: 310 + i, currency: 'DKK', notificationUrl: rx.url(p) })),
+        }),
+        'POST /mit/batch',
+      );
+      const hits = await Promise.all(paths.map((p, i) => waitFor(() => rx.at(p)[0], `callback ${i}`)));
+      assert.deepEqual(
+        hits.map((h) => h.body.transaction.state),
+        Array(8).fill('SUCCESS'),
+      );
+      const ids: string[] = body.transactions.map((r: any) => clearhausIdOf(s.fake, r.transaction.id));
+      const previous = body.transactions.map((r: any) => theAuthorizationOrNull(r.transaction.id)?.form['series[previous][id]']);
+      // One chain: the window's authorization, then each one named exactly once by the next.
+      const first = clearhausIdOf(s.fake, session.transactionId);
+      assert.equal(new Set(previous).size, 8, `each authorization named once: ${JSON.stringify(previous)}`);
+      assert.ok(previous.includes(first), 'the first names the window');
+      assert.ok(
+        previous.every((p: string, i: number) => p !== ids[i] && (p === first || ids.includes(p))),
+        JSON.stringify(previous),
+      );
+    });
+
     test('payment link and multi-link: paid in the window, each an authorization with the CSC, initiator=cardholder and our id', async () => {
       const link = await createLink(m, { amount: 1999, reference: 'inv-ch' });
       const paid = await postForm(s.t, link.url, windowCard(freshPan()));

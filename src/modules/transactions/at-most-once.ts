@@ -21,8 +21,12 @@ import type { Operation, Transaction } from './transaction.js';
 /** An acquirer's final answer. */
 export type Answer = Extract<AcquirerResult, { outcome: 'approved' | 'declined' }>;
 
-/** What sending came to: the acquirer's result, or `wait` — another sender's request may still be answered before `untilMs`. */
-export type Sent = AcquirerResult | { outcome: 'wait'; untilMs: number };
+/**
+ * What sending came to: the acquirer's result, or `wait` — another sender's request may still be
+ * answered before `untilMs`, or (`seriesHeld`) another payment of the card is on the wire: nothing
+ * was written, nothing sent.
+ */
+export type Sent = AcquirerResult | { outcome: 'wait'; untilMs: number; seriesHeld?: true };
 
 /** Beyond the connector's own timeout, how long a sender may take to record its answer before nobody expects it. */
 export const SENDER_GRACE_MS = 15_000;
@@ -89,7 +93,7 @@ export class AtMostOnce<R extends Repos> {
       });
     } catch (err) {
       if (!(err instanceof SeriesHeld)) throw err;
-      return { outcome: 'wait', untilMs: nowMs + SERIES_WAIT_MS };
+      return { outcome: 'wait', untilMs: nowMs + SERIES_WAIT_MS, seriesHeld: true };
     }
     if (!recorded) return this.sentBefore(route, op);
     const result = await send(recorded.reference);

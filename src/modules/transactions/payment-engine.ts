@@ -702,6 +702,10 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     if (sent.outcome === 'pending' || sent.outcome === 'not_sent') {
       return { result: { outcome: 'unknown', pending: sent.outcome === 'pending', operation: op }, next: null };
     }
+    // A job whose card's series is on the wire comes back without spending an attempt: a card's MITs go one by one.
+    if (sent.outcome === 'wait' && sent.seriesHeld && job) {
+      throw new Deferred(`another payment of the card of operation ${op.id} is on the wire; it comes back`, sent.untilMs - this.deps.clock.now());
+    }
     if (sent.outcome === 'wait') {
       return { result: { outcome: 'unknown', pending: false, operation: op, retryInMs: Math.max(0, sent.untilMs - this.deps.clock.now()) }, next: null };
     }
