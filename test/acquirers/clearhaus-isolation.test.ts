@@ -37,6 +37,8 @@ const CLEARHAUS_MOTOS = 6;
 const CLEARHAUS_MITS = 6;
 /** A Clearhaus MIT batch of more entries than the payments job lane has slots (64, runtime.ts). */
 const LANE_BATCH = 80;
+/** The cards it is spread over: more than the connector takes at once. */
+const LANE_CARDS = 8;
 /** How long each phase samples the sandbox merchant; the loaded phase must end before HOLD_MS. */
 const SAMPLE_MS = 6_000;
 const WARMUP_MS = 3_000;
@@ -203,6 +205,31 @@ for (const kind of await availableStores()) {
     /** The sandbox MIT → callback p99 with Clearhaus idle (the first test's baseline). */
     let idleCallbackP99: number | null = null;
 
+    /** A card stored through the Clearhaus merchant's window; its subscription (MITs go one at a time per card). */
+    async function clearhausCard(customerId: string): Promise<string> {
+      const init = ok(
+        await clearhaus.api.post(`${API}/cit`, {
+          pointOfSaleId: clearhaus.onlinePointOfSaleId,
+          amount: 100,
+          currency: 'DKK',
+          customerId,
+          subscription: { type: 'UNSCHEDULED' },
+        }),
+        'POST /cit (clearhaus)',
+      );
+      const window = await postForm(t, init.paymentWindowUrl, {
+        number: freshPan(),
+        expiryMonth: '12',
+        expiryYear: String(expiryYear()),
+        cvc: '123',
+        holderName: 'Test Holder',
+      });
+      assert.ok([200, 303].includes(window.status), `window: ${window.status} ${window.text.slice(0, 300)}`);
+      const session = ok(await clearhaus.api.get(`${API}/sessions/${init.session.id}`), 'GET session').session;
+      assert.equal(session.state, 'COMPLETED', JSON.stringify(session));
+      return session.subscriptionId;
+    }
+
     before(async () => {
       fake = await startClearhausFake({ merchants: [{ apiKey, mcc: '5734' }] });
       relay = await startCountingRelay(fake.port);
@@ -222,27 +249,7 @@ for (const kind of await availableStores()) {
       clearhaus = await t.createMerchant({ physical: false });
       ok(await putAgreement(t.operator, clearhaus.accountId, { acquirer: 'clearhaus', apiKey, mcc: '5734' }), 'PUT clearhaus agreement');
       // A card stored through the Clearhaus window: its series lets the merchant send MITs there.
-      const init = ok(
-        await clearhaus.api.post(`${API}/cit`, {
-          pointOfSaleId: clearhaus.onlinePointOfSaleId,
-          amount: 100,
-          currency: 'DKK',
-          customerId: 'cust-clearhaus',
-          subscription: { type: 'UNSCHEDULED' },
-        }),
-        'POST /cit (clearhaus)',
-      );
-      const window = await postForm(t, init.paymentWindowUrl, {
-        number: freshPan(),
-        expiryMonth: '12',
-        expiryYear: String(expiryYear()),
-        cvc: '123',
-        holderName: 'Test Holder',
-      });
-      assert.ok([200, 303].includes(window.status), `window: ${window.status} ${window.text.slice(0, 300)}`);
-      const session = ok(await clearhaus.api.get(`${API}/sessions/${init.session.id}`), 'GET session').session;
-      assert.equal(session.state, 'COMPLETED', JSON.stringify(session));
-      clearhausSubscription = session.subscriptionId;
+      clearhausSubscription = await clearhausCard('cust-clearhaus');
       assert.equal(fake.requestsTo(AUTHORIZATIONS).length, 1, 'the stored card was authorized at Clearhaus');
     });
     after(async () => {
@@ -381,6 +388,9 @@ for (const kind of await availableStores()) {
     // than the lane filled it and every other merchant's drive jobs waited. A saturated connector
     // now gives the job back (Deferred) before anything is sent.
     test(`a Clearhaus MIT batch larger than the job lane does not delay the sandbox merchant's MIT callbacks`, async () => {
+      // A card's MITs go one at a time (its series names the latest authorization): the batch spans cards.
+      const cards: string[] = [];
+      for (let i = 0; i < LANE_CARDS; i++) cards.push(await clearhausCard(`cust-lane-${i}`));
       const held = fake.script({ method: 'POST', path: AUTHORIZATIONS, action: { slow: HOLD_MS }, times: LANE_BATCH });
       const sentBefore = fake.requestsTo(AUTHORIZATIONS).length;
       const loadStarted = performance.now();
@@ -388,7 +398,7 @@ for (const kind of await availableStores()) {
         ok(
           await clearhaus.api.post(`${API}/mit/batch`, {
             transactions: Array.from({ length: LANE_BATCH }, (_, i) => ({
-              subscriptionId: clearhausSubscription,
+              subscriptionId: cards[i % LANE_CARDS],
               amount: 100,
               currency: 'DKK',
               reference: `ch-lane-${i}`,

@@ -218,9 +218,19 @@ export class ClearhausClient {
     return this.limit.waiting;
   }
 
-  /** Every slot is taken: a new request would wait for one. */
+  /**
+   * Requests it takes at once: `maxInFlight` on the wire and a line of half as many waiting in
+   * memory for a slot. A payment between its at-most-once record and its send holds a place
+   * without using the wire; without the line, a busy connector turned such gaps into deferred jobs
+   * (a database write and 200 ms each), which fed on themselves under load.
+   */
+  get capacity(): number {
+    return this.maxInFlight + Math.ceil(this.maxInFlight / 2);
+  }
+
+  /** Every place is taken: the wire and its line. */
   get saturated(): boolean {
-    return this.limit.inFlight + this.limit.waiting >= this.maxInFlight;
+    return this.limit.inFlight + this.limit.waiting >= this.capacity;
   }
 
   /** A signed form POST (`body` already encoded; the empty string for a void). */

@@ -92,12 +92,12 @@ export class ClearhausAcquirer implements Acquirer {
 
   constructor(options: ClearhausAcquirerOptions) {
     this.client = new ClearhausClient(options);
-    this.capacity = options.maxInFlight;
+    this.capacity = this.client.capacity;
     this.callTimeoutMs = options.timeoutMs;
     this.logger = options.logger ?? null;
   }
 
-  /** CLEARHAUS_MAX_IN_FLIGHT requests are out (or waiting): a job should come back later rather than wait in line here. */
+  /** CLEARHAUS_MAX_IN_FLIGHT requests are out and its line is full: a job should come back later rather than wait here. */
   busy(): boolean {
     return this.client.saturated;
   }

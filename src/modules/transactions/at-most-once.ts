@@ -7,8 +7,8 @@
  * outcome in doubt. A request that provably never left (connection refused) is forgotten, so the
  * drive job may send it later. Repeatable connectors (the simulator) are called as they are.
  *
- * A request that names the latest authorization of a card's series (INTERFACE §12.3) also claims
- * the series in that commit, and is sent with the reference the claim read: while one is on the
+ * A request that names the latest authorization of a card's series (INTERFACE §12.3) claims the
+ * series first, and is sent with the reference the claim read: while one is on the
  * wire, the next payment of the card waits (`wait`), so it names the authorization that one leaves.
  */
 import type { Clock } from '../../clock.js';
@@ -39,18 +39,16 @@ export interface SeriesOf {
   paymentMethodId: string;
 }
 
-/** Rolls back the record of a request whose series another request holds. */
-class SeriesHeld extends Error {}
-
 export interface AtMostOnceDeps<R> {
   transaction<T>(fn: (repos: R) => Promise<T>): Promise<T>;
   requests: AcquirerRequestsRepository;
+  paymentMethods: Pick<PaymentMethodsRepository, 'claimSeries'>;
   clock: Clock;
 }
 
 type Repos = {
   acquirerRequests: AcquirerRequestsRepository;
-  paymentMethods: Pick<PaymentMethodsRepository, 'claimSeries' | 'releaseSeries'>;
+  paymentMethods: Pick<PaymentMethodsRepository, 'releaseSeries'>;
 };
 
 export class AtMostOnce<R extends Repos> {
@@ -71,32 +69,27 @@ export class AtMostOnce<R extends Repos> {
     if (route.acquirer.isRepeatable(call)) return send(null);
     const nowMs = this.deps.clock.now();
     const sentAt = new Date(nowMs).toISOString();
-    let recorded: { reference: string | null } | null;
-    try {
-      recorded = await this.deps.transaction(async (repos) => {
-        const fresh = await repos.acquirerRequests.recordSending({
-          operationId: op.id,
-          accountId: tx.accountId,
-          transactionId: tx.id,
-          acquirer: route.acquirer.name,
-          call,
-          amount: op.amount,
-          currency: tx.currency,
-          sentAt,
-        });
-        if (!fresh) return null;
-        if (!series) return { reference: null };
-        const staleBefore = new Date(nowMs - route.acquirer.callTimeoutMs - SENDER_GRACE_MS).toISOString();
-        const reference = await repos.paymentMethods.claimSeries(tx.accountId, series.paymentMethodId, op.id, sentAt, staleBefore);
-        if (reference === null) throw new SeriesHeld();
-        return { reference };
-      });
-    } catch (err) {
-      if (!(err instanceof SeriesHeld)) throw err;
-      return { outcome: 'wait', untilMs: nowMs + SERIES_WAIT_MS, seriesHeld: true };
+    // Each write is one autocommitted statement (no transaction to hold a connection for). The claim
+    // goes first: a claim whose record never followed (a crash between) is its own operation's,
+    // which claims again when it is driven again; a record never exists without its claim.
+    let reference: string | null = null;
+    if (series) {
+      const staleBefore = new Date(nowMs - route.acquirer.callTimeoutMs - SENDER_GRACE_MS).toISOString();
+      reference = await this.deps.paymentMethods.claimSeries(tx.accountId, series.paymentMethodId, op.id, sentAt, staleBefore);
+      if (reference === null) return { outcome: 'wait', untilMs: nowMs + SERIES_WAIT_MS, seriesHeld: true };
     }
+    const recorded = await this.deps.requests.recordSending({
+      operationId: op.id,
+      accountId: tx.accountId,
+      transactionId: tx.id,
+      acquirer: route.acquirer.name,
+      call,
+      amount: op.amount,
+      currency: tx.currency,
+      sentAt,
+    });
     if (!recorded) return this.sentBefore(route, op);
-    const result = await send(recorded.reference);
+    const result = await send(reference);
     if (result.outcome === 'not_sent') {
       await this.deps.transaction(async (repos) => {
         await repos.acquirerRequests.forgetUnsent(op.id);

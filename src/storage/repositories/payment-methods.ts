@@ -1,4 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { joinable } from '../pg-write-combining.js';
 import { type CardDetails, type CardSeries, displayTextOf, type PaymentMethod, type PaymentMethodType } from '../../modules/payment-methods/payment-method.js';
 import type { CardUpdate, LegacyCardRow, PaymentMethodsRepository } from '../../modules/payment-methods/payment-methods.repository.js';
 import type { Database, PaymentMethodsTable } from '../schema.js';
@@ -184,6 +185,8 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
     return Number(result.numUpdatedRows);
   }
 
+  // recordSeries and releaseSeries write a row only their operation writes at that moment (the
+  // claim's holder, or the customer payment that stored the card): joinable with other answers' commits.
   async recordSeries(accountId: string, id: string, series: CardSeries, claimedBy?: string): Promise<void> {
     let update = this.db
       .updateTable('paymentMethods')
@@ -191,7 +194,7 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
       .where('id', '=', id)
       .where('accountId', '=', accountId);
     if (claimedBy !== undefined) update = update.where('seriesClaimedBy', '=', claimedBy);
-    await update.execute();
+    await joinable(update).execute();
   }
 
   async claimSeries(accountId: string, id: string, operationId: string, at: string, staleBefore: string): Promise<string | null> {
@@ -208,12 +211,13 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
   }
 
   async releaseSeries(accountId: string, id: string, operationId: string): Promise<void> {
-    await this.db
-      .updateTable('paymentMethods')
-      .set({ seriesClaimedBy: null, seriesClaimedAt: null })
-      .where('id', '=', id)
-      .where('accountId', '=', accountId)
-      .where('seriesClaimedBy', '=', operationId)
-      .execute();
+    await joinable(
+      this.db
+        .updateTable('paymentMethods')
+        .set({ seriesClaimedBy: null, seriesClaimedAt: null })
+        .where('id', '=', id)
+        .where('accountId', '=', accountId)
+        .where('seriesClaimedBy', '=', operationId),
+    ).execute();
   }
 }
