@@ -16,12 +16,10 @@
  *     (the simulator), one with a `clearhaus` agreement put before its CITs, so that each CIT is
  *     authorized at the fake and stores its card with a series (series[type]=unscheduled); every
  *     MIT then names the latest approved authorization of its card (series[previous][id]). The
- *     fake refuses one that does not (clearhaus.md §2.1, 40000), and the service does not order the
- *     MITs of one card: a second one read before the first one's answer was recorded names the
- *     same authorization and is refused. So two MITs on one card must not be in flight at once:
- *     the load generator takes the subscriptions in turn, and with SUBSCRIPTIONS of them a card
- *     comes round again only after SUBSCRIPTIONS / rate seconds (past a rate's limit, when MITs
- *     wait for seconds, refusals do come: each step prints the fake's answers).
+ *     fake refuses one that does not (clearhaus.md §2.1, 40000). The service sends a card's MITs
+ *     one at a time (its series is claimed while one is on the wire) and a waiting one comes back
+ *     250 ms later, so the load generator takes the subscriptions in turn: with SUBSCRIPTIONS of
+ *     them a card comes round again only after SUBSCRIPTIONS / rate seconds.
  *
  * Then, the two merchants taken in turn (simulator, Clearhaus, simulator, ...):
  *   1. c)'s search for the highest MIT → callback rate sustained (2 000/s first, then below; a
