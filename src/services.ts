@@ -229,7 +229,6 @@ export function buildServices(deps: ServiceDeps): Services {
         : Promise.resolve(),
     routing: new AgreementRouting({ sandbox: acquirer, clearhaus: deps.clearhaus ?? null, agreements: acquirerAgreements, sandboxMode: deps.config.sandbox }),
     acquirerRequests: store.acquirerRequests,
-    paymentMethods: store.paymentMethods,
     clock,
     // A final transaction's callback row (with its body) and job are written in the commit that made it final.
     callbacks,

@@ -170,7 +170,7 @@ function repositories(
     multiLinks: new KyselyMultiLinksRepository(db),
     dashboardSessions: new KyselyDashboardSessionsRepository(db),
     acquirerAgreements: new KyselyAcquirerAgreementsRepository(db, dialect),
-    acquirerRequests: new KyselyAcquirerRequestsRepository(db),
+    acquirerRequests: new KyselyAcquirerRequestsRepository(db, dialect),
   };
 }
 

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { newId } from '../../src/shared/ids.js';
 import type { CardDetails } from '../../src/modules/payment-methods/payment-method.js';
 import { availableStores } from '../support/stores.js';
-import { iso, openTestStore, seedAccount, T0, type TestStore } from '../foundation/fixtures.js';
+import { iso, newOperation, newPointOfSale, newTransaction, openTestStore, seedAccount, T0, type TestStore } from '../foundation/fixtures.js';
 
 for (const kind of await availableStores()) {
   describe(`series claims (${kind})`, () => {
@@ -83,6 +83,47 @@ for (const kind of await availableStores()) {
       const method = await t.store.paymentMethods.findById(accountId, card);
       assert.equal(method?.series?.reference, 'auth-1');
       assert.equal(await claim(card, 'op-c', T0 + 60_010, T0 + 1), null, 'op-b holds it now');
+    });
+
+    /** An operation row to record a request of (acquirer_requests refers to it). */
+    async function operation(): Promise<{ operationId: string; transactionId: string }> {
+      const pos = newPointOfSale(accountId, 'ONLINE');
+      await t.store.pointsOfSale.insert(pos, 'sealed');
+      const tx = newTransaction(accountId, pos.id, { scaMode: 'SKIP', instantCapture: 'OFF' });
+      await t.store.transactions.insert([tx]);
+      const op = newOperation(tx);
+      await t.store.transactions.insertOperations([op]);
+      return { operationId: op.id, transactionId: tx.id };
+    }
+    const sending = (o: { operationId: string; transactionId: string }) => ({
+      ...o,
+      accountId,
+      acquirer: 'clearhaus',
+      call: 'authorize' as const,
+      amount: 1000,
+      currency: 'DKK',
+      sentAt: iso(T0),
+    });
+
+    test('a request in a series is recorded only with its claim, in one step', async () => {
+      const card = await storedCard('auth-1');
+      const [a, b] = [await operation(), await operation()];
+      const staleBefore = iso(T0 - 1);
+      const first = await t.store.acquirerRequests.recordSendingInSeries(sending(a), { paymentMethodId: card, staleBefore });
+      assert.deepEqual(first, { reference: 'auth-1', recorded: true });
+      const held = await t.store.acquirerRequests.recordSendingInSeries(sending(b), { paymentMethodId: card, staleBefore });
+      assert.deepEqual(held, { reference: null, recorded: false }, 'the series is on the wire with a');
+      assert.equal(await t.store.acquirerRequests.find(b.operationId), null, 'nothing recorded for b');
+      const again = await t.store.acquirerRequests.recordSendingInSeries(sending(a), { paymentMethodId: card, staleBefore });
+      assert.deepEqual(again, { reference: 'auth-1', recorded: false }, 'a was recorded before: never sent twice');
+      await t.store.paymentMethods.recordSeries(accountId, card, { type: 'recurring', reference: 'auth-2', agreementId: 'agr-1' }, a.operationId);
+      t.store.counters.start();
+      const next = await t.store.acquirerRequests.recordSendingInSeries(sending(b), { paymentMethodId: card, staleBefore });
+      const counted = t.store.counters.stop();
+      assert.deepEqual(next, { reference: 'auth-2', recorded: true });
+      // PostgreSQL: one statement of writing CTEs, committed by itself; SQLite: the claim, then the record.
+      assert.deepEqual([counted.writes, counted.commits], kind === 'postgres' ? [1, 1] : [2, 2], JSON.stringify(counted));
+      assert.equal((await t.store.acquirerRequests.find(b.operationId))?.amount, 1000);
     });
 
     test('a card without a series, or of another account, is never claimed', async () => {

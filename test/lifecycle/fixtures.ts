@@ -24,7 +24,6 @@ export function engineOver(t: TestRuntime, deps: Partial<EngineDeps<Repositories
     transaction: (fn) => store.transaction(fn),
     routing: singleAcquirer(new ScriptedAcquirer()),
     acquirerRequests: store.acquirerRequests,
-    paymentMethods: store.paymentMethods,
     callbacks: { scheduleInCommit: async () => undefined, writeInCommit: async () => null },
     openInstrument: () => ({ kind: 'wallet', paymentMethodType: 'CARD' }),
     clock: t.runtime.clock,

@@ -27,9 +27,28 @@ export type InDoubtResolution = 'SUCCEEDED' | 'FAILED';
 
 export type NewAcquirerRequest = Pick<AcquirerRequest, 'operationId' | 'accountId' | 'transactionId' | 'acquirer' | 'call' | 'amount' | 'currency' | 'sentAt'>;
 
+/** The card series a request names (its latest approved authorization), and when a claim on it is stale. */
+export interface SeriesOfRequest {
+  paymentMethodId: string;
+  /** A claim made before this (ISO) belongs to a sender that stopped: it may be taken over. */
+  staleBefore: string;
+}
+
+/** `reference`: the series' latest authorization, claimed for the request (null: another operation holds it, nothing written). */
+export interface SendingInSeries {
+  reference: string | null;
+  /** False: a request was recorded before (it may be out already). */
+  recorded: boolean;
+}
+
 export interface AcquirerRequestsRepository {
   /** Records that the request is about to go out; false (nothing written) when one was recorded before: it may be out already. */
   recordSending(request: NewAcquirerRequest): Promise<boolean>;
+  /**
+   * Claims the card's series for the request (as PaymentMethodsRepository.claimSeries) and, once
+   * claimed, records it (as recordSending): one request per series on the wire.
+   */
+  recordSendingInSeries(request: NewAcquirerRequest, series: SeriesOfRequest): Promise<SendingInSeries>;
   find(operationId: string): Promise<AcquirerRequest | null>;
   /** The request provably never left (connection refused): forgotten, so that it may be sent. */
   forgetUnsent(operationId: string): Promise<void>;

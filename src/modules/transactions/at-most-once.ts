@@ -42,7 +42,6 @@ export interface SeriesOf {
 export interface AtMostOnceDeps<R> {
   transaction<T>(fn: (repos: R) => Promise<T>): Promise<T>;
   requests: AcquirerRequestsRepository;
-  paymentMethods: Pick<PaymentMethodsRepository, 'claimSeries'>;
   clock: Clock;
 }
 
@@ -69,16 +68,8 @@ export class AtMostOnce<R extends Repos> {
     if (route.acquirer.isRepeatable(call)) return send(null);
     const nowMs = this.deps.clock.now();
     const sentAt = new Date(nowMs).toISOString();
-    // Each write is one autocommitted statement (no transaction to hold a connection for). The claim
-    // goes first: a claim whose record never followed (a crash between) is its own operation's,
-    // which claims again when it is driven again; a record never exists without its claim.
-    let reference: string | null = null;
-    if (series) {
-      const staleBefore = new Date(nowMs - route.acquirer.callTimeoutMs - SENDER_GRACE_MS).toISOString();
-      reference = await this.deps.paymentMethods.claimSeries(tx.accountId, series.paymentMethodId, op.id, sentAt, staleBefore);
-      if (reference === null) return { outcome: 'wait', untilMs: nowMs + SERIES_WAIT_MS, seriesHeld: true };
-    }
-    const recorded = await this.deps.requests.recordSending({
+    // The record (with the series claim) is written by itself, without a transaction to hold a connection for.
+    const request = {
       operationId: op.id,
       accountId: tx.accountId,
       transactionId: tx.id,
@@ -87,7 +78,16 @@ export class AtMostOnce<R extends Repos> {
       amount: op.amount,
       currency: tx.currency,
       sentAt,
-    });
+    };
+    let reference: string | null = null;
+    let recorded: boolean;
+    if (series) {
+      const staleBefore = new Date(nowMs - route.acquirer.callTimeoutMs - SENDER_GRACE_MS).toISOString();
+      ({ reference, recorded } = await this.deps.requests.recordSendingInSeries(request, { paymentMethodId: series.paymentMethodId, staleBefore }));
+      if (reference === null) return { outcome: 'wait', untilMs: nowMs + SERIES_WAIT_MS, seriesHeld: true };
+    } else {
+      recorded = await this.deps.requests.recordSending(request);
+    }
     if (!recorded) return this.sentBefore(route, op);
     const result = await send(reference);
     if (result.outcome === 'not_sent') {

@@ -193,8 +193,6 @@ export interface EngineDeps<R extends PipelineRepos> {
   routing: AcquirerRouting;
   /** The store's acquirer requests, read outside a commit (the at-most-once record, requests in doubt). */
   acquirerRequests: AcquirerRequestsRepository;
-  /** The store's payment methods outside a commit (a card series claimed before its request is recorded). */
-  paymentMethods: Pick<PaymentMethodsRepository, 'claimSeries'>;
   /** Writes a final transaction's callback in the commit that made it final. */
   callbacks: CallbackScheduler<R>;
   /** Opens a stored payment method, read with its sealed number, for an acquirer call. */
@@ -279,12 +277,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   private readonly jobCalls = new Map<Acquirer, number>();
 
   constructor(private readonly deps: EngineDeps<R>) {
-    this.atMostOnce = new AtMostOnce<R>({
-      transaction: deps.transaction,
-      requests: deps.acquirerRequests,
-      paymentMethods: deps.paymentMethods,
-      clock: deps.clock,
-    });
+    this.atMostOnce = new AtMostOnce<R>({ transaction: deps.transaction, requests: deps.acquirerRequests, clock: deps.clock });
   }
 
   /** Declares what the payments of one kind of flow do in their final commit; each kind once. */

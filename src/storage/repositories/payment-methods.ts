@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
 import { joinable } from '../pg-write-combining.js';
 import { type CardDetails, type CardSeries, displayTextOf, type PaymentMethod, type PaymentMethodType } from '../../modules/payment-methods/payment-method.js';
 import type { CardUpdate, LegacyCardRow, PaymentMethodsRepository } from '../../modules/payment-methods/payment-methods.repository.js';
@@ -198,15 +198,7 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
   }
 
   async claimSeries(accountId: string, id: string, operationId: string, at: string, staleBefore: string): Promise<string | null> {
-    const row = await this.db
-      .updateTable('paymentMethods')
-      .set({ seriesClaimedBy: operationId, seriesClaimedAt: at })
-      .where('id', '=', id)
-      .where('accountId', '=', accountId)
-      .where('seriesReference', 'is not', null)
-      .where((eb) => eb.or([eb('seriesClaimedBy', 'is', null), eb('seriesClaimedBy', '=', operationId), eb('seriesClaimedAt', '<', staleBefore)]))
-      .returning('seriesReference')
-      .executeTakeFirst();
+    const row = await claimSeriesQuery(this.db, { accountId, id, operationId, at, staleBefore }).executeTakeFirst();
     return row?.seriesReference ?? null;
   }
 
@@ -220,4 +212,25 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
         .where('seriesClaimedBy', '=', operationId),
     ).execute();
   }
+}
+
+export interface SeriesClaim {
+  accountId: string;
+  /** The payment method. */
+  id: string;
+  operationId: string;
+  at: string;
+  staleBefore: string;
+}
+
+/** The claim of a card's series (PaymentMethodsRepository.claimSeries): the update, returning the reference when claimed. */
+export function claimSeriesQuery(db: QueryCreator<Database>, c: SeriesClaim) {
+  return db
+    .updateTable('paymentMethods')
+    .set({ seriesClaimedBy: c.operationId, seriesClaimedAt: c.at })
+    .where('id', '=', c.id)
+    .where('accountId', '=', c.accountId)
+    .where('seriesReference', 'is not', null)
+    .where((eb) => eb.or([eb('seriesClaimedBy', 'is', null), eb('seriesClaimedBy', '=', c.operationId), eb('seriesClaimedAt', '<', c.staleBefore)]))
+    .returning('seriesReference');
 }
