@@ -102,7 +102,7 @@ function CreateWebhook({ onCreated }: { onCreated: () => Promise<void> }) {
 
 export function Webhooks() {
   const [page, setPage] = useState(1);
-  const list = useApi<PageEnvelope<{ webhook: Webhook }>>(`/webhooks?page=${page}&perPage=25`);
+  const list = useApi<PageEnvelope<Webhook>>(`/webhooks?page=${page}&perPage=25`);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const items = list.data?.items;
   return (
@@ -112,7 +112,7 @@ export function Webhooks() {
       <ListState loaded={list} count={items?.length} empty="No webhooks yet." />
       {items && items.length > 0 && (
         <ListTable caption="Webhooks" columns={['URL', 'Events', 'Status', 'Actions']}>
-          {items.map(({ webhook: w }) => (
+          {items.map((w) => (
             <tr key={w.id} data-webhook={w.id}>
               <td class="reference">
                 <a href={`#/webhooks/${encodeURIComponent(w.id)}`}>{w.url}</a>

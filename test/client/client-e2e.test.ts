@@ -56,7 +56,7 @@ for (const kind of await availableStores()) {
       assert.equal(error, undefined, JSON.stringify(error));
       webhookId = data!.webhook.id;
       const listed = [];
-      for await (const item of api.items(`${V1}/webhooks`)) listed.push(item.webhook.id);
+      for await (const item of api.items(`${V1}/webhooks`)) listed.push(item.id);
       assert.deepEqual(listed, [webhookId]);
     });
 

@@ -192,14 +192,12 @@ for (const kind of await availableStores()) {
         await webhookStatus.filter({ hasText: 'Active' }).waitFor();
         await page.getByRole('button', { name: `Pause webhook ${hookUrl}` }).click();
         await webhookStatus.filter({ hasText: 'Paused (PAUSED_BY_MERCHANT)' }).waitFor();
-        const [hook] = (await m.api.get(`${API}/webhooks`)).body.items as Array<{
-          webhook: { id: string; pausedAt: string | null; pauseReason: string | null };
-        }>;
-        assert.ok(hook!.webhook.pausedAt, 'paused via the API too');
-        assert.equal(hook!.webhook.pauseReason, 'PAUSED_BY_MERCHANT');
+        const [hook] = (await m.api.get(`${API}/webhooks`)).body.items as Array<{ id: string; pausedAt: string | null; pauseReason: string | null }>;
+        assert.ok(hook!.pausedAt, 'paused via the API too');
+        assert.equal(hook!.pauseReason, 'PAUSED_BY_MERCHANT');
         await page.getByRole('button', { name: `Resume webhook ${hookUrl}` }).click();
         await webhookStatus.filter({ hasText: 'Active' }).waitFor();
-        assert.equal((await m.api.get(`${API}/webhooks/${hook!.webhook.id}`)).body.webhook.pausedAt, null, 'resumed via the API too');
+        assert.equal((await m.api.get(`${API}/webhooks/${hook!.id}`)).body.webhook.pausedAt, null, 'resumed via the API too');
         await page.getByRole('link', { name: hookUrl }).click();
         await page.getByRole('heading', { name: 'Recent deliveries' }).waitFor();
         await page.getByText('No deliveries yet.').waitFor();

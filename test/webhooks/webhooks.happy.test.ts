@@ -43,8 +43,9 @@ for (const kind of await availableStores()) {
       const list = await m.api.get(`${API}/webhooks?perPage=500`);
       assert.equal(list.status, 200);
       assert.deepEqual(
-        list.body.items.find((i: any) => i.webhook.id === webhook.id),
-        { webhook },
+        list.body.items.find((i: any) => i.id === webhook.id),
+        webhook,
+        'list items are bare records (INTERFACE §11.9)',
       );
       assert.ok(!got.text.includes(secret) && !list.text.includes(secret));
     });
@@ -180,7 +181,7 @@ for (const kind of await availableStores()) {
       await advance(t, 2);
       await sleep(500);
       assert.equal(rx.at(path).length, 0, 'nothing while paused');
-      const listed = (await m.api.get(`${API}/webhooks?perPage=500`)).body.items.map((i: any) => i.webhook.id);
+      const listed = (await m.api.get(`${API}/webhooks?perPage=500`)).body.items.map((i: any) => i.id);
       assert.ok(listed.includes(webhook.id), 'a paused webhook stays listed');
 
       const resumed = await m.api.post(`${API}/webhooks/${webhook.id}/resume`);
@@ -197,7 +198,7 @@ for (const kind of await availableStores()) {
       const res = await m.api.delete(`${API}/webhooks/${webhook.id}`);
       assert.equal(res.status, 200);
       assert.equal((await m.api.get(`${API}/webhooks/${webhook.id}`)).status, 404);
-      const listed = (await m.api.get(`${API}/webhooks?perPage=500`)).body.items.map((i: any) => i.webhook.id);
+      const listed = (await m.api.get(`${API}/webhooks?perPage=500`)).body.items.map((i: any) => i.id);
       assert.ok(!listed.includes(webhook.id));
       await emit(t, m, 'subscription-billing.agreement-active.v1');
       await advance(t, 2);

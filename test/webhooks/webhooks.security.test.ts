@@ -55,7 +55,7 @@ for (const kind of await availableStores()) {
         assert.ok(!res.text.includes(webhook.url), 'no data of the other merchant');
       }
       const theirs = await b.api.get(`${API}/webhooks?perPage=500`);
-      assert.ok(!theirs.body.items.some((i: any) => i.webhook.id === webhook.id));
+      assert.ok(!theirs.body.items.some((i: any) => i.id === webhook.id));
       const ours = (await a.api.get(`${API}/webhooks/${webhook.id}`)).body.webhook;
       assert.deepEqual(ours, webhook, 'not deleted, paused or resumed by B');
     });

@@ -1,6 +1,6 @@
 import { PageEnvelope, PageQuery, pageEnvelope, pageOffset } from '../../shared/pagination.js';
 import { defineRoute, EMPTY_BODY, type RouteDef } from '../../shared/route.js';
-import { CreateWebhookBody, DeliveryResponse, deliveryWire, WebhookParams, WebhookResponse, webhookWire } from './webhooks.schemas.js';
+import { CreateWebhookBody, DeliveryResponse, deliveryWire, WebhookParams, WebhookRecord, WebhookResponse, webhookWire } from './webhooks.schemas.js';
 import type { WebhooksService } from './webhooks.service.js';
 
 export function webhooksRoutes(service: WebhooksService): RouteDef[] {
@@ -21,10 +21,14 @@ export function webhooksRoutes(service: WebhooksService): RouteDef[] {
       url: '/webhooks',
       summary: "List the merchant's webhooks (paused ones included)",
       rateLimit: 'list',
-      schema: { querystring: PageQuery, response: { 200: PageEnvelope(WebhookResponse) } },
+      schema: { querystring: PageQuery, response: { 200: PageEnvelope(WebhookRecord) } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
         const page = await service.list(accountId, pageOffset(query.page, query.perPage), query.perPage);
-        return pageEnvelope({ ...query, url: baseUrl + path, query: rawQuery }, page.items.map(webhookWire), page.total);
+        return pageEnvelope(
+          { ...query, url: baseUrl + path, query: rawQuery },
+          page.items.map((w) => webhookWire(w).webhook),
+          page.total,
+        );
       },
     }),
     defineRoute({

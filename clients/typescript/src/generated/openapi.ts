@@ -5435,16 +5435,14 @@ export interface paths {
                             nextPage: number | null;
                             previousPage: number | null;
                             items: {
-                                webhook: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    url: string;
-                                    events: ("transaction.success.v1" | "transaction.failed.v1" | "transaction.captured.v1" | "transaction.refunded.v1" | "transaction.voided.v1" | "transaction.renewed.v1" | "subscription.disabled.v1" | "subscription-billing.charge-created.v1" | "subscription-billing.charge-success.v1" | "subscription-billing.charge-failed.v1" | "subscription-billing.agreement-active.v1" | "subscription-billing.agreement-stopped.v1" | "settlement.transfer-ready.v1")[];
-                                    pausedAt: string | null;
-                                    pauseReason: ("ERROR_RATE_TOO_HIGH" | "PAUSED_BY_MERCHANT") | null;
-                                    /** Format: date-time */
-                                    createdAt: string;
-                                };
+                                /** Format: uuid */
+                                id: string;
+                                url: string;
+                                events: ("transaction.success.v1" | "transaction.failed.v1" | "transaction.captured.v1" | "transaction.refunded.v1" | "transaction.voided.v1" | "transaction.renewed.v1" | "subscription.disabled.v1" | "subscription-billing.charge-created.v1" | "subscription-billing.charge-success.v1" | "subscription-billing.charge-failed.v1" | "subscription-billing.agreement-active.v1" | "subscription-billing.agreement-stopped.v1" | "settlement.transfer-ready.v1")[];
+                                pausedAt: string | null;
+                                pauseReason: ("ERROR_RATE_TOO_HIGH" | "PAUSED_BY_MERCHANT") | null;
+                                /** Format: date-time */
+                                createdAt: string;
                             }[];
                         };
                     };
