@@ -21,7 +21,7 @@
  * in clearhaus.md §1.5 carries `Connection: Close`).
  */
 import { type Dispatcher, Pool } from 'undici';
-import { type SigningKey, signatureHeaderOffLoop } from './signing.js';
+import { type SigningKey, signatureHeader } from './signing.js';
 
 export interface ClearhausClientOptions {
   /** e.g. `https://gateway.test.clearhaus.com` (a path prefix, if any, is kept). */
@@ -240,7 +240,7 @@ export class ClearhausClient {
       authorization: basicAuthorization(apiKey),
       'content-type': 'application/x-www-form-urlencoded',
       accept: '*/*',
-      signature: await signatureHeaderOffLoop(this.options.signingKeyId, this.options.signingKey, bytes),
+      signature: signatureHeader(this.options.signingKeyId, this.options.signingKey, bytes),
     };
     return toWireAnswer(await this.exchange('POST', path, headers, bytes));
   }

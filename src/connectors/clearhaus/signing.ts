@@ -51,17 +51,6 @@ export class SigningKey {
     return sign('sha256', typeof body === 'string' ? Buffer.from(body, 'utf8') : body, this.#key).toString('hex');
   }
 
-  /**
-   * sign, computed on libuv's thread pool: a 2048-bit signature takes about a millisecond of CPU,
-   * which on the event loop every other merchant's request and callback would wait behind.
-   */
-  signOffLoop(body: string | Uint8Array): Promise<string> {
-    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-    return new Promise((resolve, reject) => {
-      sign('sha256', bytes, this.#key, (err, signature) => (err ? reject(err) : resolve(signature.toString('hex'))));
-    });
-  }
-
   toString(): string {
     return PLACEHOLDER;
   }
@@ -106,9 +95,4 @@ export function loadSigningKey(file: string): SigningKey {
 /** The `Signature` header's value for this body. */
 export function signatureHeader(signingKeyId: string, key: SigningKey, body: string | Uint8Array): string {
   return `${signingKeyId} RS256-hex ${key.sign(body)}`;
-}
-
-/** signatureHeader, its signature computed off the event loop (SigningKey.signOffLoop). */
-export async function signatureHeaderOffLoop(signingKeyId: string, key: SigningKey, body: string | Uint8Array): Promise<string> {
-  return `${signingKeyId} RS256-hex ${await key.signOffLoop(body)}`;
 }
