@@ -52,7 +52,7 @@ export interface SessionOutbound {
 export interface SessionRepos extends PipelineRepos {
   sessions: SessionsRepository;
   subscriptions: SubscriptionsRepository;
-  paymentMethods: Pick<PaymentMethodsRepository, 'markDeleted' | 'recordSeries' | 'claimSeries' | 'releaseSeries'>;
+  paymentMethods: Pick<PaymentMethodsRepository, 'markDeleted' | 'recordSeries' | 'releaseSeries'>;
   jobs: JobQueue;
 }
 

@@ -22,7 +22,7 @@ export interface TransactionsServiceDeps {
 }
 
 /** What an operation in doubt says while it waits for an operator (INTERFACE §12.4), as its synchronous answer did. */
-export const IN_DOUBT_ERROR_CODE = 'ACQUIRER_TIMEOUT';
+const IN_DOUBT_ERROR_CODE = 'ACQUIRER_TIMEOUT';
 
 /** Read side of transactions and operations. */
 export class TransactionsService {

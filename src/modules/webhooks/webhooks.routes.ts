@@ -1,6 +1,15 @@
 import { PageEnvelope, PageQuery, pageEnvelope, pageOffset } from '../../shared/pagination.js';
 import { defineRoute, EMPTY_BODY, type RouteDef } from '../../shared/route.js';
-import { CreateWebhookBody, DeliveryResponse, deliveryWire, WebhookParams, WebhookRecord, WebhookResponse, webhookWire } from './webhooks.schemas.js';
+import {
+  CreateWebhookBody,
+  DeliveryResponse,
+  deliveryWire,
+  WebhookParams,
+  WebhookRecord,
+  webhookRecord,
+  WebhookResponse,
+  webhookWire,
+} from './webhooks.schemas.js';
 import type { WebhooksService } from './webhooks.service.js';
 
 export function webhooksRoutes(service: WebhooksService): RouteDef[] {
@@ -24,11 +33,7 @@ export function webhooksRoutes(service: WebhooksService): RouteDef[] {
       schema: { querystring: PageQuery, response: { 200: PageEnvelope(WebhookRecord) } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
         const page = await service.list(accountId, pageOffset(query.page, query.perPage), query.perPage);
-        return pageEnvelope(
-          { ...query, url: baseUrl + path, query: rawQuery },
-          page.items.map((w) => webhookWire(w).webhook),
-          page.total,
-        );
+        return pageEnvelope({ ...query, url: baseUrl + path, query: rawQuery }, page.items.map(webhookRecord), page.total);
       },
     }),
     defineRoute({

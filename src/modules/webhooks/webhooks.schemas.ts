@@ -75,9 +75,17 @@ export const DeliveryRecord = Type.Object({
 
 export const DeliveryResponse = Type.Object({ delivery: DeliveryRecord });
 
-export const webhookWire = (w: Webhook) => ({
-  webhook: { id: w.id, url: w.url, events: w.events, pausedAt: w.pausedAt, pauseReason: w.pauseReason, createdAt: w.createdAt },
+/** A webhook as the list shows it (INTERFACE §11.9); create and get wrap it (webhookWire). */
+export const webhookRecord = (w: Webhook) => ({
+  id: w.id,
+  url: w.url,
+  events: w.events,
+  pausedAt: w.pausedAt,
+  pauseReason: w.pauseReason,
+  createdAt: w.createdAt,
 });
+
+export const webhookWire = (w: Webhook) => ({ webhook: webhookRecord(w) });
 
 export const deliveryWire = (d: DeliveryWithAttempts) => ({
   delivery: {
