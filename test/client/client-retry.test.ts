@@ -89,7 +89,10 @@ describe('typed client: retries, Idempotency-Key, error bodies', () => {
 
   test('Retry-After: delta-seconds or an HTTP date', () => {
     assert.equal(retryAfterSeconds('5'), 5);
-    assert.equal(retryAfterSeconds(new Date(Date.now() + 10_000).toUTCString()), 10);
+    // A fixed clock: an HTTP date has whole seconds, so a moving one could read 9 s near a boundary.
+    const now = Date.parse('Wed, 02 Dec 2026 07:00:00 GMT');
+    assert.equal(retryAfterSeconds(new Date(now + 10_000).toUTCString(), now), 10);
+    assert.equal(retryAfterSeconds(new Date(now + 9_500).toUTCString(), now + 400), 9);
     assert.equal(retryAfterSeconds(null), null);
     assert.equal(retryAfterSeconds('soon'), null);
   });
