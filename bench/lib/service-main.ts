@@ -17,6 +17,11 @@ interface Request {
   file?: string;
 }
 
+// Stack traces as in production, where the compiled service (dist/) runs without source maps: tsx
+// turns them on, and then every Error whose stack is read (Node reads it when a socket is destroyed
+// with one, as undici does after each answer on a closed connection) costs source-map lookups.
+process.setSourceMapsEnabled(false);
+
 const send = (message: unknown) => process.send!(message);
 const { db, workers, config, jobConcurrency } = JSON.parse(process.argv[2]!) as {
   db: BenchDatabase;

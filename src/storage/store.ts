@@ -69,7 +69,7 @@ import type { AcquirerRequestsRepository } from '../modules/transactions/acquire
 import { KyselyAcquirerRequestsRepository } from './repositories/acquirer-requests.js';
 import type { StatementCounter } from './statement-counter.js';
 import { groupCommitDialect, WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
-import type { UnitOptions } from '../shared/unit-of-work.js';
+import { REPLAYABLE_UNIT, type UnitOptions } from '../shared/unit-of-work.js';
 
 export interface Repositories {
   /** Runs `fn` once this commit is done (nothing runs when it rolls back): log lines, wake-ups. */
@@ -214,6 +214,8 @@ function createSqliteStore(connection: Connection, statements: NonNullable<Conne
   const base = repositories(batched, connection.dialect, options, notify);
   return {
     ...base,
+    // A request's series claim and its record: one unit, one durable commit before it is sent.
+    acquirerRequests: new KyselyAcquirerRequestsRepository(batched, connection.dialect, (work) => batcher.run(work, REPLAYABLE_UNIT)),
     dialect: connection.dialect,
     db: connection.db,
     idempotency: new KyselyIdempotencyStore(batched),

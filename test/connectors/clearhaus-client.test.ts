@@ -407,6 +407,23 @@ describe('Clearhaus connector: transport failures', () => {
     );
   });
 
+  test('signatures are made off the event loop, yet requests keep the order of the calls: one slot, eight calls, eight in turn', async () => {
+    respond = (_req, res) => hal(res, 201, approvedWith(AUTH_ID));
+    const c = connector({ maxInFlight: 1, timeoutMs: 10_000 });
+    // Signed on libuv's pool (4 threads), eight signatures do not all finish in call order.
+    const ids = Array.from({ length: 8 }, (_, n) => `0ORDER${String(n).padStart(5, '0')}`);
+    const calls = ids.map((transactionId) => track(c.authorize(authorizeRequest({ transactionId }))));
+    const results = await Promise.all(calls);
+    assert.deepEqual(
+      results.map((r) => r.outcome),
+      ids.map(() => 'approved'),
+    );
+    assert.deepEqual(
+      received.map((r) => /reference=(\w+)/.exec(r.body.toString())?.[1]),
+      ids,
+    );
+  });
+
   test('a request still waiting for a slot at its deadline: not sent, and never written', async () => {
     const held: http.ServerResponse[] = [];
     respond = (_req, res) => held.push(res);

@@ -63,8 +63,9 @@ const write = (name: string, content: string, mode = 0o600): string => {
 describe('Clearhaus signing: the published test vectors', () => {
   const key = SigningKey.fromPem(DOCS_PRIVATE_KEY);
   for (const vector of VECTORS) {
-    test(`vector ${vector.name} signs to the published hex exactly`, () => {
+    test(`vector ${vector.name} signs to the published hex exactly, on the event loop and off it`, async () => {
       assert.equal(key.sign(vector.body), vector.signature);
+      assert.equal(await key.signOffLoop(vector.body), vector.signature);
       assert.equal(key.sign(Buffer.from(vector.body)), vector.signature, 'bytes and their string sign alike');
       assert.ok(verify('sha256', Buffer.from(vector.body), createPublicKey(DOCS_PUBLIC_KEY), Buffer.from(vector.signature, 'hex')));
     });

@@ -21,7 +21,7 @@
  * in clearhaus.md §1.5 carries `Connection: Close`).
  */
 import { type Dispatcher, Pool } from 'undici';
-import { type SigningKey, signatureHeader } from './signing.js';
+import type { SigningKey } from './signing.js';
 
 export interface ClearhausClientOptions {
   /** e.g. `https://gateway.test.clearhaus.com` (a path prefix, if any, is kept). */
@@ -188,6 +188,8 @@ export class ClearhausClient {
   private readonly limit: InFlightLimit;
   private readonly maxInFlight: number;
   private closed = false;
+  /** Settles once the latest POST so far has its signature and has taken its place (see post). */
+  private lastInLine: Promise<void> = Promise.resolve();
   private closing: Promise<void> | null = null;
 
   constructor(private readonly options: ClearhausClientOptions) {
@@ -233,14 +235,40 @@ export class ClearhausClient {
     return this.limit.inFlight + this.limit.waiting >= this.capacity;
   }
 
-  /** A signed form POST (`body` already encoded; the empty string for a void). */
+  /**
+   * A signed form POST (`body` already encoded; the empty string for a void). Signatures are made
+   * off the event loop, several at once, but requests take their place in the line in the order
+   * of the calls: each waits for its own signature and for the place of the call before it.
+   */
   async post(path: string, body: string, apiKey: string): Promise<WireAnswer> {
     const bytes = Buffer.from(body, 'utf8');
+    const signing = this.options.signingKey.signOffLoop(bytes);
+    const before = this.lastInLine;
+    const signed = signing.then(
+      async (signature) => {
+        await before;
+        return signature;
+      },
+      async (err: unknown) => {
+        await before;
+        throw err;
+      },
+    );
+    this.lastInLine = signed.then(
+      () => undefined,
+      () => undefined,
+    );
+    let signature: string;
+    try {
+      signature = await signed;
+    } catch (err) {
+      return { kind: 'not_sent', reason: `the request could not be signed (${describeError(err)})` };
+    }
     const headers = {
       authorization: basicAuthorization(apiKey),
       'content-type': 'application/x-www-form-urlencoded',
       accept: '*/*',
-      signature: signatureHeader(this.options.signingKeyId, this.options.signingKey, bytes),
+      signature: `${this.options.signingKeyId} RS256-hex ${signature}`,
     };
     return toWireAnswer(await this.exchange('POST', path, headers, bytes));
   }

@@ -1,7 +1,8 @@
 /** The acquirer requests that are never repeated (024_acquirer_requests): one row per operation sent. */
 import { type Kysely, type Selectable, sql } from 'kysely';
 import type { Dialect } from '../connect.js';
-import { claimSeriesQuery, type SeriesClaim } from './payment-methods.js';
+import { claimSeriesQuery, claimSeriesStatement, type SeriesClaim } from './payment-methods.js';
+import { queryTemplate, type Params } from '../query-template.js';
 import type { AcquirerCall } from '../../connectors/acquirer.js';
 import type {
   AcquirerRequest,
@@ -12,6 +13,61 @@ import type {
   SeriesOfRequest,
 } from '../../modules/transactions/acquirer-requests.repository.js';
 import type { AcquirerRequestsTable, Database } from '../schema.js';
+
+// The records made before every request to a real acquirer: templates (built and compiled once).
+const insertRequest = queryTemplate((db: Kysely<Database>, p: Params<NewAcquirerRequest>) =>
+  db
+    .insertInto('acquirerRequests')
+    .values({
+      operationId: p.operationId,
+      accountId: p.accountId,
+      transactionId: p.transactionId,
+      acquirer: p.acquirer,
+      call: p.call,
+      amount: p.amount,
+      currency: p.currency,
+      sentAt: p.sentAt,
+      inDoubtAt: null,
+      inDoubtReason: null,
+      acquirerReference: null,
+      resolvedAt: null,
+      resolution: null,
+    })
+    .onConflict((oc) => oc.column('operationId').doNothing()),
+);
+
+/** PostgreSQL: one statement, one commit: the card's series claimed and, only when it was, the request recorded. */
+const claimAndInsertRequest = queryTemplate((db: Kysely<Database>, p: Params<NewAcquirerRequest & { paymentMethodId: string; staleBefore: string }>) =>
+  db
+    .with('claim', (qc) =>
+      claimSeriesQuery(qc, { accountId: p.accountId, id: p.paymentMethodId, operationId: p.operationId, at: p.sentAt, staleBefore: p.staleBefore }),
+    )
+    .with('recorded', (qc) =>
+      qc
+        .insertInto('acquirerRequests')
+        .columns(['operationId', 'accountId', 'transactionId', 'acquirer', 'call', 'amount', 'currency', 'sentAt'])
+        .expression(
+          qc
+            .selectFrom('claim')
+            .select([
+              sql.val(p.operationId).as('operationId'),
+              sql.val(p.accountId).as('accountId'),
+              sql.val(p.transactionId).as('transactionId'),
+              sql.val(p.acquirer).as('acquirer'),
+              sql.val(p.call).as('call'),
+              sql<number>`${p.amount}::bigint`.as('amount'),
+              sql.val(p.currency).as('currency'),
+              sql<string>`${p.sentAt}::timestamptz`.as('sentAt'),
+            ]),
+        )
+        .onConflict((oc) => oc.column('operationId').doNothing())
+        .returning('operationId'),
+    )
+    .selectNoFrom((eb) => [
+      eb.selectFrom('claim').select('seriesReference').as('reference'),
+      eb.exists(eb.selectFrom('recorded').select('operationId')).as('recorded'),
+    ]),
+);
 
 function toRequest(row: Selectable<AcquirerRequestsTable>): AcquirerRequest {
   return {
@@ -31,19 +87,20 @@ function toRequest(row: Selectable<AcquirerRequestsTable>): AcquirerRequest {
   };
 }
 
+/** Runs `work` as one unit of SQLite's group commit (store.ts): its statements commit together. */
+export type SqliteUnit = <T>(work: (db: Kysely<Database>) => Promise<T>) => Promise<T>;
+
 export class KyselyAcquirerRequestsRepository implements AcquirerRequestsRepository {
+  /** `unit`: SQLite outside a transaction, where each statement would otherwise commit by itself. */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
+    private readonly unit?: SqliteUnit,
   ) {}
 
   async recordSending(request: NewAcquirerRequest): Promise<boolean> {
-    const result = await this.db
-      .insertInto('acquirerRequests')
-      .values({ ...request, inDoubtAt: null, inDoubtReason: null, acquirerReference: null, resolvedAt: null, resolution: null })
-      .onConflict((oc) => oc.column('operationId').doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) === 1;
+    const result = await insertRequest.executeTakeFirst(this.db, request);
+    return Number(result?.numInsertedOrUpdatedRows ?? 0) === 1;
   }
 
   async recordSendingInSeries(request: NewAcquirerRequest, series: SeriesOfRequest): Promise<SendingInSeries> {
@@ -55,42 +112,21 @@ export class KyselyAcquirerRequestsRepository implements AcquirerRequestsReposit
       staleBefore: series.staleBefore,
     };
     if (this.dialect === 'postgres') {
-      // One statement, one commit: the claim and, only when it was made, the record.
-      const row = await this.db
-        .with('claim', (db) => claimSeriesQuery(db, claim))
-        .with('recorded', (db) =>
-          db
-            .insertInto('acquirerRequests')
-            .columns(['operationId', 'accountId', 'transactionId', 'acquirer', 'call', 'amount', 'currency', 'sentAt'])
-            .expression(
-              db
-                .selectFrom('claim')
-                .select([
-                  sql.val(request.operationId).as('operationId'),
-                  sql.val(request.accountId).as('accountId'),
-                  sql.val(request.transactionId).as('transactionId'),
-                  sql.val(request.acquirer).as('acquirer'),
-                  sql.val(request.call).as('call'),
-                  sql<number>`${request.amount}::bigint`.as('amount'),
-                  sql.val(request.currency).as('currency'),
-                  sql<string>`${request.sentAt}::timestamptz`.as('sentAt'),
-                ]),
-            )
-            .onConflict((oc) => oc.column('operationId').doNothing())
-            .returning('operationId'),
-        )
-        .selectNoFrom((eb) => [
-          eb.selectFrom('claim').select('seriesReference').as('reference'),
-          eb.exists(eb.selectFrom('recorded').select('operationId')).as('recorded'),
-        ])
-        .executeTakeFirstOrThrow();
-      return { reference: row.reference ?? null, recorded: Boolean(row.recorded) };
+      const row = await claimAndInsertRequest.executeTakeFirst(this.db, {
+        ...request,
+        staleBefore: series.staleBefore,
+        paymentMethodId: series.paymentMethodId,
+      });
+      return { reference: row?.reference ?? null, recorded: Boolean(row?.recorded) };
     }
-    // SQLite has no writing CTEs: the claim, then the record, each committed by itself (a claim
-    // without its record is its own operation's, claimed again when it is driven again).
-    const claimed = await claimSeriesQuery(this.db, claim).executeTakeFirst();
-    if (!claimed?.seriesReference) return { reference: null, recorded: false };
-    return { reference: claimed.seriesReference, recorded: await this.recordSending(request) };
+    // SQLite has no writing CTEs: the claim, then (once claimed) the record, in one commit.
+    const claimAndRecord = async (db: Kysely<Database>): Promise<SendingInSeries> => {
+      const reference = (await claimSeriesStatement.executeTakeFirst(db, claim))?.seriesReference ?? null;
+      if (!reference) return { reference: null, recorded: false };
+      const inserted = await insertRequest.executeTakeFirst(db, request);
+      return { reference, recorded: Number(inserted?.numInsertedOrUpdatedRows ?? 0) === 1 };
+    };
+    return this.unit ? this.unit(claimAndRecord) : claimAndRecord(this.db);
   }
 
   async find(operationId: string): Promise<AcquirerRequest | null> {

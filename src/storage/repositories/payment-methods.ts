@@ -188,31 +188,52 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
   // recordSeries and releaseSeries write a row only their operation writes at that moment (the
   // claim's holder, or the customer payment that stored the card): joinable with other answers' commits.
   async recordSeries(accountId: string, id: string, series: CardSeries, claimedBy?: string): Promise<void> {
-    let update = this.db
-      .updateTable('paymentMethods')
-      .set({ seriesType: series.type, seriesReference: series.reference, seriesAgreementId: series.agreementId, seriesClaimedBy: null, seriesClaimedAt: null })
-      .where('id', '=', id)
-      .where('accountId', '=', accountId);
-    if (claimedBy !== undefined) update = update.where('seriesClaimedBy', '=', claimedBy);
-    await joinable(update).execute();
+    const params = { accountId, id, type: series.type, reference: series.reference, agreementId: series.agreementId };
+    if (claimedBy === undefined) await recordSeriesStatement.execute(this.db, params);
+    else await recordClaimedSeriesStatement.execute(this.db, { ...params, claimedBy });
   }
 
   async claimSeries(accountId: string, id: string, operationId: string, at: string, staleBefore: string): Promise<string | null> {
-    const row = await claimSeriesQuery(this.db, { accountId, id, operationId, at, staleBefore }).executeTakeFirst();
+    const row = await claimSeriesStatement.executeTakeFirst(this.db, { accountId, id, operationId, at, staleBefore });
     return row?.seriesReference ?? null;
   }
 
   async releaseSeries(accountId: string, id: string, operationId: string): Promise<void> {
-    await joinable(
-      this.db
-        .updateTable('paymentMethods')
-        .set({ seriesClaimedBy: null, seriesClaimedAt: null })
-        .where('id', '=', id)
-        .where('accountId', '=', accountId)
-        .where('seriesClaimedBy', '=', operationId),
-    ).execute();
+    await releaseSeriesStatement.execute(this.db, { accountId, id, operationId });
   }
 }
+
+interface SeriesUpdate {
+  accountId: string;
+  id: string;
+  type: string;
+  reference: string;
+  agreementId: string | null;
+}
+
+const seriesUpdate = (db: Kysely<Database>, p: Params<SeriesUpdate>) =>
+  db
+    .updateTable('paymentMethods')
+    .set({ seriesType: p.type, seriesReference: p.reference, seriesAgreementId: p.agreementId, seriesClaimedBy: null, seriesClaimedAt: null })
+    .where('id', '=', p.id)
+    .where('accountId', '=', p.accountId);
+
+// The series statements run on every payment with a stored card at a real acquirer: templates.
+const recordSeriesStatement = queryTemplate((db: Kysely<Database>, p: Params<SeriesUpdate>) => joinable(seriesUpdate(db, p)));
+const recordClaimedSeriesStatement = queryTemplate((db: Kysely<Database>, p: Params<SeriesUpdate & { claimedBy: string }>) =>
+  joinable(seriesUpdate(db, p).where('seriesClaimedBy', '=', p.claimedBy)),
+);
+const releaseSeriesStatement = queryTemplate((db: Kysely<Database>, p: Params<{ accountId: string; id: string; operationId: string }>) =>
+  joinable(
+    db
+      .updateTable('paymentMethods')
+      .set({ seriesClaimedBy: null, seriesClaimedAt: null })
+      .where('id', '=', p.id)
+      .where('accountId', '=', p.accountId)
+      .where('seriesClaimedBy', '=', p.operationId),
+  ),
+);
+export const claimSeriesStatement = queryTemplate((db: Kysely<Database>, p: Params<SeriesClaim>) => claimSeriesQuery(db, p));
 
 export interface SeriesClaim {
   accountId: string;
