@@ -27,7 +27,9 @@ export interface ClearhausFakeProcessOptions {
 
 export async function startClearhausFakeProcess(options: ClearhausFakeProcessOptions): Promise<ClearhausFakeProcess> {
   const main = fileURLToPath(new URL('./clearhaus-fake-main.ts', import.meta.url));
-  const child = spawn(process.execPath, ['--import', 'tsx', main, JSON.stringify(options)], {
+  // BENCH_FAKE_NODE_FLAGS: V8 or Node flags for the fake alone (e.g. `--cpu-prof --cpu-prof-dir=…`).
+  const flags = process.env.BENCH_FAKE_NODE_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...flags, '--import', 'tsx', main, JSON.stringify(options)], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
