@@ -62,7 +62,21 @@ export interface Config {
   redisKeyPrefix?: string;
   /** The Clearhaus connector (INTERFACE §12.2); null without a signing key: `clearhaus` agreements are refused then. */
   clearhaus?: ClearhausConfig | null;
+  /** The 3-D Secure server of agreements that name one (INTERFACE §13). */
+  threeDSecure?: ThreeDSecureConfig;
 }
+
+/** INTERFACE §13: where 3dsecure.io is, and how long one of its calls may take. */
+export interface ThreeDSecureConfig {
+  /** THREEDS_URL: the sandbox while PAYMENTS_SANDBOX=1, else the live service. */
+  url: string;
+  /** THREEDS_TIMEOUT_MS (default 10 000). */
+  timeoutMs: number;
+}
+
+export const THREEDS_SANDBOX_URL = 'https://service.sandbox.3dsecure.io';
+export const THREEDS_LIVE_URL = 'https://service.3dsecure.io';
+export const DEFAULT_THREEDS_TIMEOUT_MS = 10_000;
 
 /** INTERFACE §12.2. The key file is read once at start (runtime.ts), never here and never echoed. */
 export interface ClearhausConfig {
@@ -106,6 +120,17 @@ function clearhaus(env: Env, sandbox: boolean): ClearhausConfig | null {
     timeoutMs: integer(env, 'CLEARHAUS_TIMEOUT_MS', DEFAULT_CLEARHAUS_TIMEOUT_MS, 100, 600_000),
     maxInFlight: integer(env, 'CLEARHAUS_MAX_IN_FLIGHT', DEFAULT_CLEARHAUS_MAX_IN_FLIGHT, 1, 10_000),
   };
+}
+
+function threeDSecure(env: Env, sandbox: boolean): ThreeDSecureConfig {
+  const url = (env.THREEDS_URL || (sandbox ? THREEDS_SANDBOX_URL : THREEDS_LIVE_URL)).replace(/\/+$/, '');
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new Error();
+  } catch {
+    throw new ConfigError('THREEDS_URL', `must be an http(s) URL, got "${url}"`);
+  }
+  return { url, timeoutMs: integer(env, 'THREEDS_TIMEOUT_MS', DEFAULT_THREEDS_TIMEOUT_MS, 100, 120_000) };
 }
 
 export class ConfigError extends Error {
@@ -271,6 +296,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: redisUrl(env),
     redisKeyPrefix: redisKeyPrefix(env),
     clearhaus: clearhaus(env, sandbox),
+    threeDSecure: threeDSecure(env, sandbox),
   };
 }
 

@@ -57,6 +57,12 @@ export interface AgreementCredentials {
  */
 export type Series = { role: 'first'; type: 'recurring' | 'unscheduled' } | { role: 'subsequent'; previousId: string };
 
+/** A 3-D Secure result for the acquirer (INTERFACE §13): the ARes (frictionless) or RReq (challenge), its exact JSON text. */
+export interface ThreeDSAuthentication {
+  kind: 'ares' | 'rreq';
+  message: string;
+}
+
 export interface AuthorizeRequest {
   /** Our transaction id (Clearhaus `reference`). Not an idempotency key: acquirers such as Clearhaus have none. */
   transactionId: string;
@@ -74,6 +80,8 @@ export interface AuthorizeRequest {
   clientIp: string | null;
   /** Stored-card series; null when the card is neither stored now nor used from storage. */
   series: Series | null;
+  /** The customer's 3-D Secure authentication from the payment window, sent unchanged; absent: none. */
+  threeDSecure?: ThreeDSAuthentication | null;
 }
 
 export interface OperationRequest {

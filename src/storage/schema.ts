@@ -637,4 +637,7 @@ export interface AcquirerAgreementsTable {
   createdAt: string;
   updatedAt: string;
   removedAt: string | null;
+  /** 026_three_d_secure_agreements: the 3DS Server and the merchant's key there (sealed); both null without one. */
+  threeDsProvider: string | null;
+  threeDsApiKeySealed: string | null;
 }

@@ -93,7 +93,7 @@ for (const kind of await availableStores()) {
 
     test('fields an agreement does not have are refused by name; an apiKey on a sandbox agreement too', async () => {
       const errors = refused(await put({ acquirer: 'sandbox', apikey: newApiKey(), merchantId: 'x' }), ['apikey', 'merchantId'], 'unknown fields');
-      assert.match(errors.apikey![0]!, /^\[in:acquirer,apiKey,mcc,textOnStatement\]: is not a field of an acquirer agreement/);
+      assert.match(errors.apikey![0]!, /^\[in:acquirer,apiKey,mcc,textOnStatement,threeDSecure\]: is not a field of an acquirer agreement/);
       const sandboxKey = refused(await put({ acquirer: 'sandbox', apiKey: newApiKey() }), ['apiKey'], 'sandbox with a key');
       assert.match(sandboxKey.apiKey![0]!, /clearhaus only/);
       // Names Object.prototype has are fields like any other.
@@ -109,6 +109,29 @@ for (const kind of await availableStores()) {
       );
       // Several problems at once are all named.
       refused(await put({ acquirer: 'clearhaus', mcc: '12', textOnStatement: 'x', extra: 1 }), ['apiKey', 'mcc', 'textOnStatement', 'extra'], 'all at once');
+    });
+
+    test('threeDSecure: clearhaus only, provider 3dsecure.io, apiKey a UUID, no other fields; refusals write nothing', async () => {
+      const accountId = await createAccount(t);
+      const base = { acquirer: 'clearhaus', apiKey: newApiKey(), mcc: '5411' };
+      const cases: Array<[unknown, string, RegExp]> = [
+        [{ provider: '3dsecure.io' }, 'threeDSecure.apiKey', /^\[required\]: is required and must be the merchant's 3dsecure.io API key, a UUID/],
+        [{ provider: '3dsecure.io', apiKey: 'not-a-key' }, 'threeDSecure.apiKey', /^\[uuid\]: must be the merchant's 3dsecure.io API key, a UUID/],
+        [{ provider: 'netcetera', apiKey: newApiKey() }, 'threeDSecure.provider', /^\[in:3dsecure\.io\]: must be one of 3dsecure\.io/],
+        [{ apiKey: newApiKey() }, 'threeDSecure.provider', /^\[required\]/],
+        [{ provider: '3dsecure.io', apiKey: newApiKey(), url: 'https://x' }, 'threeDSecure.url', /^\[in:provider,apiKey\]: is not a field of threeDSecure/],
+      ];
+      for (const [threeDSecure, field, rule] of cases) {
+        const res = await putAgreement(t.operator, accountId, { ...base, threeDSecure });
+        assert.equal(res.status, 422, JSON.stringify(threeDSecure));
+        const errors = res.body.errors as Record<string, string[]>;
+        assert.match(errors[field]?.[0] ?? JSON.stringify(errors), rule);
+        assert.ok(!res.text.includes('not-a-key'), 'the value is not echoed');
+      }
+      const sandbox = await putAgreement(t.operator, accountId, { acquirer: 'sandbox', threeDSecure: { provider: '3dsecure.io', apiKey: newApiKey() } });
+      assert.equal(sandbox.status, 422);
+      assert.match((sandbox.body.errors as Record<string, string[]>).threeDSecure![0]!, /^\[in:clearhaus\]: is taken with acquirer clearhaus only/);
+      assert.equal((await t.operator.get(agreementUrl(accountId))).status, 404, 'nothing was written');
     });
 
     test('not a JSON object → 422 or 400, never a 5xx', async () => {

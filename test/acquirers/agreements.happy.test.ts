@@ -145,7 +145,15 @@ for (const kind of await availableStores()) {
       const current1 = await service().currentFor(accountId);
       assert.ok(current1, 'a PUT of this process is seen at once (the cached "none" is dropped)');
       const row1 = (await repo().current(accountId))!;
-      assert.deepEqual(current1, { id: row1.id, accountId, acquirer: 'clearhaus', mcc: '5411', textOnStatement: 'Corner Shop', apiKey: key1 });
+      assert.deepEqual(current1, {
+        id: row1.id,
+        accountId,
+        acquirer: 'clearhaus',
+        mcc: '5411',
+        textOnStatement: 'Corner Shop',
+        apiKey: key1,
+        threeDSecure: null,
+      });
       assert.deepEqual(await service().credentialsOf(row1.id), current1);
 
       ok(await putAgreement(t.operator, accountId, { acquirer: 'sandbox' }), 'PUT sandbox');
@@ -160,6 +168,33 @@ for (const kind of await availableStores()) {
       assert.equal(await service().currentFor(accountId), null, 'a DELETE of this process is seen at once');
       assert.equal((await service().credentialsOf(current2!.id)).acquirer, 'sandbox', 'a removed row is still readable by id');
       await assert.rejects(service().credentialsOf('00000000-0000-4000-8000-000000000000'), /does not exist/);
+    });
+
+    test('threeDSecure (INTERFACE §13): sealed at rest, never in the record, opened for the payment engine', async () => {
+      const accountId = await createAccount(t);
+      const apiKey = newApiKey();
+      const threeDSKey = newApiKey();
+      const res = await putAgreement(t.operator, accountId, {
+        acquirer: 'clearhaus',
+        apiKey,
+        mcc: '5411',
+        threeDSecure: { provider: '3dsecure.io', apiKey: threeDSKey },
+      });
+      const record = ok(res, 'PUT with threeDSecure').acquirerAgreement;
+      assert.deepEqual(Object.keys(record).sort(), AGREEMENT_KEYS, 'the record is as §12.1 says: no threeDSecure, no key');
+      assert.ok(!res.text.includes(threeDSKey));
+      assert.ok(!ok(await t.operator.get(agreementUrl(accountId)), 'GET').acquirerAgreement.threeDSecure);
+      const row = (await repo().current(accountId))!;
+      assert.equal(row.threeDSecure?.provider, '3dsecure.io');
+      assert.ok(!row.threeDSecure?.apiKeySealed.includes(threeDSKey), 'sealed at rest');
+      assert.deepEqual((await service().currentFor(accountId))?.threeDSecure, { provider: '3dsecure.io', apiKey: threeDSKey });
+      ok(await putAgreement(t.operator, accountId, { acquirer: 'clearhaus', apiKey, mcc: '5411', threeDSecure: null }), 'PUT without');
+      assert.equal((await service().currentFor(accountId))?.threeDSecure, null, 'a PUT replaces the whole agreement');
+      assert.deepEqual(
+        (await service().credentialsOf(row.id)).threeDSecure,
+        { provider: '3dsecure.io', apiKey: threeDSKey },
+        'the older row keeps its provider',
+      );
     });
 
     test('another process sees a PUT or DELETE within CURRENT_AGREEMENT_CACHE_MS, and currentFor costs no read in between', async () => {

@@ -359,7 +359,7 @@ describe('Clearhaus fake', () => {
       ['card[csc] of two digits', { 'card[csc]': '12' }, 40120, /'card\[csc\]'/],
       ['card[csc] of four digits', { 'card[csc]': '1234' }, 40120, /'card\[csc\]'/],
       ['3-D Secure v1', { 'card[3dsecure][v1][pares]': 'abc' }, 40000, /'card\[3dsecure\]\[v1\]\[pares\]'/],
-      ['an ARes that is not JSON', { 'card[3dsecure][v2][ares]': 'not json' }, 40000, /'card\[3dsecure\]\[v2\]\[ares\]'/],
+      ['an ARes that is not JSON', { 'card[3dsecure][v2][ares]': 'not json' }, 40300, /'card\[3dsecure\]\[v2\]\[ares\]'/],
       ['both ARes and RReq', { 'card[3dsecure][v2][ares]': '{}', 'card[3dsecure][v2][rreq]': '{}' }, 40000, /exactly one of/],
       [
         'a payment method the fake does not speak',
@@ -397,7 +397,13 @@ describe('Clearhaus fake', () => {
       ['unknown parameters are ignored', { order_id: '17', 'billing_address[city]': 'Aarhus' }],
       [
         'a raw 3-D Secure result',
-        { 'card[3dsecure][v2][raw][eci]': '05', 'card[3dsecure][v2][raw][trans_status]': 'Y', 'card[3dsecure][v2][raw][message_version]': '2.2.0' },
+        {
+          'card[3dsecure][v2][raw][eci]': '05',
+          'card[3dsecure][v2][raw][av]': 'mK225wGt2bLnnLB0UlRky0oHLnU=',
+          'card[3dsecure][v2][raw][trans_status]': 'Y',
+          'card[3dsecure][v2][raw][message_version]': '2.2.0',
+          'card[3dsecure][v2][raw][message_type]': 'ARes',
+        },
       ],
     ];
     for (const [name, params] of accepted) {
@@ -433,6 +439,294 @@ describe('Clearhaus fake', () => {
       assertRefused(await authorize(fake, { ...noCard, ...moto, initiator: 'merchant' }), 40000, /'initiator'.*moto/);
       assertRefused(await authorize(fake, { ...noCard, ...moto, 'moto[expire_year]': '26' }), 40130, /'moto\[expire_year\]'/);
       assertRefused(await authorize(fake, { ...noCard, ...moto, 'moto[pan]': '123' }), 40110, /'moto\[pan\]'/);
+    });
+  });
+
+  describe('3-D Secure (§2.1.1; 3dsecure-io.md §4, §5 items 30–35)', () => {
+    const ARES_KEY = 'card[3dsecure][v2][ares]';
+    const RREQ_KEY = 'card[3dsecure][v2][rreq]';
+    const MASTERCARD = '2221000000000009';
+    /** The docs' frictionless ARes (3dsecure-io.md §4), byte for byte. */
+    const DOCS_ARES =
+      '{"acsOperatorID":"3dsecure.io-standin-acs","acsReferenceNumber":"3dsecure.io-standin-acs","acsTransID":"43163cd0-c849-4924-82c1-7bec32b94881","authenticationValue":"mK225wGt2bLnnLB0UlRky0oHLnU=","dsReferenceNumber":"3dsecure.io-standin-ds","dsTransID":"1cf815e5-cc85-436f-8e13-9f5e5aea731f","eci":"05","messageType":"ARes","messageVersion":"2.1.0","threeDSServerTransID":"3f1ed47a-2edc-4b0e-a4cf-bdb0f65d48c6","transStatus":"Y"}';
+    const ares = (fields: Record<string, unknown> = {}) =>
+      JSON.stringify({ ...(JSON.parse(DOCS_ARES) as Record<string, unknown>), messageVersion: '2.2.0', ...fields });
+    const rreq = (fields: Record<string, unknown> = {}) =>
+      JSON.stringify({
+        messageType: 'RReq',
+        messageVersion: '2.2.0',
+        threeDSServerTransID: '3f1ed47a-2edc-4b0e-a4cf-bdb0f65d48c6',
+        acsTransID: '43163cd0-c849-4924-82c1-7bec32b94881',
+        dsTransID: '1cf815e5-cc85-436f-8e13-9f5e5aea731f',
+        messageCategory: '01',
+        interactionCounter: '01',
+        authenticationType: '02',
+        transStatus: 'Y',
+        authenticationValue: 'mK225wGt2bLnnLB0UlRky0oHLnU=',
+        eci: '05',
+        ...fields,
+      });
+    const raw = (fields: Record<string, string | undefined>): Params =>
+      Object.fromEntries(Object.entries(fields).map(([name, value]) => [`card[3dsecure][v2][raw][${name}]`, value]));
+    /** The raw Mastercard example of 3dsecure-io.md §4 (from an RReq). */
+    const MC_RAW = {
+      eci: '02',
+      av: '28oQUBZwIc2E16nA0W4qwixG0A0=',
+      trans_status: 'Y',
+      message_version: '2.2.0',
+      message_type: 'RReq',
+      authentication_type: '01',
+      ds_trans_id: 'a0bf2f11-9368-4898-be0b-fd5314c912b2',
+    };
+    const VISA_RAW = { eci: '05', av: 'mK225wGt2bLnnLB0UlRky0oHLnU=', trans_status: 'Y', message_version: '2.2.0', message_type: 'ARes' };
+
+    test("the docs' ARes is accepted, echoed as 3dsecure {version, status} (also by GET) and kept as the exact string", async () => {
+      const answer = await authorize(fake, { [ARES_KEY]: DOCS_ARES });
+      assert.equal(answer.status, 201, answer.text);
+      assert.deepEqual(answer.json['3dsecure'], { version: '2.1.0', status: 'Y' });
+      assert.deepEqual((await call(fake, 'GET', `/authorizations/${answer.json.id}`)).json['3dsecure'], { version: '2.1.0', status: 'Y' });
+      assert.deepEqual(fake.authorization(answer.json.id)!.threeDSecure, {
+        kind: 'ares',
+        message: DOCS_ARES,
+        messageType: 'ARes',
+        version: '2.1.0',
+        transStatus: 'Y',
+      });
+    });
+
+    test('the record keeps the ARes byte for byte as sent: whitespace, key order, + / = and non-ASCII are not re-serialised', async () => {
+      const sent = `{ "transStatus" : "A",\n  "messageType":"ARes", "messageVersion":"2.2.0", "eci":"06",
+  "authenticationValue":"AJkBBkhgQQAAAE4gSEJydQAAAAA=", "acsOperatorID":"ACS ø+/=&%", "x":1.50 }`;
+      const answer = await authorize(fake, { [ARES_KEY]: sent });
+      assert.equal(answer.status, 201, answer.text);
+      assert.deepEqual(answer.json['3dsecure'], { version: '2.2.0', status: 'A' });
+      const record = fake.authorization(answer.json.id)!.threeDSecure!;
+      assert.equal(record.kind, 'ares');
+      assert.equal(record.message, sent);
+      assert.notEqual(record.message, JSON.stringify(JSON.parse(sent)));
+      assert.equal(fake.requests.at(-1)!.form[ARES_KEY], sent);
+    });
+
+    test('an RReq (challenge result) is accepted and echoed; an ARes with U or I is a result too', async () => {
+      const message = rreq();
+      const answer = await authorize(fake, { [RREQ_KEY]: message });
+      assert.equal(answer.status, 201, answer.text);
+      assert.deepEqual(answer.json['3dsecure'], { version: '2.2.0', status: 'Y' });
+      const record = fake.authorization(answer.json.id)!.threeDSecure!;
+      assert.equal(record.kind, 'rreq');
+      assert.equal(record.message, message);
+      assert.equal(record.messageType, 'RReq');
+      for (const transStatus of ['U', 'I']) {
+        const frictionless = await authorize(fake, { [ARES_KEY]: ares({ transStatus, authenticationValue: undefined, eci: '07' }) });
+        assert.equal(frictionless.status, 201, frictionless.text);
+        assert.equal(frictionless.json['3dsecure'].status, transStatus);
+      }
+    });
+
+    test("raw results: the docs' Mastercard example and a Visa ARes are accepted; the record keeps the fields", async () => {
+      const mc = await authorize(fake, { 'card[pan]': MASTERCARD, ...raw(MC_RAW) });
+      assert.equal(mc.status, 201, mc.text);
+      assert.deepEqual(mc.json['3dsecure'], { version: '2.2.0', status: 'Y' });
+      assert.deepEqual(fake.authorization(mc.json.id)!.threeDSecure, {
+        kind: 'raw',
+        message: MC_RAW,
+        messageType: 'RReq',
+        version: '2.2.0',
+        transStatus: 'Y',
+      });
+      // On the wire, the + / = of av percent-encoded (URLSearchParams does it): decoded back as sent.
+      assert.match(fake.requests.at(-1)!.body, /card%5B3dsecure%5D%5Bv2%5D%5Braw%5D%5Bav%5D=28oQUBZwIc2E16nA0W4qwixG0A0%3D/);
+      for (const av of ['mK225wGt2bLnnLB0UlRky0oHLnU=', 'AAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'mK225wGt2bLnnLB0UlRky0oHLn==']) {
+        const visa = await authorize(fake, raw({ ...VISA_RAW, av }));
+        assert.equal(visa.status, 201, `${av}: ${visa.text}`);
+      }
+      // Mastercard N: no eci/av needed (only for Y, A, I, U); ds_trans_id still is.
+      const mcFailed = await authorize(fake, { 'card[pan]': MASTERCARD, ...raw({ ...MC_RAW, trans_status: 'N', eci: undefined, av: undefined }) });
+      assert.equal(mcFailed.json.status.code, 40310, mcFailed.text);
+    });
+
+    const refusals: Array<[string, Params, number, RegExp]> = [
+      [
+        'ARes and raw together',
+        { [ARES_KEY]: DOCS_ARES, ...raw(VISA_RAW) },
+        40000,
+        /'card\[3dsecure\]\[v2\]\[ares\]' and 'card\[3dsecure\]\[v2\]\[raw\]' cannot be combined/,
+      ],
+      [
+        'RReq and raw together',
+        { [RREQ_KEY]: rreq(), ...raw(VISA_RAW) },
+        40000,
+        /'card\[3dsecure\]\[v2\]\[rreq\]' and 'card\[3dsecure\]\[v2\]\[raw\]' cannot be combined/,
+      ],
+      [
+        'all three',
+        { [ARES_KEY]: DOCS_ARES, [RREQ_KEY]: rreq(), ...raw(VISA_RAW) },
+        40000,
+        /'card\[3dsecure\]\[v2\]\[ares\]' and 'card\[3dsecure\]\[v2\]\[rreq\]' and 'card\[3dsecure\]\[v2\]\[raw\]'/,
+      ],
+      [
+        'none of the three under card[3dsecure][v2]',
+        { 'card[3dsecure][v2][cavv]': 'x' },
+        40000,
+        /'card\[3dsecure\]\[v2\]\[cavv\]' is not supported.*exactly one of/,
+      ],
+      ['an ARes that is not JSON', { [ARES_KEY]: '{"messageType":"ARes",' }, 40300, /'card\[3dsecure\]\[v2\]\[ares\]'.*JSON/],
+      ['an empty ARes', { [ARES_KEY]: '' }, 40300, /'card\[3dsecure\]\[v2\]\[ares\]'/],
+      ['an ARes that is a JSON array', { [ARES_KEY]: `[${DOCS_ARES}]` }, 40300, /'card\[3dsecure\]\[v2\]\[ares\]'.*JSON object/],
+      ['an RReq that is not JSON', { [RREQ_KEY]: 'transStatus=Y' }, 40300, /'card\[3dsecure\]\[v2\]\[rreq\]'/],
+      ['an RReq sent as the ARes', { [ARES_KEY]: rreq() }, 40300, /'card\[3dsecure\]\[v2\]\[ares\]'.*must be an ARes.*"RReq"/],
+      ['an ARes sent as the RReq', { [RREQ_KEY]: DOCS_ARES }, 40300, /'card\[3dsecure\]\[v2\]\[rreq\]'.*must be an RReq.*"ARes"/],
+      ['a CRes sent as the RReq', { [RREQ_KEY]: rreq({ messageType: 'CRes' }) }, 40300, /must be an RReq/],
+      ['an ARes without messageType', { [ARES_KEY]: ares({ messageType: undefined }) }, 40300, /must be an ARes.*missing/],
+      ['an ARes without messageVersion', { [ARES_KEY]: ares({ messageVersion: undefined }) }, 40300, /no messageVersion/],
+      ['an RReq without transStatus', { [RREQ_KEY]: rreq({ transStatus: undefined }) }, 40300, /no transStatus/],
+      [
+        'an ARes with transStatus C (challenge pending)',
+        { [ARES_KEY]: ares({ transStatus: 'C', authenticationValue: undefined }) },
+        40300,
+        /transStatus C.*send the RReq/,
+      ],
+      [
+        'an ARes with transStatus D (decoupled pending)',
+        { [ARES_KEY]: ares({ transStatus: 'D', authenticationValue: undefined }) },
+        40300,
+        /transStatus D.*send the RReq/,
+      ],
+      ['a raw ARes with trans_status C', raw({ ...VISA_RAW, trans_status: 'C' }), 40300, /'card\[3dsecure\]\[v2\]\[raw\]\[trans_status\]'.*transStatus C/],
+      ['raw for Visa without eci', raw({ ...VISA_RAW, eci: undefined }), 40300, /'card\[3dsecure\]\[v2\]\[raw\]\[eci\]' is required for Visa/],
+      ['raw for Visa without av', raw({ ...VISA_RAW, av: undefined }), 40300, /'card\[3dsecure\]\[v2\]\[raw\]\[av\]' is required for Visa/],
+      [
+        'raw for Visa N without eci (Visa needs it whatever the status)',
+        raw({ ...VISA_RAW, trans_status: 'N', eci: undefined }),
+        40300,
+        /\[eci\]' is required for Visa/,
+      ],
+      [
+        'raw for Mastercard without ds_trans_id',
+        { 'card[pan]': MASTERCARD, ...raw({ ...MC_RAW, ds_trans_id: undefined }) },
+        40300,
+        /'card\[3dsecure\]\[v2\]\[raw\]\[ds_trans_id\]' is required for Mastercard/,
+      ],
+      [
+        'raw for Mastercard (5…) A without av',
+        { 'card[pan]': '5000000000000004', ...raw({ ...MC_RAW, trans_status: 'A', av: undefined }) },
+        40300,
+        /\[av\]' is required for Mastercard when trans_status is A/,
+      ],
+      [
+        'raw for Mastercard U without eci',
+        { 'card[pan]': MASTERCARD, ...raw({ ...MC_RAW, trans_status: 'U', eci: undefined }) },
+        40300,
+        /\[eci\]' is required for Mastercard/,
+      ],
+      ['raw without trans_status', raw({ ...VISA_RAW, trans_status: undefined }), 40300, /\[trans_status\]' is required/],
+      ['raw without message_version', raw({ ...VISA_RAW, message_version: undefined }), 40300, /\[message_version\]' is required/],
+      ['raw without message_type', raw({ ...VISA_RAW, message_type: undefined }), 40300, /\[message_type\]' is required/],
+      ['raw eci of one digit', raw({ ...VISA_RAW, eci: '5' }), 40300, /\[eci\]'.*\[0-9\]\{2\}/],
+      ['raw av of 27 characters', raw({ ...VISA_RAW, av: 'mK225wGt2bLnnLB0UlRky0oHLnU' }), 40300, /\[av\]'.*28 characters/],
+      ['raw av of 32 characters (2.3.1-style)', raw({ ...VISA_RAW, av: 'mK225wGt2bLnnLB0UlRky0oHLnUAAAA=' }), 40300, /\[av\]'/],
+      ['raw av that is not base64', raw({ ...VISA_RAW, av: 'mK225wGt2bLnnLB0UlRky0oHLn-_' }), 40300, /\[av\]'/],
+      ['raw trans_status in lower case', raw({ ...VISA_RAW, trans_status: 'y' }), 40300, /\[trans_status\]'.*\[A-Z\]/],
+      ['raw message_version 2.10.0', raw({ ...VISA_RAW, message_version: '2.10.0' }), 40300, /\[message_version\]'/],
+      ['raw message_version 1.0.2', raw({ ...VISA_RAW, message_version: '1.0.2' }), 40300, /\[message_version\]'/],
+      ['raw message_type AReq', raw({ ...VISA_RAW, message_type: 'AReq' }), 40300, /\[message_type\]'.*ARes or RReq/],
+      ['raw authentication_type of one digit', raw({ ...VISA_RAW, authentication_type: '2' }), 40300, /\[authentication_type\]'/],
+      [
+        'raw ds_trans_id that is a UUIDv1',
+        { 'card[pan]': MASTERCARD, ...raw({ ...MC_RAW, ds_trans_id: 'a0bf2f11-9368-1898-be0b-fd5314c912b2' }) },
+        40300,
+        /\[ds_trans_id\]'.*UUIDv4/,
+      ],
+    ];
+    for (const [name, params, code, message] of refusals) {
+      test(`refused: ${name}`, async () => {
+        assertRefused(await authorize(fake, params), code, message);
+        assert.equal(fake.requests.at(-1)!.reply!.body!.id, undefined, 'an input error creates no transaction');
+      });
+    }
+
+    test('a 3-D Secure problem is an input error: 400 even in the 201 decline style', async () => {
+      fake.declineStatus = 201;
+      try {
+        assertRefused(await authorize(fake, { [ARES_KEY]: 'nope' }), 40300, /'card\[3dsecure\]\[v2\]\[ares\]'/);
+      } finally {
+        fake.declineStatus = 400;
+      }
+    });
+
+    test('transStatus N or R is a 40310 decline (a transaction, in the decline style), echoed, nothing to capture', async () => {
+      const notAuthenticated = await authorize(fake, { [ARES_KEY]: ares({ transStatus: 'N', authenticationValue: undefined, eci: '07' }) });
+      assert.equal(notAuthenticated.status, 400);
+      assert.deepEqual(notAuthenticated.json.status, { code: 40310, message: '3-D Secure authentication failure' });
+      assert.deepEqual(notAuthenticated.json['3dsecure'], { version: '2.2.0', status: 'N' });
+      const id = notAuthenticated.json.id;
+      assert.ok(id, 'a decline is a transaction: it has an id');
+      assert.equal(fake.authorization(id)!.statusCode, 40310);
+      assertRefused(await follow(fake, id, 'captures'), 40000, /not approved/);
+      const rejected = await authorize(fake, { [RREQ_KEY]: rreq({ transStatus: 'R', authenticationValue: undefined, eci: undefined }) });
+      assert.equal(rejected.json.status.code, 40310);
+      fake.declineStatus = 201;
+      try {
+        const raw201 = await authorize(fake, { 'card[pan]': MASTERCARD, ...raw({ ...MC_RAW, trans_status: 'R', eci: undefined, av: undefined }) });
+        assert.equal(raw201.status, 201);
+        assert.equal(raw201.json.status.code, 40310);
+      } finally {
+        fake.declineStatus = 400;
+      }
+    });
+
+    test('a subsequent-in-series takes no RReq (nor CSC), however well-formed; the first-in-series may', async () => {
+      const started = await authorize(fake, { 'card[pan]': MASTERCARD, 'series[type]': 'recurring', [RREQ_KEY]: rreq() });
+      assert.equal(started.status, 201, started.text);
+      const next = (params: Params) => authorize(fake, { 'card[pan]': MASTERCARD, 'card[csc]': undefined, 'series[previous][id]': started.json.id, ...params });
+      assertRefused(await next({ [RREQ_KEY]: rreq() }), 40000, /'card\[3dsecure\]\[v2\]\[rreq\]' must not be sent on a subsequent-in-series/);
+      assertRefused(await next({ 'card[csc]': '123' }), 40000, /'card\[csc\]' must not be sent on a subsequent-in-series/);
+      assert.equal((await next({})).status, 201, 'the refusals did not move the series');
+    });
+
+    describe('merchant rule requireFullyThreeDSecure (40200 `not (fully 3dsecure or subsequent recurring)`)', () => {
+      const STRICT_KEY = '7a1c9e3b-2d4f-4a6b-8c0d-1e2f3a4b5c6d';
+      let strict: ClearhausFake;
+      before(async () => {
+        strict = await startClearhausFake({ merchants: [{ apiKey: STRICT_KEY, requireFullyThreeDSecure: true }, { apiKey: API_KEY }] });
+      });
+      after(() => strict.close());
+      const strictAuthorize = (params: Params, apiKey = STRICT_KEY) => authorize(strict, params, { apiKey });
+
+      test('without a Y result the authorization is refused 40200 with the documented message; other merchants are not', async () => {
+        assertRefused(await strictAuthorize({}), 40200, /^not \(fully 3dsecure or subsequent recurring\)$/);
+        assertRefused(await strictAuthorize({ [ARES_KEY]: ares({ transStatus: 'A', eci: '06' }) }), 40200, /^not \(fully 3dsecure/);
+        assertRefused(await strictAuthorize({ [ARES_KEY]: ares({ transStatus: 'U', authenticationValue: undefined, eci: '07' }) }), 40200);
+        assertRefused(await strictAuthorize({ sca_exemption: 'low_value_payment' }), 40200);
+        assert.equal(strict.authorizations.length, 0);
+        assert.equal((await strictAuthorize({}, API_KEY)).status, 201);
+        const account = await call(strict, 'GET', '/account', undefined, { apiKey: STRICT_KEY });
+        assert.match(account.json.transaction_rules, /not \(fully 3dsecure or subsequent recurring\)/);
+      });
+
+      test('a Y result (ARes, RReq or raw) passes; N and R are 40310 rather than the rule', async () => {
+        assert.equal((await strictAuthorize({ [ARES_KEY]: DOCS_ARES })).status, 201);
+        assert.equal((await strictAuthorize({ [RREQ_KEY]: rreq() })).status, 201);
+        assert.equal((await strictAuthorize({ 'card[pan]': MASTERCARD, ...raw(MC_RAW) })).status, 201);
+        const failed = await strictAuthorize({ [ARES_KEY]: ares({ transStatus: 'N', authenticationValue: undefined, eci: '07' }) });
+        assert.equal(failed.json.status.code, 40310);
+      });
+
+      test('a subsequent of a recurring series is exempt; one of an unscheduled series is not', async () => {
+        const recurring = await strictAuthorize({ 'card[pan]': MASTERCARD, 'series[type]': 'recurring', [RREQ_KEY]: rreq() });
+        assert.equal(recurring.status, 201, recurring.text);
+        const next = await strictAuthorize({ 'card[pan]': MASTERCARD, 'card[csc]': undefined, 'series[previous][id]': recurring.json.id });
+        assert.equal(next.status, 201, next.text);
+        assertRefused(await strictAuthorize({ 'card[pan]': MASTERCARD, 'series[type]': 'recurring' }), 40200, /not \(fully 3dsecure/);
+        const pan = '5000000000000004';
+        const unscheduled = await strictAuthorize({ 'card[pan]': pan, 'series[type]': 'unscheduled', [ARES_KEY]: DOCS_ARES });
+        assert.equal(unscheduled.status, 201, unscheduled.text);
+        assertRefused(
+          await strictAuthorize({ 'card[pan]': pan, 'card[csc]': undefined, 'series[previous][id]': unscheduled.json.id }),
+          40200,
+          /not \(fully 3dsecure or subsequent recurring\)/,
+        );
+      });
     });
   });
 

@@ -35,6 +35,7 @@ const plain: AuthorizationForm = {
   previousAuthorizationId: null,
   method: 'card',
   card,
+  threeDSecure: null,
 };
 
 describe('Clearhaus form encoding', () => {
@@ -43,6 +44,15 @@ describe('Clearhaus form encoding', () => {
       encodeForm(authorizationFields(plain)),
       'amount=2050&currency=EUR&ip=1.1.1.1&card[pan]=4111111111111111&card[expire_month]=06&card[expire_year]=2022&card[csc]=123',
     );
+  });
+
+  test('a 3-D Secure ARes goes last, as card[3dsecure][v2][ares], its JSON percent-encoded byte for byte', () => {
+    const ares = '{"messageType":"ARes","transStatus":"Y","authenticationValue":"mK225wGt2bLnnLB0UlRky0oHLnU="}';
+    const body = encodeForm(authorizationFields({ ...plain, threeDSecure: { kind: 'ares', message: ares } }));
+    assert.ok(body.endsWith(`&card[3dsecure][v2][ares]=${encodeURIComponent(ares)}`), body);
+    assert.equal(new URLSearchParams(body).get('card[3dsecure][v2][ares]'), ares);
+    const rreq = encodeForm(authorizationFields({ ...plain, threeDSecure: { kind: 'rreq', message: '{"messageType":"RReq"}' } }));
+    assert.ok(rreq.includes('card[3dsecure][v2][rreq]='));
   });
 
   test('brackets stay raw; key segments and values are percent-encoded as encodeURIComponent does', () => {

@@ -18,6 +18,7 @@ const row = (accountId: string, overrides: Partial<NewAcquirerAgreement> = {}): 
   accountId,
   acquirer: 'clearhaus',
   apiKeySealed: 'v1.sealed.value.here',
+  threeDSecure: null,
   mcc: '5999',
   textOnStatement: null,
   ...overrides,

@@ -14,6 +14,16 @@
  *   rules          parameters: fake/validation.ts (§2.1, §2.2, §2.3, §2.5, §2.10, §4.2);
  *                  amounts, series, voids and time limits: fake/state.ts (§2.1 series, §2.2–§2.4, §4.1);
  *                  the test host's magic amounts, special PANs and CSC 987 (§4.5)
+ *   3-D Secure     (§2.1.1; 3dsecure-io.md §4 and §5 items 30–35) `card[3dsecure][v2]`: at most one of
+ *                  [ares], [rreq], [raw][...] (else 40000, naming them); an ares/rreq is a JSON object
+ *                  of messageType ARes/RReq, an ARes never C or D; raw fields match §4's regexes, eci and
+ *                  av required for Visa (4…) and for Mastercard (5…, 2…) on Y/A/I/U, ds_trans_id for
+ *                  Mastercard; anything malformed is 40300 [INFERENCE]; no rreq (nor csc) on a
+ *                  subsequent-in-series (40000); transStatus N or R → 40310 in the decline style
+ *                  [INFERENCE]; echoed as `3dsecure {version, status}`; the record keeps the ARes/RReq
+ *                  string exactly as received. No PAN or amount cross-check (an ARes carries no PAN).
+ *                  Merchant rule `requireFullyThreeDSecure` → 40200 `not (fully 3dsecure or subsequent
+ *                  recurring)` (only transStatus Y is "fully" [INFERENCE]).
  *
  * Tests script failures on the next matching request (`script`), block cards (`blockCard` → 40420),
  * stop listening (`refuse`), and read what arrived (`requests`) and what Clearhaus holds
@@ -29,7 +39,15 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type AuthorizationRecord, ClearhausLedger, type CreditRecord, type FakeMerchant, type Forced, type SeriesRecord } from './clearhaus-fake/state.js';
+import {
+  type AuthorizationRecord,
+  ClearhausLedger,
+  type CreditRecord,
+  type FakeMerchant,
+  type Forced,
+  FULLY_3DS_RULE,
+  type SeriesRecord,
+} from './clearhaus-fake/state.js';
 import { validateAuthorization, validateCapture, validateCredit, validateRefund } from './clearhaus-fake/validation.js';
 import {
   basicApiKey,
@@ -47,7 +65,8 @@ import {
 } from './clearhaus-fake/wire.js';
 
 export type { AuthorizationRecord, CreditRecord, FakeMerchant, OperationRecord, SeriesRecord } from './clearhaus-fake/state.js';
-export { TEST_HOST_PANS } from './clearhaus-fake/state.js';
+export { FULLY_3DS_RULE, TEST_HOST_PANS } from './clearhaus-fake/state.js';
+export type { ThreeDSecureInput } from './clearhaus-fake/validation.js';
 export { CURRENCY_EXPONENTS } from './clearhaus-fake/validation.js';
 export { basicAuthHeader, CLEARHAUS_DOCS_KEY, type Form, HAL_CONTENT_TYPE, signatureHeader, signBody } from './clearhaus-fake/wire.js';
 
@@ -62,6 +81,13 @@ export interface ClearhausFakeMerchantOptions {
   currency?: string;
   /** A trusted partner may leave `card[csc]` out of a (signed) request. Default true. */
   trusted?: boolean;
+  /**
+   * The merchant rule `not (fully 3dsecure or subsequent recurring)` (clearhaus.md §3.1): an
+   * authorization without a 3-D Secure result of transStatus Y that is not a subsequent-in-series
+   * of a `recurring` series is refused 40200 with that message [INFERENCE: "fully" is Y only, A is
+   * an attempt]. Default false.
+   */
+  requireFullyThreeDSecure?: boolean;
 }
 
 export interface ClearhausFakeOptions {
@@ -192,6 +218,7 @@ function resolveMerchant(options: ClearhausFakeMerchantOptions): FakeMerchant {
     currency: options.currency ?? 'EUR',
     mcc: options.mcc ?? '5734',
     trusted: options.trusted ?? true,
+    requireFullyThreeDSecure: options.requireFullyThreeDSecure ?? false,
   };
 }
 
@@ -205,7 +232,8 @@ function accountBody(merchant: FakeMerchant): Record<string, unknown> {
     currency: merchant.currency,
     mcc: merchant.mcc,
     acquirer: { visa_bin: 438309, mastercard_bin: 526571 },
-    transaction_rules: '',
+    // Free text (§2.8); the wording of the rule is [INFERENCE], after the docs' example.
+    transaction_rules: merchant.requireFullyThreeDSecure ? `reject authorization if ${FULLY_3DS_RULE}` : '',
     _links: { self: { href: '/account' } },
   };
 }

@@ -136,6 +136,7 @@ export class ClearhausAcquirer implements Acquirer {
       textOnStatement: pickTextOnStatement(request.textOnStatement, agreement.textOnStatement),
       ip: cardholderIp(request.clientIp),
       ...shape,
+      threeDSecure: request.threeDSecure ?? null,
     };
     const answer = await this.client.post('/authorizations', encodeForm(authorizationFields(form)), agreement.apiKey);
     return this.toResult(answer, 'authorize', { transactionId: request.transactionId }, { pan: instrument.pan, csc: instrument.cvc, apiKey: agreement.apiKey });

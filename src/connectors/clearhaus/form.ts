@@ -120,12 +120,15 @@ export interface AuthorizationForm {
   previousAuthorizationId: string | null;
   method: PaymentMethod;
   card: CardFields;
+  /** `card[3dsecure][v2][ares|rreq]`: the 3-D Secure message as the 3DS Server sent it (3dsecure-io.md §4). */
+  threeDSecure: { kind: 'ares' | 'rreq'; message: string } | null;
 }
 
 /**
  * `POST /authorizations`, in this order: amount, currency, reference, text_on_statement, ip,
  * initiator, credential_on_file, series[type], series[previous][id], then the method's pan,
- * expire_month, expire_year and csc (the order of the docs' signing example, which it extends).
+ * expire_month, expire_year and csc (the order of the docs' signing example, which it extends), and
+ * the 3-D Secure message last.
  */
 export function authorizationFields(form: AuthorizationForm): FormField[] {
   const fields: FormField[] = [
@@ -139,7 +142,9 @@ export function authorizationFields(form: AuthorizationForm): FormField[] {
   if (form.credentialOnFile !== null) fields.push(['credential_on_file', form.credentialOnFile]);
   if (form.seriesType !== null) fields.push(['series[type]', form.seriesType]);
   if (form.previousAuthorizationId !== null) fields.push(['series[previous][id]', form.previousAuthorizationId]);
-  return [...fields, ...methodFields(form.method, form.card)];
+  fields.push(...methodFields(form.method, form.card));
+  if (form.threeDSecure !== null) fields.push([`${form.method}[3dsecure][v2][${form.threeDSecure.kind}]`, form.threeDSecure.message]);
+  return fields;
 }
 
 /** `POST /authorizations/:id/captures`: amount (always explicit), then text_on_statement. */

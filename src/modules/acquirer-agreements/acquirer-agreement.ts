@@ -21,7 +21,10 @@ export const API_KEY_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0
 /** Text on the cardholder's statement: 2–22 printable ASCII characters (Clearhaus's rule). */
 export const TEXT_ON_STATEMENT_PATTERN = /^[\x20-\x7e]{2,22}$/;
 
-/** One stored row, the API key sealed (src/security/secret-box.ts). */
+export const THREE_DS_PROVIDERS = ['3dsecure.io'] as const;
+export type ThreeDSProviderName = (typeof THREE_DS_PROVIDERS)[number];
+
+/** One stored row, the API keys sealed (src/security/secret-box.ts). */
 export interface AcquirerAgreement {
   id: string;
   accountId: string;
@@ -30,6 +33,8 @@ export interface AcquirerAgreement {
   apiKeySealed: string | null;
   mcc: string;
   textOnStatement: string | null;
+  /** The 3DS Server of the payment window (INTERFACE §13) and the merchant's key there, sealed; null: none. */
+  threeDSecure: { provider: ThreeDSProviderName; apiKeySealed: string } | null;
   /** When the account's agreement was first created: carried from row to row by each PUT. */
   createdAt: string;
   /** When this row was written (the PUT that made it). */
@@ -51,6 +56,8 @@ export interface AcquirerCredentials {
   textOnStatement: string | null;
   /** The merchant's API key in clear (null for sandbox): never logged, returned or stored elsewhere. */
   apiKey: string | null;
+  /** The 3DS Server and the merchant's key there, in clear (same rules as apiKey); null: none. */
+  threeDSecure: { provider: ThreeDSProviderName; apiKey: string } | null;
 }
 
 /** The record the partner API shows: never the key. */

@@ -37,11 +37,37 @@ export const PutAcquirerAgreementBody = Type.Object(
         }),
       ),
     ),
+    threeDSecure: Type.Optional(
+      Nullable(
+        Type.Object(
+          {
+            provider: Type.Optional(Type.String({ description: '`3dsecure.io`, the only provider today.', examples: ['3dsecure.io'] })),
+            apiKey: Type.Optional(
+              Type.String({
+                description: "The merchant's API key at the provider, a UUID. Sealed at rest; never returned, logged or shown.",
+                writeOnly: true,
+                examples: ['7d1c2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f'],
+              }),
+            ),
+          },
+          {
+            description:
+              'clearhaus only (INTERFACE §13): the 3-D Secure server that authenticates customers in the payment window before the authorization. Null or absent: none. Not shown in the record.',
+          },
+        ),
+      ),
+    ),
   },
   {
     description: 'The new agreement; it replaces the current one. Fields not listed are refused.',
     examples: [
       { acquirer: 'clearhaus', apiKey: '0f3a3c52-8f9e-4f3b-9a4e-2d1b6c7e8f90', mcc: '5999', textOnStatement: 'SHOP.EXAMPLE.COM' },
+      {
+        acquirer: 'clearhaus',
+        apiKey: '0f3a3c52-8f9e-4f3b-9a4e-2d1b6c7e8f90',
+        mcc: '5999',
+        threeDSecure: { provider: '3dsecure.io', apiKey: '7d1c2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f' },
+      },
       { acquirer: 'sandbox' },
     ],
   },

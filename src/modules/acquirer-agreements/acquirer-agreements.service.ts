@@ -17,6 +17,8 @@ import {
   type NewAcquirerAgreement,
   SANDBOX_DEFAULT_MCC,
   TEXT_ON_STATEMENT_PATTERN,
+  THREE_DS_PROVIDERS,
+  type ThreeDSProviderName,
 } from './acquirer-agreement.js';
 import type { AcquirerAgreementsRepository } from './acquirer-agreements.repository.js';
 
@@ -31,15 +33,18 @@ export interface AcquirerAgreementInput {
   apiKey?: string | undefined;
   mcc?: string | undefined;
   textOnStatement?: string | null | undefined;
+  threeDSecure?: { provider?: string; apiKey?: string } | null | undefined;
 }
 
-const FIELDS = ['acquirer', 'apiKey', 'mcc', 'textOnStatement'] as const;
+const FIELDS = ['acquirer', 'apiKey', 'mcc', 'textOnStatement', 'threeDSecure'] as const;
+const THREE_DS_FIELDS = ['provider', 'apiKey'] as const;
 const FIELD_LIST = FIELDS.join(',');
 
 const RULES = {
   apiKey: 'must be the Clearhaus API key, a UUID',
   mcc: 'must be 4 digits, e.g. 5999',
   textOnStatement: 'must be 2–22 printable ASCII characters',
+  threeDSecureApiKey: "must be the merchant's 3dsecure.io API key, a UUID",
 } as const;
 
 export interface AcquirerAgreementsDeps {
@@ -79,6 +84,7 @@ export class AcquirerAgreementsService {
     if (account.status === 'CLOSED') throw new AppError('CONFLICT', 'A deleted account cannot get an acquirer agreement.');
     const at = this.deps.clock.nowIso();
     const apiKeySealed = fields.apiKey === null ? null : this.deps.sealer.seal(fields.apiKey);
+    const threeDSecure = fields.threeDSecure && { provider: fields.threeDSecure.provider, apiKeySealed: this.deps.sealer.seal(fields.threeDSecure.apiKey) };
     const row = await withNewIdsOnCollision('acquirer_agreements', () => {
       const next: NewAcquirerAgreement = {
         id: newId(),
@@ -87,6 +93,7 @@ export class AcquirerAgreementsService {
         apiKeySealed,
         mcc: fields.mcc,
         textOnStatement: fields.textOnStatement,
+        threeDSecure,
       };
       return this.deps.transaction((repos) => repos.acquirerAgreements.replace(accountId, next, at));
     });
@@ -143,7 +150,13 @@ export class AcquirerAgreementsService {
   // ---- internals ----
 
   /** The values a PUT stores, or a 422 naming every field that is wrong and what it should be. */
-  private validate(input: AcquirerAgreementInput): { acquirer: AcquirerName; apiKey: string | null; mcc: string; textOnStatement: string | null } {
+  private validate(input: AcquirerAgreementInput): {
+    acquirer: AcquirerName;
+    apiKey: string | null;
+    mcc: string;
+    textOnStatement: string | null;
+    threeDSecure: { provider: ThreeDSProviderName; apiKey: string } | null;
+  } {
     const errors = new FieldErrorCollector();
     for (const field of Object.keys(input)) {
       if (!(FIELDS as readonly string[]).includes(field))
@@ -162,6 +175,7 @@ export class AcquirerAgreementsService {
     if (textOnStatement !== undefined && textOnStatement !== null && !TEXT_ON_STATEMENT_PATTERN.test(textOnStatement)) {
       errors.add('textOnStatement', 'regex', RULES.textOnStatement);
     }
+    const threeDSecure = this.validateThreeDSecure(input.threeDSecure, acquirer, errors);
     errors.throwIfAny();
     // Checked after the fields: a request that would be refused anyway says everything that is wrong with it.
     if (acquirer === 'clearhaus' && !this.deps.clearhausAvailable) {
@@ -172,7 +186,35 @@ export class AcquirerAgreementsService {
       apiKey: acquirer === 'clearhaus' ? apiKey! : null,
       mcc: mcc ?? SANDBOX_DEFAULT_MCC,
       textOnStatement: textOnStatement ?? null,
+      threeDSecure,
     };
+  }
+
+  /**
+   * `threeDSecure: {provider: "3dsecure.io", apiKey}` (INTERFACE §13), clearhaus only: the 3DS
+   * Server needs the acquirer's account (BIN, merchant id) for its AReq. Null or absent: none.
+   */
+  private validateThreeDSecure(
+    value: AcquirerAgreementInput['threeDSecure'],
+    acquirer: AcquirerName,
+    errors: FieldErrorCollector,
+  ): { provider: ThreeDSProviderName; apiKey: string } | null {
+    if (value === undefined || value === null) return null;
+    if (acquirer !== 'clearhaus') {
+      errors.add('threeDSecure', 'in:clearhaus', `is taken with acquirer clearhaus only (a ${acquirer} agreement runs the simulated 3-D Secure step)`);
+      return null;
+    }
+    for (const field of Object.keys(value)) {
+      if (!(THREE_DS_FIELDS as readonly string[]).includes(field))
+        errors.add(`threeDSecure.${field}`, `in:${THREE_DS_FIELDS.join(',')}`, `is not a field of threeDSecure (the fields are ${THREE_DS_FIELDS.join(', ')})`);
+    }
+    const { provider, apiKey } = value;
+    if (provider === undefined) errors.add('threeDSecure.provider', 'required', `is required and must be one of ${THREE_DS_PROVIDERS.join(', ')}`);
+    else if (!(THREE_DS_PROVIDERS as readonly string[]).includes(provider))
+      errors.add('threeDSecure.provider', `in:${THREE_DS_PROVIDERS.join(',')}`, `must be one of ${THREE_DS_PROVIDERS.join(', ')}`);
+    if (apiKey === undefined) errors.add('threeDSecure.apiKey', 'required', `is required and ${RULES.threeDSecureApiKey}`);
+    else if (typeof apiKey !== 'string' || !API_KEY_PATTERN.test(apiKey)) errors.add('threeDSecure.apiKey', 'uuid', RULES.threeDSecureApiKey);
+    return provider !== undefined && apiKey !== undefined ? { provider: provider as ThreeDSProviderName, apiKey } : null;
   }
 
   /** 404 for an account with no agreement: the account's own message when it does not exist. */
@@ -190,6 +232,7 @@ export class AcquirerAgreementsService {
       mcc: row.mcc,
       textOnStatement: row.textOnStatement,
       apiKey: row.apiKeySealed === null ? null : this.deps.sealer.open(row.apiKeySealed),
+      threeDSecure: row.threeDSecure && { provider: row.threeDSecure.provider, apiKey: this.deps.sealer.open(row.threeDSecure.apiKeySealed) },
     };
     // Shared by every caller: frozen, so that none can change what the others get.
     Object.freeze(credentials);

@@ -26,6 +26,7 @@ import type { InstantCapture, Transaction } from '../transactions/transaction.js
 import { transactionWire } from '../transactions/transactions.schemas.js';
 import { MAX_AMOUNT } from '../../shared/money.js';
 import { isSessionFinal, nextSessionState, type OrderLine, type Session, type SessionEvent, type SubscriptionRequest } from './session.js';
+import type { ThreeDSDecision } from '../three-d-secure/decision.js';
 import type { SessionChanges, SessionsRepository } from './sessions.repository.js';
 import { sessionWire } from './sessions.schemas.js';
 
@@ -140,6 +141,8 @@ export type PaymentInput = { card: CardInput } | { wallet: WalletType };
 export interface PaymentExtras {
   amount?: number | null | undefined;
   dateOfBirth?: string | null | undefined;
+  /** What the window's 3-D Secure step decided (INTERFACE §13): authorize with its result, or refuse. */
+  threeDS?: ThreeDSDecision | undefined;
 }
 
 export interface PayResult {
@@ -401,7 +404,7 @@ export class SessionsService {
     const minimumAge = current.minimumAge ?? null;
     let ageVerified = current.ageVerified ?? false;
     if (minimumAge !== null && !ageVerified && extras.dateOfBirth !== undefined) ageVerified = this.oldEnough(extras.dateOfBirth, minimumAge);
-    return this.attempt(current, input, clientIp, amount, ageVerified);
+    return this.attempt(current, input, clientIp, amount, ageVerified, extras.threeDS);
   }
 
   private notPayable(current: Session): AppError {
@@ -412,7 +415,14 @@ export class SessionsService {
   }
 
   /** One attempt; `input` null: the customer gave no payment details (an age step that failed). */
-  private async attempt(current: Session, input: PaymentInput | null, clientIp: string | null, amount: number, ageVerified: boolean): Promise<PayResult> {
+  private async attempt(
+    current: Session,
+    input: PaymentInput | null,
+    clientIp: string | null,
+    amount: number,
+    ageVerified: boolean,
+    threeDS?: ThreeDSDecision,
+  ): Promise<PayResult> {
     const started = await this.change(current, 'start', { attempts: current.attempts + 1, errorCode: null, amount, ageVerified });
     if (!started) throw new AppError('CONFLICT', 'The session changed meanwhile (paid or expired).');
     const attempt: Session = { ...current, state: 'PROCESSING', attempts: current.attempts + 1, amount, ageVerified };
@@ -455,6 +465,12 @@ export class SessionsService {
         inCommit: async (repos, tx) => {
           created = true;
           await repos.sessions.updateIfState(attempt.id, 'PROCESSING', { transactionId: tx.id, updatedAt: this.deps.clock.nowIso() });
+        },
+        threeDS: threeDS && {
+          authentication: threeDS.action === 'authorize' ? threeDS.authentication : null,
+          sca: threeDS.sca,
+          scaCode: threeDS.scaCode,
+          refusal: threeDS.action === 'refuse' ? { errorCode: threeDS.errorCode, message: threeDS.message } : null,
         },
         // Refused before the acquirer: age not verified, or the merchant's preAuthUrl said no.
         beforeCall: checks

@@ -29,6 +29,8 @@ import {
   type Acquirer,
   type AcquirerCall,
   type AcquirerResult,
+  type ScaResult,
+  type ThreeDSAuthentication,
   type Initiator,
   type Instrument,
   noExternalCodes,
@@ -175,6 +177,8 @@ export interface PaymentRequest<R extends PipelineRepos = PipelineRepos> {
    * never called. It must not throw. The drive job's safety net waits BEFORE_CALL_BUDGET_MS longer.
    */
   beforeCall?: ((transaction: Transaction) => Promise<{ errorCode: string; message: string } | null>) | undefined;
+  /** `authorize()` only: the payment window's 3-D Secure result (sent to the acquirer, or a refusal before it). */
+  threeDS?: (ThreeDSGiven & { refusal: { errorCode: string; message: string } | null }) | undefined;
   /**
    * `submit()` only: what the drive reads besides the new transaction and operation, as the flow
    * read it already (MIT: the subscription with its payment method and point of sale). A drive job
@@ -238,7 +242,28 @@ const ACQUIRER_CALL = {
 const BUSY_DEFER_MS = 200;
 
 /** What a synchronous flow gives its first acquirer call beyond the records: the card as typed, whether it is stored now. */
-type GivenNow = { instrument?: Instrument | undefined; storesCard?: SeriesType | null };
+type GivenNow = { instrument?: Instrument | undefined; storesCard?: SeriesType | null; threeDS?: ThreeDSGiven | undefined };
+
+/**
+ * The payment window's 3-D Secure result (INTERFACE §13), for the authorization of a customer
+ * payment: the message the acquirer gets (null: none) and what the transaction's `sca` and
+ * `externalStatusCodes.sca` say, whatever the acquirer answers.
+ */
+export interface ThreeDSGiven {
+  authentication: ThreeDSAuthentication | null;
+  sca: ScaResult;
+  scaCode: string | null;
+}
+
+/** An answer with the window's 3-D Secure result on it (a connector that reports its own SCA keeps it). */
+function withThreeDS<A extends Answer>(answer: A, threeDS: ThreeDSGiven | undefined): A {
+  if (!threeDS || (answer.outcome !== 'approved' && answer.outcome !== 'declined')) return answer;
+  return {
+    ...answer,
+    sca: answer.sca ?? threeDS.sca,
+    externalStatusCodes: { ...answer.externalStatusCodes, sca: answer.externalStatusCodes.sca ?? threeDS.scaCode },
+  };
+}
 
 /** A merchant-initiated payment with a card that has no series at the acquirer (INTERFACE §12.3): failed without a request. */
 const NO_SERIES: Answer = {
@@ -310,10 +335,13 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       });
       return made;
     });
-    const refusal = request.beforeCall ? await request.beforeCall(built.committed) : null;
+    const refusal = request.threeDS?.refusal ?? (request.beforeCall ? await request.beforeCall(built.committed) : null);
     if (refusal) {
       // Applied as the acquirer's decline would be, without calling it.
-      const declined = { outcome: 'declined' as const, ...refusal, externalStatusCodes: { terminal: null, acquirer: null, network: null, sca: null } };
+      const declined = withThreeDS(
+        { outcome: 'declined' as const, ...refusal, externalStatusCodes: { terminal: null, acquirer: null, network: null, sca: null } },
+        request.threeDS,
+      );
       try {
         return (await this.apply(built.committed, built.operation, declined, null, {})).transaction;
       } catch (err) {
@@ -321,7 +349,11 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
         return this.reload(request.accountId, built.transaction.id);
       }
     }
-    const { latest } = await this.driveChain(built.operation.id, 1, { instrument: request.instrument, storesCard: request.storesCard ?? null });
+    const { latest } = await this.driveChain(built.operation.id, 1, {
+      instrument: request.instrument,
+      storesCard: request.storesCard ?? null,
+      threeDS: request.threeDS,
+    });
     return latest ?? built.committed;
   }
 
@@ -693,7 +725,15 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
                 tx,
                 op,
                 (reference) =>
-                  this.call(route, tx, op, attempt, given, series?.role === 'subsequent' && reference ? { ...series, previousId: reference } : series),
+                  this.call(
+                    route,
+                    tx,
+                    op,
+                    attempt,
+                    given,
+                    series?.role === 'subsequent' && reference ? { ...series, previousId: reference } : series,
+                    givenNow?.threeDS?.authentication ?? null,
+                  ),
                 claimed,
               );
     } finally {
@@ -717,7 +757,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     if (sent.outcome === 'in_doubt' && !(op.type === 'AUTHORIZATION' || op.type === 'SALE')) {
       return { result: await this.holdInDoubt(tx, op, sent, job ?? null), next: null };
     }
-    const answer: Answer = sent.outcome === 'in_doubt' ? authorizationInDoubt(sent) : sent;
+    const answer: Answer = sent.outcome === 'in_doubt' ? authorizationInDoubt(sent) : withThreeDS(sent, givenNow?.threeDS);
     const inDoubt = sent.outcome === 'in_doubt' ? sent : null;
     const nextSeries =
       answer.outcome === 'approved' && route && series !== 'missing' ? seriesAfterApproval(series, method, route, answer.acquirerReference) : null;
@@ -890,6 +930,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     attempt: number,
     given: Instrument | StoredMethod | null,
     series: Series | null,
+    threeDSecure: ThreeDSAuthentication | null = null,
   ): Promise<AcquirerResult> {
     const acquirer = route.acquirer;
     try {
@@ -909,6 +950,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
           textOnStatement: tx.textOnStatement,
           clientIp: tx.clientIp,
           series,
+          threeDSecure,
         });
       }
       return await acquirer[ACQUIRER_CALL[op.type]]({

@@ -3,7 +3,7 @@
  * null) per account. `replace` runs inside a store transaction (its writes commit together).
  */
 import type { Kysely, Selectable } from 'kysely';
-import type { AcquirerAgreement, AcquirerName, NewAcquirerAgreement } from '../../modules/acquirer-agreements/acquirer-agreement.js';
+import type { AcquirerAgreement, AcquirerName, NewAcquirerAgreement, ThreeDSProviderName } from '../../modules/acquirer-agreements/acquirer-agreement.js';
 import type { AcquirerAgreementsRepository } from '../../modules/acquirer-agreements/acquirer-agreements.repository.js';
 import type { Dialect } from '../connect.js';
 import type { AcquirerAgreementsTable, Database } from '../schema.js';
@@ -16,6 +16,10 @@ function toAgreement(row: Selectable<AcquirerAgreementsTable>): AcquirerAgreemen
     apiKeySealed: row.apiKeySealed,
     mcc: row.mcc,
     textOnStatement: row.textOnStatement,
+    threeDSecure:
+      row.threeDsProvider !== null && row.threeDsApiKeySealed !== null
+        ? { provider: row.threeDsProvider as ThreeDSProviderName, apiKeySealed: row.threeDsApiKeySealed }
+        : null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     removedAt: row.removedAt,
@@ -53,7 +57,19 @@ export class KyselyAcquirerAgreementsRepository implements AcquirerAgreementsRep
       .executeTakeFirst();
     const inserted = await this.db
       .insertInto('acquirerAgreements')
-      .values({ ...row, accountId, createdAt: previous?.createdAt ?? at, updatedAt: at, removedAt: null })
+      .values({
+        id: row.id,
+        accountId,
+        acquirer: row.acquirer,
+        apiKeySealed: row.apiKeySealed,
+        mcc: row.mcc,
+        textOnStatement: row.textOnStatement,
+        threeDsProvider: row.threeDSecure?.provider ?? null,
+        threeDsApiKeySealed: row.threeDSecure?.apiKeySealed ?? null,
+        createdAt: previous?.createdAt ?? at,
+        updatedAt: at,
+        removedAt: null,
+      })
       .returningAll()
       .executeTakeFirstOrThrow();
     return toAgreement(inserted);

@@ -5,7 +5,10 @@
  * no void after a capture or twice, a void allowed on a 50000 authorization, time limits 180 / 365
  * / 30 days), series (§2.1: the subsequent-in-series names the latest approved authorization of
  * a series this merchant started with the same card), credits (§2.5), the test host's magic amounts
- * (§4.5) and the HAL representations of §2.1.2–§2.5.
+ * (§4.5) and the HAL representations of §2.1.2–§2.5. 3-D Secure outcomes (3dsecure-io.md §4, §5
+ * items 34–35): a result with transStatus N or R is declined 40310 (in the decline style); the
+ * merchant rule `not (fully 3dsecure or subsequent recurring)` (`requireFullyThreeDSecure`, 40200);
+ * the result is echoed as `3dsecure {version, status}` and kept whole on the record.
  */
 import crypto from 'node:crypto';
 import type { AuthorizationInput, CreditInput, FollowUpInput, SeriesType, ThreeDSecureInput } from './validation.js';
@@ -33,6 +36,8 @@ export interface FakeMerchant {
   currency: string;
   mcc: string;
   trusted: boolean;
+  /** The merchant rule `not (fully 3dsecure or subsequent recurring)` (40200). */
+  requireFullyThreeDSecure: boolean;
 }
 
 /** A capture, refund or void as Clearhaus recorded it. `moved`: it counts (approved, or a 50000 that went through). */
@@ -65,6 +70,7 @@ export interface AuthorizationRecord {
   initiator: 'cardholder' | 'merchant';
   credentialOnFile?: 'store' | 'use';
   scaExemption?: string;
+  /** The 3-D Secure result as it arrived: the ARes/RReq string exactly as sent, or the raw fields. */
   threeDSecure?: ThreeDSecureInput;
   seriesRole: 'none' | 'first' | 'subsequent';
   previousId?: string;
@@ -124,6 +130,10 @@ const randomDigits = (n: number) => Array.from({ length: n }, () => crypto.rando
 const randomTlid = () => crypto.randomBytes(17).toString('base64url').slice(0, 22);
 const statusOf = (code: number) => (code === 20000 ? { code } : { code, message: STATUS_MESSAGES[code] ?? 'Declined' });
 const latestOf = (series: SeriesRecord) => series.authorizationIds[series.authorizationIds.length - 1];
+/** 3dsecure-io.md §4 [INFERENCE]: transStatus N (not authenticated) and R (rejected) are 40310. */
+const FAILED_3DS = new Set(['N', 'R']);
+/** clearhaus.md §3.1: the documented message of the rule. */
+export const FULLY_3DS_RULE = 'not (fully 3dsecure or subsequent recurring)';
 
 export class ClearhausLedger {
   readonly authorizations = new Map<string, AuthorizationRecord>();
@@ -163,8 +173,11 @@ export class ClearhausLedger {
     if (input.initiator === 'merchant' && !previous && !this.storedCards.has(`${merchant.apiKey}\n${input.card.pan}`)) {
       throw new Rejection(40200, "initiator 'merchant' needs an earlier approved credential_on_file=store authorization of this card for this merchant");
     }
+    // [INFERENCE] A failed authentication is declined as such (40310) before merchant rules are looked at.
+    const failedThreeDS = input.threeDSecure !== undefined && FAILED_3DS.has(input.threeDSecure.transStatus);
+    if (merchant.requireFullyThreeDSecure && !failedThreeDS) this.checkFullyThreeDSecure(input, previous);
     const now = this.context.now();
-    const code = forced?.code ?? this.decide(input.card.pan, input.amount, AUTHORIZATION_CODES);
+    const code = forced?.code ?? (failedThreeDS ? 40310 : this.decide(input.card.pan, input.amount, AUTHORIZATION_CODES));
     const record: AuthorizationRecord = {
       id: crypto.randomUUID(),
       merchantApiKey: merchant.apiKey,
@@ -197,6 +210,18 @@ export class ClearhausLedger {
     this.authorizations.set(record.id, record);
     if (code === 20000) this.recordApproval(record, input, previous);
     return { status: this.httpFor(code), body: this.representation(record) };
+  }
+
+  /**
+   * The merchant rule `not (fully 3dsecure or subsequent recurring)` (clearhaus.md §3.1, 40200).
+   * [INFERENCE] "Fully 3dsecure" is a result with transStatus Y: A is an attempt, not a full
+   * authentication. "Subsequent recurring" is a subsequent-in-series of a `recurring` series, as
+   * the message says: a subsequent of an `unscheduled` series is not exempt.
+   */
+  private checkFullyThreeDSecure(input: AuthorizationInput, previous: AuthorizationRecord | undefined): void {
+    const fully = input.threeDSecure?.transStatus === 'Y';
+    const seriesType = previous?.seriesId === undefined ? undefined : this.series.get(previous.seriesId)?.type;
+    if (!fully && seriesType !== 'recurring') throw new Rejection(40200, FULLY_3DS_RULE);
   }
 
   /** An approved authorization starts a series, continues one, or stores the card. */
@@ -261,7 +286,7 @@ export class ClearhausLedger {
       text_on_statement: record.textOnStatement,
       ...(record.reference !== undefined && { reference: record.reference }),
       ...(record.csc && { csc: record.csc }),
-      ...(record.threeDSecure && { '3dsecure': { version: record.threeDSecure.version, status: record.threeDSecure.status } }),
+      ...(record.threeDSecure && { '3dsecure': { version: record.threeDSecure.version, status: record.threeDSecure.transStatus } }),
       ...(series && { series: { type: series.type, tid: series.tid, tlid: series.tlid, economically_related_tlid: series.economicallyRelatedTlid } }),
       _links: { self: { href }, captures: { href: `${href}/captures` }, voids: { href: `${href}/voids` }, refunds: { href: `${href}/refunds` } },
     };

@@ -5,7 +5,8 @@
  * Rules that need the fake's state (which authorization a series refers to, what is left to
  * capture) are in state.ts. A violation throws a Rejection naming the parameter, with the closest
  * documented code: 40110 card number, 40120 CSC, 40130 expiry, 40135 expired, 40140 currency,
- * 40150 text on statement, 40000 everything else.
+ * 40150 text on statement, 40300 a malformed 3-D Secure result [INFERENCE, 3dsecure-io.md §4],
+ * 40000 everything else.
  */
 import net from 'node:net';
 import { type Form, Rejection } from './wire.js';
@@ -45,11 +46,33 @@ export interface CardInput {
   csc?: string;
 }
 
-export interface ThreeDSecureInput {
-  form: 'ares' | 'rreq' | 'raw';
-  version?: string;
-  status?: string;
-}
+/**
+ * A `card[3dsecure][v2]` result as it reached Clearhaus (kept on the authorization record, so tests
+ * can assert exactly what was sent). `version` and `transStatus` are what the answer echoes as
+ * `3dsecure {version, status}`.
+ */
+export type ThreeDSecureInput =
+  | {
+      /** `card[3dsecure][v2][ares]` or `[rreq]`: the whole message, a JSON string. */
+      kind: 'ares' | 'rreq';
+      /** The form value exactly as received (form-decoded), not re-serialised. */
+      message: string;
+      messageType: 'ARes' | 'RReq';
+      /** Its `messageVersion`. */
+      version: string;
+      transStatus: string;
+    }
+  | {
+      /** `card[3dsecure][v2][raw][...]`. */
+      kind: 'raw';
+      /** Every `card[3dsecure][v2][raw][<name>]` received, by `<name>` (`eci`, `av`, `trans_status`, ...). */
+      message: Record<string, string>;
+      messageType: 'ARes' | 'RReq';
+      /** `message_version`. */
+      version: string;
+      /** `trans_status`. */
+      transStatus: string;
+    };
 
 export interface AuthorizationInput {
   amount: number;
@@ -189,41 +212,119 @@ function paymentMethod(form: Form): 'card' | 'moto' {
   return method;
 }
 
-/** §2.1.1: `card[3dsecure][v2]` with exactly one of `ares`, `rreq` or `raw[...]`. */
-function threeDSecure(form: Form): ThreeDSecureInput | undefined {
+// --- 3-D Secure ----------------------------------------------------------------------------------
+
+const THREEDS = 'card[3dsecure][v2]';
+const THREEDS_FORMS = ['ares', 'rreq', 'raw'] as const;
+/** ARes transStatus values that mean "not finished": the RReq must be sent instead (3dsecure-io.md §4). */
+const UNFINISHED = new Set(['C', 'D']);
+/** Mastercard raw results that need `eci` and `av` (clearhaus.md §2.1.1). */
+const MASTERCARD_AUTHENTICATED = new Set(['Y', 'A', 'I', 'U']);
+/** §2.1.1 `raw[av]`: base64, exactly 28 characters (a 20-byte CAVV/AAV is 27 characters and one `=`). */
+const BASE64_28 = /^(?:[A-Za-z0-9+/]{28}|[A-Za-z0-9+/]{27}=|[A-Za-z0-9+/]{26}==)$/;
+
+/** Malformed or inconsistent 3-D Secure input: 40300 "3-D Secure problem" [INFERENCE, 3dsecure-io.md §4 and §5 item 35]. */
+const threeDSProblem = (key: string, rule: string) => new Rejection(40300, `parameter '${key}' is invalid: ${rule}`);
+
+/** The fake's scheme of a PAN, for the raw requirements: Visa starts with 4, Mastercard with 5 or 2. */
+const schemeOf = (pan: string) => (pan.startsWith('4') ? 'Visa' : pan.startsWith('5') || pan.startsWith('2') ? 'Mastercard' : undefined);
+
+/**
+ * clearhaus.md §2.1.1 and 3dsecure-io.md §4, §5 items 30–32: `card[3dsecure][v2]` with at most one
+ * of `[ares]`, `[rreq]` or `[raw][...]` (more than one, or none of them: 40000). The rest is 40300:
+ *   ares, rreq   the whole message as a JSON object whose `messageType` is `ARes` / `RReq`; kept as
+ *                the exact string received. No ARes with transStatus C or D (send the RReq)
+ *                [INFERENCE, §4]. Its `messageVersion` and `transStatus` must be strings [INFERENCE:
+ *                every EMV ARes/RReq carries them, and the answer echoes them]. Neither the PAN
+ *                (an ARes carries none) nor the amount is cross-checked.
+ *   raw          eci `[0-9]{2}`, av base64 of exactly 28 characters, trans_status `[A-Z]`,
+ *                message_version `2[.][0-9][.][0-9]`, message_type `ARes|RReq`, authentication_type
+ *                `[0-9]{2}` (optional), ds_trans_id a UUIDv4. eci and av are required for Visa, and for
+ *                Mastercard when trans_status is Y, A, I or U; ds_trans_id for Mastercard.
+ *                trans_status, message_version and message_type are required [INFERENCE: only
+ *                authentication_type is marked optional]; a raw ARes with C or D is refused like the
+ *                ARes itself [INFERENCE].
+ * The RReq on a subsequent-in-series is refused by `initiation` (40000); the outcome of N and R
+ * (40310) is the ledger's.
+ */
+function threeDSecure(form: Form, pan: string): ThreeDSecureInput | undefined {
   if (!hasKeyUnder(form, 'card[3dsecure]')) return undefined;
-  const stray = Object.keys(form).find((key) => key.startsWith('card[3dsecure]') && !key.startsWith('card[3dsecure][v2]'));
+  const stray = Object.keys(form).find((key) => key.startsWith('card[3dsecure]') && !key.startsWith(`${THREEDS}[`));
   if (stray !== undefined) throw new Rejection(40000, `parameter '${stray}' is not supported: only card[3dsecure][v2] exists (3-D Secure v1 was removed)`);
-  const forms = (['ares', 'rreq', 'raw'] as const).filter((kind) => hasKeyUnder(form, `card[3dsecure][v2][${kind}]`));
-  if (forms.length !== 1) throw new Rejection(40000, 'card[3dsecure][v2] takes exactly one of [ares], [rreq] or [raw][...]');
-  const kind = forms[0]!;
-  if (kind === 'raw') return rawThreeDSecure(form);
-  const key = `card[3dsecure][v2][${kind}]`;
-  let message: unknown;
-  try {
-    message = JSON.parse(required(form, key));
-  } catch {
-    throw invalid(key, 'must be the whole 3-D Secure message as a JSON string');
+  const given = THREEDS_FORMS.filter((kind) => (kind === 'raw' ? hasKeyUnder(form, `${THREEDS}[raw][`) : form[`${THREEDS}[${kind}]`] !== undefined));
+  const exactlyOne = `${THREEDS} takes exactly one of [ares], [rreq] or [raw][...]`;
+  if (given.length > 1) {
+    throw new Rejection(40000, `parameters ${given.map((kind) => `'${THREEDS}[${kind}]'`).join(' and ')} cannot be combined: ${exactlyOne}`);
   }
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) throw invalid(key, 'must be a JSON object');
-  const { messageVersion, transStatus } = message as Record<string, unknown>;
-  return {
-    form: kind,
-    version: typeof messageVersion === 'string' ? messageVersion : undefined,
-    status: typeof transStatus === 'string' ? transStatus : undefined,
-  };
+  const kind = given[0];
+  if (kind === undefined) {
+    const unknown = Object.keys(form).find((key) => key.startsWith(THREEDS))!;
+    throw new Rejection(40000, `parameter '${unknown}' is not supported: ${exactlyOne}`);
+  }
+  return kind === 'raw' ? rawThreeDSecure(form, pan) : messageThreeDSecure(form, kind);
 }
 
-function rawThreeDSecure(form: Form): ThreeDSecureInput {
-  const key = (field: string) => `card[3dsecure][v2][raw][${field}]`;
-  optional(form, key('eci'), /^[0-9]{2}$/);
-  optional(form, key('av'), /^[A-Za-z0-9+/]{27}=?$|^[A-Za-z0-9+/]{28}$/);
-  optional(form, key('authentication_type'), /^[0-9]{2}$/);
-  optional(form, key('ds_trans_id'), UUID);
-  oneOf(form, key('message_type'), ['ARes', 'RReq']);
-  const status = optional(form, key('trans_status'), /^[A-Z]$/);
-  const version = optional(form, key('message_version'), /^2[.][0-9][.][0-9]$/);
-  return { form: 'raw', version, status };
+/** `[ares]` / `[rreq]`: the 3DS Server's message, whole and as it was returned. */
+function messageThreeDSecure(form: Form, kind: 'ares' | 'rreq'): ThreeDSecureInput {
+  const key = `${THREEDS}[${kind}]`;
+  const message = form[key]!;
+  const messageType = kind === 'ares' ? 'ARes' : 'RReq';
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message);
+  } catch {
+    throw threeDSProblem(key, `must be the whole ${messageType} as a JSON string`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw threeDSProblem(key, `must be the whole ${messageType}, a JSON object`);
+  const fields = parsed as Record<string, unknown>;
+  if (fields.messageType !== messageType) {
+    throw threeDSProblem(key, `must be an ${messageType}; its messageType is ${JSON.stringify(fields.messageType) ?? 'missing'}`);
+  }
+  const { messageVersion: version, transStatus } = fields;
+  if (typeof version !== 'string' || version === '') throw threeDSProblem(key, `the ${messageType} has no messageVersion`);
+  if (typeof transStatus !== 'string' || transStatus === '') throw threeDSProblem(key, `the ${messageType} has no transStatus`);
+  if (kind === 'ares' && UNFINISHED.has(transStatus)) {
+    throw threeDSProblem(key, `an ARes with transStatus ${transStatus} is no result: send the RReq (${THREEDS}[rreq]) once authentication is done`);
+  }
+  return { kind, message, messageType, version, transStatus };
+}
+
+/** `[raw][...]`: the result's fields one by one (since 2026-07-27). */
+function rawThreeDSecure(form: Form, pan: string): ThreeDSecureInput {
+  const prefix = `${THREEDS}[raw][`;
+  const key = (name: string) => `${prefix}${name}]`;
+  const field = (name: string, pattern: RegExp, rule: string, requiredFor?: string): string | undefined => {
+    const value = form[key(name)];
+    if (value === undefined) {
+      if (requiredFor !== undefined) throw new Rejection(40300, `parameter '${key(name)}' is required ${requiredFor}`);
+      return undefined;
+    }
+    if (!pattern.test(value)) throw threeDSProblem(key(name), rule);
+    return value;
+  };
+  const transStatus = field('trans_status', /^[A-Z]$/, 'must match [A-Z]', 'in a raw 3-D Secure result')!;
+  const version = field('message_version', /^2[.][0-9][.][0-9]$/, 'must match 2[.][0-9][.][0-9]', 'in a raw 3-D Secure result')!;
+  const messageType = field('message_type', /^(ARes|RReq)$/, 'must be ARes or RReq', 'in a raw 3-D Secure result') as 'ARes' | 'RReq';
+  const scheme = schemeOf(pan);
+  const needsAuthentication =
+    scheme === 'Visa'
+      ? 'for Visa'
+      : scheme === 'Mastercard' && MASTERCARD_AUTHENTICATED.has(transStatus)
+        ? `for Mastercard when trans_status is ${transStatus}`
+        : undefined;
+  field('eci', /^[0-9]{2}$/, 'must match [0-9]{2}', needsAuthentication);
+  field('av', BASE64_28, 'must be base64 of exactly 28 characters', needsAuthentication);
+  field('authentication_type', /^[0-9]{2}$/, 'must match [0-9]{2}');
+  field('ds_trans_id', UUID_V4, 'must be a UUIDv4', scheme === 'Mastercard' ? 'for Mastercard' : undefined);
+  if (messageType === 'ARes' && UNFINISHED.has(transStatus)) {
+    throw threeDSProblem(key('trans_status'), `an ARes with transStatus ${transStatus} is no result: send the RReq's fields once authentication is done`);
+  }
+  const message = Object.fromEntries(
+    Object.entries(form)
+      .filter(([name]) => name.startsWith(prefix) && name.endsWith(']'))
+      .map(([name, value]) => [name.slice(prefix.length, -1), value]),
+  );
+  return { kind: 'raw', message, messageType, version, transStatus };
 }
 
 // --- series --------------------------------------------------------------------------------------
@@ -299,7 +400,7 @@ export function validateAuthorization(form: Form, context: { trusted: boolean; n
     ...input,
     method,
     card: { ...card, csc },
-    threeDSecure: threeDSecure(form),
+    threeDSecure: threeDSecure(form, card.pan),
     initiator,
     credentialOnFile,
     series: seriesInput,

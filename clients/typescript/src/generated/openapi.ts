@@ -2670,6 +2670,18 @@ export interface paths {
                          */
                         mcc?: string;
                         textOnStatement?: string | null;
+                        threeDSecure?: {
+                            /**
+                             * @description `3dsecure.io`, the only provider today.
+                             * @example 3dsecure.io
+                             */
+                            provider?: string;
+                            /**
+                             * @description The merchant's API key at the provider, a UUID. Sealed at rest; never returned, logged or shown.
+                             * @example 7d1c2e3f-4a5b-4c6d-8e9f-0a1b2c3d4e5f
+                             */
+                            apiKey?: string;
+                        } | null;
                     };
                 };
             };
