@@ -10,6 +10,8 @@ import type { ClearhausConfig, Config } from './config.js';
 import type { Acquirer } from './connectors/acquirer.js';
 import { ClearhausAcquirer } from './connectors/clearhaus/connector.js';
 import { loadSigningKey } from './connectors/clearhaus/signing.js';
+import type { ThreeDSServer } from './connectors/threeds/three-d-secure.js';
+import { ThreeDSecureIo } from './connectors/threeds/threedsecure-io.js';
 import { buildApp } from './http/app.js';
 import { Metrics } from './http/metrics.js';
 import { scheduleMaintenance } from './jobs/maintenance.js';
@@ -56,6 +58,8 @@ export interface RuntimeOptions {
   clearhausAvailable?: boolean;
   /** Replaces the Clearhaus connector built from config.clearhaus (tests: one pointed at a fake). */
   clearhaus?: Acquirer;
+  /** Replaces the 3-D Secure server built from config.threeDSecure (tests: one pointed at a fake). */
+  threeDSServer?: ThreeDSServer;
 }
 
 export async function createRuntime(config: Config, options: RuntimeOptions): Promise<Runtime> {
@@ -92,6 +96,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   const drain = runsWorkers ? new DrainMeter() : null;
   // INTERFACE §12.2: the signing key is read once, here; a bad file stops the start naming its variable.
   const clearhaus = options.clearhaus ?? (config.clearhaus ? clearhausConnector(config.clearhaus, logger) : null);
+  // INTERFACE §13: 3dsecure.io at THREEDS_URL, used only for agreements that name it (a lazy pool).
+  const threeDSServer =
+    options.threeDSServer ?? (config.threeDSecure ? new ThreeDSecureIo({ baseUrl: config.threeDSecure.url, timeoutMs: config.threeDSecure.timeoutMs }) : null);
   const services = buildServices({
     config,
     store,
@@ -103,6 +110,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     ...(options.backlogRefreshMs === undefined ? {} : { backlogRefreshMs: options.backlogRefreshMs }),
     ...(options.clearhausAvailable === undefined ? {} : { clearhausAvailable: options.clearhausAvailable }),
     clearhaus,
+    threeDSServer,
     ...(drain ? { drainRate: () => drain.ratePerSecond() } : {}),
   });
   runner = new JobLanes({
@@ -190,6 +198,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
         stopFollowingClock();
         await runner?.stop(config.shutdownTimeoutMs);
         await clearhaus?.close?.();
+        await threeDSServer?.close();
         await rateLimiter?.close();
         await store.close();
       })();

@@ -3,7 +3,11 @@
  * main.ts (the real process), the tests and the benchmarks, so that all run the same wiring.
  */
 import type { Logger } from 'pino';
-import type { Acquirer } from './connectors/acquirer.js';
+import type { Acquirer, AcquirerMerchantAccount } from './connectors/acquirer.js';
+import type { ThreeDSServer } from './connectors/threeds/three-d-secure.js';
+import { THREEDS_SANDBOX_PANS } from './connectors/threeds/sandbox-cards.js';
+import type { AcquirerCredentials } from './modules/acquirer-agreements/acquirer-agreement.js';
+import { ThreeDSecureService } from './modules/three-d-secure/three-d-secure.service.js';
 import { SimulatorAcquirer } from './connectors/simulator/simulator.js';
 import { AgreementRouting } from './modules/transactions/acquirer-routing.js';
 import { timingSafeEqual } from 'node:crypto';
@@ -110,6 +114,26 @@ export interface ServiceDeps {
   clearhausAvailable?: boolean;
   /** The Clearhaus connector (runtime.ts builds it from CLEARHAUS_*; tests point one at a fake); null/absent: none. */
   clearhaus?: Acquirer | null;
+  /** The 3-D Secure server of agreements that name one (runtime.ts: 3dsecure.io at THREEDS_URL); null/absent: none. */
+  threeDSServer?: ThreeDSServer | null;
+}
+
+/** How long a merchant's account at its acquirer is remembered for 3-D Secure's AReq. */
+const ACQUIRER_ACCOUNT_CACHE_MS = 10 * 60_000;
+
+/** The acquirer's `merchantAccount` of an agreement, remembered per agreement row for a while (one GET /account, not one per payment). */
+function cachedAcquirerAccounts(connector: Acquirer | null, now: () => number): (credentials: AcquirerCredentials) => Promise<AcquirerMerchantAccount | null> {
+  const known = new Map<string, { account: AcquirerMerchantAccount; until: number }>();
+  return async (credentials) => {
+    const hit = known.get(credentials.id);
+    if (hit && hit.until > now()) return hit.account;
+    const account = (await connector?.merchantAccount?.(credentials)) ?? null;
+    if (account) {
+      if (known.size >= 10_000) known.delete(known.keys().next().value!);
+      known.set(credentials.id, { account, until: now() + ACQUIRER_ACCOUNT_CACHE_MS });
+    }
+    return account;
+  };
 }
 
 export interface Services {
@@ -183,7 +207,13 @@ export function buildServices(deps: ServiceDeps): Services {
   });
   const acquirer = deps.acquirer ?? new SimulatorAcquirer(deps.config.sandboxLatencyMs, deps.config.sandboxAcquirerLog ?? null);
   // Deleting runs in one commit with its listeners (subscriptions on the method become INVALID).
-  const paymentMethods = new PaymentMethodsService({ paymentMethods: store.paymentMethods, sealer, clock, transaction: (fn) => store.transaction(fn) });
+  const paymentMethods = new PaymentMethodsService({
+    paymentMethods: store.paymentMethods,
+    sealer,
+    clock,
+    transaction: (fn) => store.transaction(fn),
+    luhnExempt: deps.config.sandbox ? THREEDS_SANDBOX_PANS : undefined,
+  });
   // Callbacks and webhooks: private addresses only in the sandbox or when allowed (INTERFACE §8).
   const allowPrivate = deps.config.sandbox || deps.config.allowPrivateUrls;
   // One pooled outbound HTTP agent for callbacks and webhook deliveries.
@@ -315,6 +345,17 @@ export function buildServices(deps: ServiceDeps): Services {
   );
   // Account updater (INTERFACE §11.4): subscriptions invalidated by the old expiry are ACTIVE again in the update's commit.
   paymentMethods.onCardUpdated((repos, method) => subscriptions.reinstateForPaymentMethod(repos as Repositories, method).then(() => undefined));
+  // The payment window's 3-D Secure (INTERFACE §13): only where the deployment has a 3DS Server.
+  const threeDS = deps.threeDSServer
+    ? new ThreeDSecureService({
+        attempts: store.threeDSAttempts,
+        server: deps.threeDSServer,
+        agreements: acquirerAgreements,
+        acquirerAccount: cachedAcquirerAccounts(deps.clearhaus ?? null, () => clock.now()),
+        sealer,
+        clock,
+      })
+    : null;
   const sessions = new SessionsService({
     sessions: store.sessions,
     transaction: (fn) => store.transaction(fn),
@@ -456,7 +497,7 @@ export function buildServices(deps: ServiceDeps): Services {
     ...webhooksRoutes(webhooks),
     ...salesRoutes(sales),
     ...subscriptionsRoutes(subscriptions),
-    ...sessionsRoutes(sessions, { sandbox: deps.config.sandbox }),
+    ...sessionsRoutes(sessions, { sandbox: deps.config.sandbox, threeDS }),
     ...mitRoutes(mit),
     ...paymentLinksRoutes(paymentLinks),
     ...multiLinksRoutes(multiLinks),

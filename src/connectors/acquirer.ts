@@ -98,6 +98,17 @@ export interface OperationRequest {
   textOnStatement: string | null;
 }
 
+export interface AcquirerMerchantAccount {
+  /** As the acquirer writes it (Clearhaus: 15 digits, leading zeros kept). */
+  merchantId: string;
+  name: string;
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+  mcc: string;
+  visaBin: string | null;
+  mastercardBin: string | null;
+}
+
 export interface Acquirer {
   readonly name: string;
   /**
@@ -121,6 +132,11 @@ export interface Acquirer {
    * request, and the issuer lets the hold lapse.
    */
   readonly voidsAfterCapture: boolean;
+  /**
+   * The merchant's account at the acquirer, for 3-D Secure's AReq (INTERFACE §13): merchant id, BINs,
+   * MCC, country, name. Null when it cannot be read now. Absent: the acquirer has none (sandbox).
+   */
+  merchantAccount?(agreement: AgreementCredentials): Promise<AcquirerMerchantAccount | null>;
   authorize(request: AuthorizeRequest): Promise<AcquirerResult>;
   capture(request: OperationRequest): Promise<AcquirerResult>;
   refund(request: OperationRequest): Promise<AcquirerResult>;

@@ -152,7 +152,8 @@ const STYLE = `
   .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;
 
-function page(title: string, body: string, refreshSeconds?: number): string {
+/** A window page; `script`: inline code allowed by the page's CSP nonce (3-D Secure steps). */
+export function page(title: string, body: string, refreshSeconds?: number, script?: { nonce: string; code: string }): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -167,6 +168,7 @@ ${refreshSeconds ? `<meta http-equiv="refresh" content="${refreshSeconds}">` : '
 <main aria-labelledby="merchant">
 ${body}
 </main>
+${script ? `<script nonce="${escapeHtml(script.nonce)}">${script.code}</script>` : ''}
 </body>
 </html>
 `;

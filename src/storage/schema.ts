@@ -317,6 +317,25 @@ export interface Database {
   dashboardSessions: DashboardSessionsTable;
   acquirerAgreements: AcquirerAgreementsTable;
   acquirerRequests: AcquirerRequestsTable;
+  threeDsAttempts: ThreeDsAttemptsTable;
+}
+
+/** The payment window's 3-D Secure attempts (027_three_ds_attempts). */
+export interface ThreeDsAttemptsTable {
+  id: string;
+  accountId: string;
+  sessionId: string;
+  threeDsServerTransId: string;
+  messageVersion: string;
+  methodUrl: string | null;
+  state: string;
+  cardSealed: string | null;
+  amount: number;
+  acsUrl: string | null;
+  acsTransId: string | null;
+  methodCompletedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
 }
 
 /** A request to an acquirer that is never repeated, written before it goes out (024_acquirer_requests). */

@@ -67,6 +67,8 @@ import { KyselyAcquirerAgreementsRepository } from './repositories/acquirer-agre
 import type { Database } from './schema.js';
 import type { AcquirerRequestsRepository } from '../modules/transactions/acquirer-requests.repository.js';
 import { KyselyAcquirerRequestsRepository } from './repositories/acquirer-requests.js';
+import { KyselyThreeDSAttemptsRepository } from './repositories/three-ds-attempts.js';
+import type { ThreeDSAttemptsRepository } from '../modules/three-d-secure/three-ds-attempts.repository.js';
 import type { StatementCounter } from './statement-counter.js';
 import { groupCommitDialect, WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
 import { REPLAYABLE_UNIT, type UnitOptions } from '../shared/unit-of-work.js';
@@ -102,6 +104,7 @@ export interface Repositories {
   acquirerAgreements: AcquirerAgreementsRepository;
   /** Acquirer requests that are never repeated, recorded before they go out (INTERFACE §12.4). */
   acquirerRequests: AcquirerRequestsRepository;
+  threeDSAttempts: ThreeDSAttemptsRepository;
 }
 
 export interface Store extends Repositories {
@@ -171,6 +174,7 @@ function repositories(
     dashboardSessions: new KyselyDashboardSessionsRepository(db),
     acquirerAgreements: new KyselyAcquirerAgreementsRepository(db, dialect),
     acquirerRequests: new KyselyAcquirerRequestsRepository(db, dialect),
+    threeDSAttempts: new KyselyThreeDSAttemptsRepository(db),
   };
 }
 

@@ -3,6 +3,7 @@
  * (test/support/clearhaus-fake.ts) and signing with the docs' example key — and a merchant with a
  * Clearhaus agreement.
  */
+import type { ThreeDSServer } from '../../src/connectors/threeds/three-d-secure.js';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Config } from '../../src/config.js';
@@ -31,7 +32,13 @@ const connectorLogger = (logger: ReturnType<typeof createLogger>) => ({
 
 export async function startClearhaus(
   kind: StoreKind,
-  options: { timeoutMs?: number; maxInFlight?: number; config?: Partial<Config>; logDestination?: { write(line: string): void } } = {},
+  options: {
+    timeoutMs?: number;
+    maxInFlight?: number;
+    config?: Partial<Config>;
+    logDestination?: { write(line: string): void };
+    threeDSServer?: ThreeDSServer;
+  } = {},
 ): Promise<ClearhausSetup> {
   const apiKeys = Array.from({ length: 8 }, () => randomUUID());
   const fake = await startClearhausFake({ merchants: apiKeys.map((apiKey) => ({ apiKey, mcc: '5734' })) });
@@ -46,6 +53,7 @@ export async function startClearhaus(
   });
   const t = await startTestRuntime(kind, options.config ?? {}, {
     clearhaus: connector,
+    ...(options.threeDSServer ? { threeDSServer: options.threeDSServer } : {}),
     ...(options.logDestination ? { logDestination: options.logDestination } : {}),
   });
   let next = 0;

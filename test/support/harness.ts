@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type Config, DEFAULT_DB_POOL_SIZE, DEFAULT_MAX_BACKLOG, DEFAULT_MIT_BATCH_CAP_PER_MINUTE, DEFAULT_MIT_CAP_PER_MINUTE } from '../../src/config.js';
+import type { ThreeDSServer } from '../../src/connectors/threeds/three-d-secure.js';
 import type { Acquirer } from '../../src/connectors/acquirer.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
@@ -90,6 +91,8 @@ export async function startTestRuntime(
     clearhausAvailable?: boolean;
     /** The Clearhaus connector (pointed at a fake): `clearhaus` agreements are accepted and routed to it. */
     clearhaus?: Acquirer;
+    /** The 3-D Secure server (pointed at a fake) of agreements that name 3dsecure.io. */
+    threeDSServer?: ThreeDSServer;
     /** Captures the log (e.g. to grep it for card numbers). */ logDestination?: { write(line: string): void };
   } = {},
 ): Promise<TestRuntime> {
@@ -104,6 +107,7 @@ export async function startTestRuntime(
     ...(options.backlogRefreshMs === undefined ? {} : { backlogRefreshMs: options.backlogRefreshMs }),
     ...(options.clearhausAvailable === undefined ? {} : { clearhausAvailable: options.clearhausAvailable }),
     ...(options.clearhaus ? { clearhaus: options.clearhaus } : {}),
+    ...(options.threeDSServer ? { threeDSServer: options.threeDSServer } : {}),
   });
   await runtime.app.ready();
 

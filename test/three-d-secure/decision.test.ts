@@ -1,7 +1,10 @@
 /** INTERFACE §13's table: each 3-D Secure result, under NORMAL and FORCE, becomes one decision. */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { THREEDS_SANDBOX_PANS } from '../../src/connectors/threeds/sandbox-cards.js';
+import { validateCard } from '../../src/modules/payment-methods/card.js';
 import { decide, type ThreeDSOutcome } from '../../src/modules/three-d-secure/decision.js';
+import { FieldErrorCollector } from '../../src/shared/errors.js';
 
 const ares = (transStatus: string): ThreeDSOutcome => ({
   kind: 'message',
@@ -83,5 +86,19 @@ describe('3-D Secure decision table (INTERFACE §13)', () => {
     const force = decide(outcome, 'FORCE');
     assert.equal(force.action, 'refuse');
     assert.equal(force.action === 'refuse' && force.errorCode, 'REJECTED_BY_SCA');
+  });
+});
+
+describe('card rules: the 3-D Secure sandbox cards (INTERFACE §13)', () => {
+  test('a documented test card failing Luhn is taken only when exempted (sandbox mode); others never', () => {
+    const card = { number: '4000100511112003', expiryMonth: 12, expiryYear: 2099, cvc: '123', holderName: null };
+    const run = (exempt?: ReadonlySet<string>, number = card.number) => {
+      const errors = new FieldErrorCollector();
+      validateCard({ ...card, number }, 'card', Date.parse('2026-12-01T00:00:00Z'), errors, { luhnExempt: exempt });
+      return errors.empty;
+    };
+    assert.equal(run(), false, 'outside sandbox mode: a field error');
+    assert.equal(run(THREEDS_SANDBOX_PANS), true);
+    assert.equal(run(THREEDS_SANDBOX_PANS, '4000100511112004'), false, 'an undocumented number failing Luhn');
   });
 });

@@ -7,7 +7,16 @@
  * has no idempotency key and a second authorization, capture, refund or credit would move money twice.
  */
 import type { Dispatcher } from 'undici';
-import type { Acquirer, AcquirerCall, AcquirerResult, AuthorizeRequest, Instrument, OperationRequest } from '../acquirer.js';
+import type {
+  Acquirer,
+  AcquirerCall,
+  AcquirerMerchantAccount,
+  AcquirerResult,
+  AgreementCredentials,
+  AuthorizeRequest,
+  Instrument,
+  OperationRequest,
+} from '../acquirer.js';
 import { classifyStatusCode, errorCodeFor, externalCodes, messageFor } from './codes.js';
 import { type AccountLookup, ClearhausClient, type WireAnswer } from './client.js';
 import { isCurrencyAccepted } from './currencies.js';
@@ -110,6 +119,22 @@ export class ClearhausAcquirer implements Acquirer {
   /** `GET /account` with a merchant's API key (3-D Secure needs the merchant id and BINs; an agreement check can use it). */
   account(apiKey: string): Promise<AccountLookup> {
     return this.client.account(apiKey);
+  }
+
+  /** `GET /account` as the port's merchant account (3-D Secure's AReq); null when it cannot be read. */
+  async merchantAccount(agreement: AgreementCredentials): Promise<AcquirerMerchantAccount | null> {
+    if (!agreement.apiKey) return null;
+    const lookup = await this.client.account(agreement.apiKey);
+    if (!lookup.ok) return null;
+    const { account } = lookup;
+    return {
+      merchantId: account.merchantId,
+      name: account.name || account.descriptor,
+      country: account.country,
+      mcc: account.mcc,
+      visaBin: account.acquirer.visaBin,
+      mastercardBin: account.acquirer.mastercardBin,
+    };
   }
 
   /** Requests waiting for a slot are answered not_sent; those on the wire end by their deadline. */

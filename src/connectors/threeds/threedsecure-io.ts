@@ -97,6 +97,7 @@ export class ThreeDSecureIo implements ThreeDSServer {
   private readonly pool: Pool;
   private readonly origin: string;
   private readonly basePath: string;
+  private closing: Promise<void> | null = null;
 
   constructor(private readonly options: ThreeDSecureIoOptions) {
     const url = new URL(options.baseUrl);
@@ -124,8 +125,10 @@ export class ThreeDSecureIo implements ThreeDSServer {
     return this.message('/postauth', apiKey, { threeDSServerTransID }, 'RReq');
   }
 
+  /** Closes the connections once (the runtime and a test may both close it). */
   close(): Promise<void> {
-    return this.pool.close();
+    this.closing ??= this.pool.close();
+    return this.closing;
   }
 
   private async message(path: string, apiKey: string, body: Json, type: 'ARes' | 'RReq'): Promise<MessageResult> {

@@ -65,6 +65,8 @@ export interface PaymentMethodsDeps {
   clock: Clock;
   /** One database transaction; without it a deletion runs on the pool (no listeners can join it). */
   transaction?: <T>(fn: (repos: PaymentMethodRepos) => Promise<T>) => Promise<T>;
+  /** Card numbers taken although they fail the Luhn check: the 3-D Secure sandbox's test cards, in sandbox mode only (INTERFACE §13). */
+  luhnExempt?: ReadonlySet<string> | undefined;
 }
 
 export class PaymentMethodsService {
@@ -85,7 +87,7 @@ export class PaymentMethodsService {
 
   /** Adds card failures under `prefix` to `errors` (the caller throws them with its other fields). */
   validateCard(card: CardInput, prefix: string, errors: FieldErrorCollector): void {
-    validateCard(card, prefix, this.deps.clock.now(), errors);
+    validateCard(card, prefix, this.deps.clock.now(), errors, { luhnExempt: this.deps.luhnExempt });
   }
 
   /** Validates (422 under `prefix`), seals the number and stores the card. */

@@ -3,7 +3,11 @@
  * /pay/{key} (public, server-rendered) with its embed script, and the sandbox control
  * POST /sandbox/v1/sessions/{id}/complete, which takes the same `pay` path as the page.
  */
+import { randomBytes } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import { challengeDonePage, challengePage, methodDonePage, methodPage } from '../../pages/three-d-secure.js';
+import { METHOD_WAIT_MS } from '../three-d-secure/three-ds-attempt.js';
+import type { Authenticated, FlowUrls, ThreeDSecureService } from '../three-d-secure/three-d-secure.service.js';
 import { AppError } from '../../shared/errors.js';
 import { defineRoute, type HtmlResult, type RouteDef } from '../../shared/route.js';
 import {
@@ -110,6 +114,16 @@ function pageHeaders(pointOfSale: PointOfSale | null, session: Session | null): 
   };
 }
 
+/** A window page's headers with its inline script's nonce, and the ACS origin it frames and posts to. */
+function threeDSHeaders(base: Record<string, string>, nonce: string, acsUrl: string | null): Record<string, string> {
+  const acs = acsUrl ? new URL(acsUrl).origin : '';
+  const csp = base['content-security-policy']!.replace(
+    "default-src 'none';",
+    `default-src 'none'; script-src 'nonce-${nonce}';${acs ? ` frame-src ${acs};` : ''}`,
+  ).replace("form-action 'self'", `form-action 'self'${acs ? ` ${acs}` : ''}`);
+  return { ...base, 'content-security-policy': csp };
+}
+
 /** The answer of a payment-window page whose key matches no session. */
 function notFound(): HtmlResult {
   return { status: 404, html: notFoundPage(), headers: pageHeaders(null, null) };
@@ -129,8 +143,46 @@ function toCard(form: Record<string, string | undefined>): CardInput {
   };
 }
 
-export function sessionsRoutes(service: SessionsService, options: { sandbox: boolean }): RouteDef[] {
+export function sessionsRoutes(service: SessionsService, options: { sandbox: boolean; threeDS?: ThreeDSecureService | null }): RouteDef[] {
   const common = { auth: 'merchant' as const, tags: ['Sessions'] };
+  const threeDS = options.threeDS ?? null;
+
+  /** One attempt in the window, and where the browser goes after it (a redirect, or the window again). */
+  async function payInWindow(
+    session: Session,
+    input: PaymentInput,
+    clientIp: string,
+    extras: PaymentExtras,
+    baseUrl: string,
+    values: Record<string, string | undefined>,
+  ): Promise<HtmlResult> {
+    try {
+      const { session: after } = await service.pay(session, input, clientIp, extras);
+      const pointOfSale = await service.pointOfSaleOf(after);
+      const redirect = nextLocation(after, baseUrl);
+      if (redirect) return { status: 303, html: '', headers: { ...pageHeaders(pointOfSale, after), location: redirect } };
+      return render(after, baseUrl, { values });
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      if (err.code === 'VALIDATION_ERROR' && err.errors) {
+        const fieldErrors: Partial<Record<CardField, string>> = {};
+        for (const [path, messages] of Object.entries(err.errors)) {
+          const field = path.replace(/^card\./, '') as CardField;
+          fieldErrors[field] = (messages[0] ?? '').replace(/^\[[^\]]*\]:\s*/, '');
+        }
+        return render(session, baseUrl, { fieldErrors, values });
+      }
+      // Paid or expired meanwhile (another tab): show where the session stands now.
+      return render((await service.byClientKey(session.clientKey)) ?? session, baseUrl);
+    }
+  }
+
+  /** The URLs the 3DS Server and the ACS are given (PAYMENTS_PUBLIC_URL). */
+  const flowUrls = (baseUrl: string, pointOfSale: PointOfSale): FlowUrls => ({
+    methodNotification: (attemptId) => `${baseUrl}${PAY_PATH}/3ds/method/${attemptId}`,
+    challengeNotification: `${baseUrl}${PAY_PATH}/3ds/challenge`,
+    requestor: pointOfSale.domain ? `https://${pointOfSale.domain}` : baseUrl,
+  });
 
   async function render(
     session: Session,
@@ -199,6 +251,121 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
         };
       }
     }
+  }
+
+  /** The payment window's 3-D Secure steps (INTERFACE §13). */
+  function threeDSRoutes(flow: ThreeDSecureService): RouteDef[] {
+    const AttemptParams = Type.Object({ key: Type.String({ minLength: 1, maxLength: 128 }), attemptId: Type.String({ minLength: 1, maxLength: 64 }) });
+    const BrowserForm = Type.Record(Type.String(), Type.String({ maxLength: 2048 }));
+    const frameHeaders = (nonce: string) => ({
+      'content-security-policy': `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'self'`,
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+      'x-content-type-options': 'nosniff',
+    });
+    /** The window after a decided 3-D Secure step: the payment, and where the browser goes. */
+    const payDecided = async (session: Session, decided: Extract<Authenticated, { kind: 'decided' }>, clientIp: string, baseUrl: string) => {
+      const extras: PaymentExtras = { threeDS: decided.decision };
+      if (session.dynamicAmount) extras.amount = decided.amount;
+      return payInWindow(session, { card: decided.card }, clientIp, extras, baseUrl, {});
+    };
+    return [
+      defineRoute({
+        auth: 'public',
+        root: true,
+        hidden: true,
+        acceptsForm: true,
+        tags: ['Sessions'],
+        method: 'POST',
+        url: `${PAY_PATH}/3ds/method/:attemptId`,
+        summary: "3-D Secure: the ACS's 3DS Method notification (threeDSMethodNotificationURL)",
+        schema: {
+          params: Type.Object({ attemptId: Type.String({ minLength: 1, maxLength: 64 }) }),
+          body: Type.Record(Type.String(), Type.String({ maxLength: 4096 })),
+        },
+        handler: async ({ params }) => {
+          await flow.methodCompleted(params.attemptId);
+          const nonce = randomBytes(16).toString('base64');
+          return { html: methodDonePage(nonce), headers: frameHeaders(nonce) };
+        },
+      }),
+      defineRoute({
+        auth: 'public',
+        root: true,
+        hidden: true,
+        acceptsForm: true,
+        tags: ['Sessions'],
+        method: 'POST',
+        url: `${PAY_PATH}/:key/3ds/:attemptId`,
+        summary: "3-D Secure: the browser's fields, then the AReq",
+        schema: { params: AttemptParams, body: BrowserForm },
+        handler: async ({ params, body, headers, baseUrl, clientIp }) => {
+          const session = await service.byClientKey(params.key);
+          if (!session) return notFound();
+          if (session.state !== 'PENDING') return render(session, baseUrl);
+          const header = (name: string) => {
+            const value = headers[name];
+            return (Array.isArray(value) ? value[0] : value) ?? '';
+          };
+          const pointOfSale = await service.pointOfSaleOf(session);
+          const result = await flow.authenticate(
+            params.attemptId,
+            session.id,
+            session.scaMode,
+            session.currency,
+            {
+              acceptHeader: header('accept'),
+              userAgent: header('user-agent'),
+              ip: clientIp,
+              javascriptEnabled: body.javascriptEnabled === 'true',
+              language: body.language || null,
+              javaEnabled: body.javaEnabled === undefined ? null : body.javaEnabled === 'true',
+              colorDepth: body.colorDepth || null,
+              screenHeight: body.screenHeight || null,
+              screenWidth: body.screenWidth || null,
+              timezoneOffset: body.timezoneOffset || null,
+            },
+            flowUrls(baseUrl, pointOfSale),
+          );
+          if (result.kind === 'gone') return render(session, baseUrl);
+          if (result.kind === 'decided') return payDecided(session, result, clientIp, baseUrl);
+          const nonce = randomBytes(16).toString('base64');
+          return {
+            headers: threeDSHeaders(pageHeaders(pointOfSale, session), nonce, result.acsUrl),
+            html: challengePage({
+              merchant: pointOfSale.descriptor ?? pointOfSale.name,
+              amount: session.amount,
+              currency: session.currency,
+              acsUrl: result.acsUrl,
+              creq: result.creq,
+              sessionData: result.sessionData,
+              nonce,
+            }),
+          };
+        },
+      }),
+      defineRoute({
+        auth: 'public',
+        root: true,
+        hidden: true,
+        acceptsForm: true,
+        tags: ['Sessions'],
+        method: 'POST',
+        url: `${PAY_PATH}/3ds/challenge`,
+        summary: "3-D Secure: the challenge's CRes (notificationURL)",
+        schema: { body: Type.Record(Type.String(), Type.String({ maxLength: 8192 })) },
+        handler: async ({ body, baseUrl, clientIp }) => {
+          const result = await flow.challengeCompleted(body.cres, async (sessionId) => (await service.byIdAnyAccount(sessionId))?.scaMode ?? null);
+          const nonce = randomBytes(16).toString('base64');
+          if (result.kind !== 'decided') return { status: 404, html: notFoundPage(), headers: frameHeaders(nonce) };
+          const session = await service.byIdAnyAccount(result.sessionId);
+          if (!session) return { status: 404, html: notFoundPage(), headers: frameHeaders(nonce) };
+          const answered = await payDecided(session, result, clientIp, baseUrl);
+          const next = answered.headers?.location ?? paymentWindowUrl(baseUrl, session);
+          return { html: challengeDonePage(next, nonce), headers: frameHeaders(nonce) };
+        },
+      }),
+    ];
   }
 
   const routes: RouteDef[] = [
@@ -287,25 +454,38 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
           extras.amount = amount;
         }
         const input: PaymentInput = type === 'CARD' ? { card: toCard(form) } : { wallet: type as WalletType };
-        try {
-          const { session: after } = await service.pay(session, input, clientIp, extras);
-          const pointOfSale = await service.pointOfSaleOf(after);
-          const redirect = nextLocation(after, baseUrl);
-          if (redirect) return { status: 303, html: '', headers: { ...pageHeaders(pointOfSale, after), location: redirect } };
-          return render(after, baseUrl, { values: form });
-        } catch (err) {
-          if (!(err instanceof AppError)) throw err;
-          if (err.code === 'VALIDATION_ERROR' && err.errors) {
-            const fieldErrors: Partial<Record<CardField, string>> = {};
-            for (const [path, messages] of Object.entries(err.errors)) {
-              const field = path.replace(/^card\./, '') as CardField;
-              fieldErrors[field] = (messages[0] ?? '').replace(/^\[[^\]]*\]:\s*/, '');
-            }
-            return render(session, baseUrl, { fieldErrors, values: form });
+        if (threeDS && 'card' in input) {
+          // 3-D Secure first (INTERFACE §13): the card is checked as the payment would check it.
+          let amount: number;
+          try {
+            amount = service.validatePayment(input, session, extras);
+          } catch {
+            return payInWindow(session, input, clientIp, extras, baseUrl, form); // its refusal, shown as any other
           }
-          // Paid or expired meanwhile (another tab): show where the session stands now.
-          return render((await service.byClientKey(params.key)) ?? session, baseUrl);
+          const pointOfSale = await service.pointOfSaleOf(session);
+          const started = await threeDS.start(
+            { accountId: session.accountId, sessionId: session.id, scaMode: session.scaMode, amount, currency: session.currency, card: input.card },
+            flowUrls(baseUrl, pointOfSale),
+          );
+          if (started.kind === 'decided') extras.threeDS = started.decision;
+          if (started.kind === 'method') {
+            const nonce = randomBytes(16).toString('base64');
+            const method = started.attempt.methodUrl && started.methodData ? { url: started.attempt.methodUrl, data: started.methodData } : null;
+            return {
+              headers: threeDSHeaders(pageHeaders(pointOfSale, session), nonce, method?.url ?? null),
+              html: methodPage({
+                merchant: pointOfSale.descriptor ?? pointOfSale.name,
+                amount,
+                currency: session.currency,
+                method,
+                action: `${paymentWindowUrl(baseUrl, session)}/3ds/${started.attempt.id}`,
+                nonce,
+                waitMs: METHOD_WAIT_MS,
+              }),
+            };
+          }
         }
+        return payInWindow(session, input, clientIp, extras, baseUrl, form);
       },
     }),
     defineRoute({
@@ -336,6 +516,7 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
         }
       },
     }),
+    ...(threeDS ? threeDSRoutes(threeDS) : []),
   ];
 
   if (options.sandbox) {
