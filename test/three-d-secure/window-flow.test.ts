@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { sql } from 'kysely';
 import { ThreeDSecureIo } from '../../src/connectors/threeds/threedsecure-io.js';
 import { type ClearhausSetup, startClearhaus } from '../acquirers/clearhaus-support.js';
 import { agreementUrl, ok, putAgreement } from '../acquirers/support.js';
@@ -189,6 +190,30 @@ for (const kind of await availableStores()) {
       assert.equal((await sessionOf(m, init.session.id)).state, 'COMPLETED');
       const other = await pay(m, '6000100611111104');
       assert.equal(other.res.status, 422, 'any other number failing Luhn is still a field error');
+    });
+
+    test('no 3DS API key, card number or authentication value in any table: the card waits sealed and is erased', async () => {
+      const db = ch.t.runtime.store.db;
+      const tables =
+        kind === 'sqlite'
+          ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db)).rows.map((r) => r.name)
+          : (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db)).rows.map(
+              (r) => r.name,
+            );
+      assert.ok(tables.includes('three_ds_attempts'));
+      const secrets = [
+        fake.apiKeys[0]!,
+        ...fake.transactions.map((x) => x.pan),
+        ...fake.transactions.flatMap((x) => [x.ares, x.rreq].map((m) => (m as { authenticationValue?: string } | undefined)?.authenticationValue).filter(Boolean)),
+      ] as string[];
+      assert.ok(secrets.length > 3, 'the flows above ran');
+      for (const table of tables) {
+        const text = JSON.stringify((await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db)).rows, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+        for (const secret of secrets) assert.ok(!text.includes(secret), `table ${table} holds a secret`);
+      }
+      const attempts = (await sql<{ state: string; sealed: string | null }>`select state, card_sealed as sealed from three_ds_attempts`.execute(db)).rows;
+      assert.ok(attempts.some((a) => a.state === 'DONE'));
+      assert.ok(attempts.every((a) => a.state !== 'DONE' || a.sealed === null), 'a finished attempt keeps no card');
     });
 
     test('a card not enrolled (305): NORMAL pays without 3-D Secure at once; FORCE refuses', async () => {
