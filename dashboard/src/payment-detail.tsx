@@ -33,10 +33,22 @@ const codes = (c: ExternalStatusCodes | null): string =>
         .join(', ')
     : '';
 
+/** The 3-D Secure steps of the payment window, in words. */
+const THREE_DS_STEPS: Record<string, string> = {
+  PREAUTH: 'card range looked up',
+  METHOD: '3DS Method',
+  ARES: 'authentication answer (ARes)',
+  CHALLENGE: 'challenge shown',
+  RREQ: 'challenge result (RReq)',
+  DECISION: 'decision',
+};
+
 /** One timeline entry as a sentence of text (never markup). */
 export function describe(e: TimelineEntry): string {
   const amount = e.amount !== null ? money(e.amount, e.currency) : '';
   switch (e.kind) {
+    case 'THREE_DS_STEP':
+      return [`3-D Secure ${THREE_DS_STEPS[e.event ?? ''] ?? e.event}`, e.state && `: ${e.state}`, e.excerpt && ` — ${e.excerpt}`].filter(Boolean).join('');
     case 'TRANSACTION_CREATED':
       return `Created for ${amount}`;
     case 'STATE_CHANGED':

@@ -333,6 +333,8 @@ export interface ThreeDsAttemptsTable {
   amount: number;
   acsUrl: string | null;
   acsTransId: string | null;
+  transactionId: string | null;
+  steps: string;
   methodCompletedAt: string | null;
   createdAt: string;
   updatedAt: string;

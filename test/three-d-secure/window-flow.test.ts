@@ -166,6 +166,14 @@ for (const kind of await availableStores()) {
       const again = await post(cres.action, cres.fields);
       assert.equal(again.status, 404, 'a CRes posted twice authorizes nothing twice');
       assert.equal(authorizationsOf(pan).length, 1);
+
+      // The payment's timeline shows each step with its transStatus, never an authentication value.
+      const transactionId = (await sessionOf(m, init.session.id)).transactionId as string;
+      const timeline = ok(await m.api.get(`/public/api/v1/transactions/${transactionId}/events?perPage=100`), 'timeline');
+      const items = (timeline.items ?? timeline.data ?? timeline.events ?? []) as Array<{ kind: string; event: string; state: string | null }>;
+      const steps = items.filter((e) => e.kind === 'THREE_DS_STEP').map((e) => `${e.event}:${e.state ?? ''}`);
+      assert.deepEqual(steps, ['PREAUTH:', 'ARES:C', 'CHALLENGE:', 'RREQ:Y', 'DECISION:AUTHORIZE'], JSON.stringify(timeline).slice(0, 500));
+      assert.ok(!JSON.stringify(timeline).includes((tx.rreq as { authenticationValue: string }).authenticationValue));
     });
 
     test('a frictionless N: refused before Clearhaus, REJECTED_BY_SCA, the window shows the form again', async () => {
@@ -204,16 +212,23 @@ for (const kind of await availableStores()) {
       const secrets = [
         fake.apiKeys[0]!,
         ...fake.transactions.map((x) => x.pan),
-        ...fake.transactions.flatMap((x) => [x.ares, x.rreq].map((m) => (m as { authenticationValue?: string } | undefined)?.authenticationValue).filter(Boolean)),
+        ...fake.transactions.flatMap((x) =>
+          [x.ares, x.rreq].map((m) => (m as { authenticationValue?: string } | undefined)?.authenticationValue).filter(Boolean),
+        ),
       ] as string[];
       assert.ok(secrets.length > 3, 'the flows above ran');
       for (const table of tables) {
-        const text = JSON.stringify((await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db)).rows, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+        const text = JSON.stringify((await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db)).rows, (_k, v) =>
+          typeof v === 'bigint' ? String(v) : v,
+        );
         for (const secret of secrets) assert.ok(!text.includes(secret), `table ${table} holds a secret`);
       }
       const attempts = (await sql<{ state: string; sealed: string | null }>`select state, card_sealed as sealed from three_ds_attempts`.execute(db)).rows;
       assert.ok(attempts.some((a) => a.state === 'DONE'));
-      assert.ok(attempts.every((a) => a.state !== 'DONE' || a.sealed === null), 'a finished attempt keeps no card');
+      assert.ok(
+        attempts.every((a) => a.state !== 'DONE' || a.sealed === null),
+        'a finished attempt keeps no card',
+      );
     });
 
     test('a card not enrolled (305): NORMAL pays without 3-D Secure at once; FORCE refuses', async () => {

@@ -155,9 +155,11 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
     extras: PaymentExtras,
     baseUrl: string,
     values: Record<string, string | undefined>,
+    paid?: (transactionId: string) => Promise<void>,
   ): Promise<HtmlResult> {
     try {
-      const { session: after } = await service.pay(session, input, clientIp, extras);
+      const { session: after, transaction } = await service.pay(session, input, clientIp, extras);
+      if (transaction && paid) await paid(transaction.id);
       const pointOfSale = await service.pointOfSaleOf(after);
       const redirect = nextLocation(after, baseUrl);
       if (redirect) return { status: 303, html: '', headers: { ...pageHeaders(pointOfSale, after), location: redirect } };
@@ -267,7 +269,10 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
     const payDecided = async (session: Session, decided: Extract<Authenticated, { kind: 'decided' }>, clientIp: string, baseUrl: string) => {
       const extras: PaymentExtras = { threeDS: decided.decision };
       if (session.dynamicAmount) extras.amount = decided.amount;
-      return payInWindow(session, { card: decided.card }, clientIp, extras, baseUrl, {});
+      // The payment's timeline shows the steps that led to it.
+      return payInWindow(session, { card: decided.card }, clientIp, extras, baseUrl, {}, (transactionId) =>
+        flow.linkTransaction(decided.attemptId, transactionId),
+      );
     };
     return [
       defineRoute({

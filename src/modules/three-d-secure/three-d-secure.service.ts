@@ -8,14 +8,14 @@
  */
 import type { Clock } from '../../clock.js';
 import type { AcquirerMerchantAccount } from '../../connectors/acquirer.js';
-import type { ThreeDSServer } from '../../connectors/threeds/three-d-secure.js';
+import type { ThreeDSFailure, ThreeDSServer } from '../../connectors/threeds/three-d-secure.js';
 import type { Sealer } from '../../security/secret-box.js';
 import { newId } from '../../shared/ids.js';
 import type { AcquirerCredentials } from '../acquirer-agreements/acquirer-agreement.js';
 import type { CardInput } from '../payment-methods/card.js';
 import { type BrowserInfo, buildAReq, type MerchantAtAcquirer } from './areq.js';
 import { decide, type ThreeDSDecision, type ThreeDSOutcome } from './decision.js';
-import { METHOD_WAIT_MS, type ThreeDSAttempt } from './three-ds-attempt.js';
+import { METHOD_WAIT_MS, type ThreeDSAttempt, type ThreeDSStep } from './three-ds-attempt.js';
 import type { ThreeDSAttemptsRepository } from './three-ds-attempts.repository.js';
 
 /** The acquirer's view of the merchant, for the AReq (Clearhaus `GET /account`). */
@@ -59,7 +59,7 @@ export type Started =
 
 export type Authenticated =
   | { kind: 'challenge'; acsUrl: string; creq: string; sessionData: string }
-  | { kind: 'decided'; decision: ThreeDSDecision; card: CardInput; amount: number; sessionId: string }
+  | { kind: 'decided'; decision: ThreeDSDecision; card: CardInput; amount: number; sessionId: string; attemptId: string }
   /** Unknown, finished already, or of another session: nothing to do. */
   | { kind: 'gone' };
 
@@ -102,6 +102,10 @@ export class ThreeDSecureService {
       acsUrl: null,
       acsTransId: null,
       methodCompletedAt: null,
+      transactionId: null,
+      steps: [
+        { step: 'PREAUTH', at: now, status: null, detail: `version ${range.messageVersion}, ${range.threeDSMethodURL ? 'a 3DS Method' : 'no 3DS Method'}` },
+      ],
       createdAt: now,
       updatedAt: now,
     };
@@ -134,14 +138,24 @@ export class ThreeDSecureService {
     const card = JSON.parse(this.deps.sealer.open(attempt.cardSealed)) as CardInput;
     const credentials = await this.deps.agreements.currentFor(attempt.accountId);
     const provider = credentials?.threeDSecure;
+    const steps = [...attempt.steps];
     const finish = async (outcome: ThreeDSOutcome): Promise<Authenticated> => {
-      if (!(await this.deps.attempts.finish(attempt.id, 'METHOD', this.deps.clock.nowIso()))) return { kind: 'gone' };
-      return { kind: 'decided', decision: decide(outcome, scaMode), card, amount: attempt.amount, sessionId: attempt.sessionId };
+      const decision = decide(outcome, scaMode);
+      const at = this.deps.clock.nowIso();
+      if (!(await this.deps.attempts.finish(attempt.id, 'METHOD', [...steps, decisionStep(decision, outcome, at)], at))) return { kind: 'gone' };
+      return { kind: 'decided', decision, card, amount: attempt.amount, sessionId: attempt.sessionId, attemptId: attempt.id };
     };
     if (!credentials || !provider || !this.deps.server) return finish({ kind: 'no_result', reason: 'the 3-D Secure provider is gone' });
     const account = await this.deps.acquirerAccount(credentials);
     const merchant = account && merchantFor(account, card.number);
     const completed = attempt.methodCompletedAt !== null && Date.parse(attempt.methodCompletedAt) - Date.parse(attempt.createdAt) <= METHOD_WAIT_MS;
+    if (attempt.methodUrl)
+      steps.push({
+        step: 'METHOD',
+        at: attempt.methodCompletedAt ?? this.deps.clock.nowIso(),
+        status: completed ? 'Y' : 'N',
+        detail: completed ? 'notified in time' : 'no notification within 10 s',
+      });
     const areq =
       merchant &&
       buildAReq({
@@ -160,10 +174,16 @@ export class ThreeDSecureService {
       });
     if (!areq) return finish({ kind: 'no_result', reason: 'no AReq: the merchant, currency or country is not known' });
     const answer = await this.deps.server.authenticate(provider.apiKey, areq);
-    if (answer.kind !== 'message') return finish({ kind: 'no_result', reason: answer.kind });
+    const answeredAt = this.deps.clock.nowIso();
+    if (answer.kind !== 'message') {
+      steps.push({ step: 'ARES', at: answeredAt, status: null, detail: failureText(answer) });
+      return finish({ kind: 'no_result', reason: answer.kind });
+    }
     const { message } = answer;
+    steps.push({ step: 'ARES', at: answeredAt, status: message.transStatus, detail: message.transStatusReason ? `reason ${message.transStatusReason}` : null });
     if (message.transStatus === 'C' && message.acsURL) {
-      if (!(await this.deps.attempts.toChallenge(attempt.id, { acsUrl: message.acsURL, acsTransId: message.acsTransID }, this.deps.clock.nowIso())))
+      steps.push({ step: 'CHALLENGE', at: answeredAt, status: null, detail: `ACS ${new URL(message.acsURL).origin}` });
+      if (!(await this.deps.attempts.toChallenge(attempt.id, { acsUrl: message.acsURL, acsTransId: message.acsTransID }, steps, answeredAt)))
         return { kind: 'gone' };
       const creq = {
         threeDSServerTransID: message.threeDSServerTransID,
@@ -190,29 +210,66 @@ export class ThreeDSecureService {
     const attempt = id ? await this.deps.attempts.findByServerTransId(id) : null;
     if (!attempt || attempt.state !== 'CHALLENGE' || !attempt.cardSealed) return { kind: 'gone' };
     const card = JSON.parse(this.deps.sealer.open(attempt.cardSealed)) as CardInput;
-    if (!(await this.deps.attempts.finish(attempt.id, 'CHALLENGE', this.deps.clock.nowIso()))) return { kind: 'gone' };
     const scaMode = await scaModeOf(attempt.sessionId);
-    const decided = (outcome: ThreeDSOutcome): Authenticated => ({
-      kind: 'decided',
-      decision: decide(outcome, scaMode),
-      card,
-      amount: attempt.amount,
-      sessionId: attempt.sessionId,
+    const steps = [...attempt.steps];
+    const result = await this.challengeOutcome(attempt, decoded);
+    steps.push(result.step);
+    const decision = decide(result.outcome, scaMode);
+    const at = this.deps.clock.nowIso();
+    if (!(await this.deps.attempts.finish(attempt.id, 'CHALLENGE', [...steps, decisionStep(decision, result.outcome, at)], at))) return { kind: 'gone' };
+    return { kind: 'decided', decision, card, amount: attempt.amount, sessionId: attempt.sessionId, attemptId: attempt.id };
+  }
+
+  /** The payment the attempt led to: its timeline shows the steps. */
+  linkTransaction(attemptId: string, transactionId: string): Promise<void> {
+    return this.deps.attempts.linkTransaction(attemptId, transactionId);
+  }
+
+  /** The RReq of a challenge whose CRes came (the CRes only names it: it is not proof). */
+  private async challengeOutcome(attempt: ThreeDSAttempt, cres: Record<string, unknown> | null): Promise<{ outcome: ThreeDSOutcome; step: ThreeDSStep }> {
+    const at = this.deps.clock.nowIso();
+    const none = (reason: string) => ({
+      outcome: { kind: 'no_result', reason } as ThreeDSOutcome,
+      step: { step: 'RREQ' as const, at, status: null, detail: reason },
     });
-    if (decoded?.acsTransID !== undefined && attempt.acsTransId !== null && decoded.acsTransID !== attempt.acsTransId) {
-      return decided({ kind: 'no_result', reason: 'a CRes of another challenge' });
-    }
+    if (cres?.acsTransID !== undefined && attempt.acsTransId !== null && cres.acsTransID !== attempt.acsTransId) return none('a CRes of another challenge');
     const credentials = await this.deps.agreements.currentFor(attempt.accountId);
     const provider = credentials?.threeDSecure;
-    if (!provider || !this.deps.server) return decided({ kind: 'no_result', reason: 'the 3-D Secure provider is gone' });
+    if (!provider || !this.deps.server) return none('the 3-D Secure provider is gone');
     const answer = await this.deps.server.challengeResult(provider.apiKey, attempt.threeDSServerTransID);
-    if (answer.kind !== 'message' || !answer.message.transStatus) return decided({ kind: 'no_result', reason: `postauth: ${answer.kind}` });
-    return decided({ kind: 'message', messageType: 'RReq', transStatus: answer.message.transStatus, raw: answer.raw });
+    if (answer.kind !== 'message') return none(failureText(answer));
+    const { message } = answer;
+    const status = message.transStatus;
+    if (!status) return none('an RReq without a status');
+    const detail = [message.transStatusReason && `reason ${message.transStatusReason}`, message.challengeCancel && `challengeCancel ${message.challengeCancel}`]
+      .filter(Boolean)
+      .join(', ');
+    return {
+      outcome: { kind: 'message', messageType: 'RReq', transStatus: status, raw: answer.raw },
+      step: { step: 'RREQ', at, status, detail: detail || null },
+    };
   }
 
   private noResult(scaMode: string | null, reason: string): ThreeDSDecision {
     return decide({ kind: 'no_result', reason }, scaMode);
   }
+}
+
+/** A failed call in words: the Erro's code and description, or why nothing came. */
+function failureText(failure: ThreeDSFailure): string {
+  return failure.kind === 'erro' ? `Erro ${failure.errorCode}: ${failure.errorDescription}`.slice(0, 200) : failure.reason.slice(0, 200);
+}
+
+function decisionStep(decision: ThreeDSDecision, outcome: ThreeDSOutcome, at: string): ThreeDSStep {
+  const why = outcome.kind === 'no_result' ? outcome.reason : outcome.kind === 'not_enrolled' ? 'not enrolled' : `transStatus ${outcome.transStatus}`;
+  return decision.action === 'authorize'
+    ? {
+        step: 'DECISION',
+        at,
+        status: 'AUTHORIZE',
+        detail: `${decision.authentication ? `with the ${decision.authentication.kind === 'ares' ? 'ARes' : 'RReq'}` : 'without 3-D Secure'} (${why})`,
+      }
+    : { step: 'DECISION', at, status: 'REFUSE', detail: `${decision.errorCode} (${why})` };
 }
 
 /** The acquirer's merchant as the AReq names it: the BIN of the card's scheme (Visa 4, Mastercard 2 and 5). */

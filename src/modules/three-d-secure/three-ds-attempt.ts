@@ -9,6 +9,16 @@
  */
 export type ThreeDSAttemptState = 'METHOD' | 'CHALLENGE' | 'DONE';
 
+/** What one step answered, for the payment's timeline: statuses, reasons and versions, never an authentication value. */
+export interface ThreeDSStep {
+  step: 'PREAUTH' | 'METHOD' | 'ARES' | 'CHALLENGE' | 'RREQ' | 'DECISION';
+  at: string;
+  /** transStatus (ARES, RREQ), or the decision (AUTHORIZE, REFUSE). */
+  status: string | null;
+  /** transStatusReason, challengeCancel, an Erro code or a failure, in words. */
+  detail: string | null;
+}
+
 export interface ThreeDSAttempt {
   /** Ours: names the attempt in the 3DS Method notification URL. */
   id: string;
@@ -25,6 +35,9 @@ export interface ThreeDSAttempt {
   acsUrl: string | null;
   acsTransId: string | null;
   methodCompletedAt: string | null;
+  /** The payment the attempt led to (set once it exists). */
+  transactionId: string | null;
+  steps: ThreeDSStep[];
   createdAt: string;
   updatedAt: string;
 }

@@ -43,9 +43,20 @@ export interface TimelineRepository {
   /** Outbox events of the merchant created at or after `since` whose data mentions the transaction id. */
   eventsMentioning(accountId: string, transactionId: string, since: string): Promise<TimelineOutboxEvent[]>;
   deliveriesOf(accountId: string, eventIds: string[]): Promise<TimelineWebhookDelivery[]>;
+  /** The 3-D Secure steps in the payment window that led to the transaction (INTERFACE §13), oldest first. */
+  threeDSStepsOf(accountId: string, transactionId: string): Promise<TimelineThreeDSStep[]>;
+}
+
+/** One 3-D Secure step: its transStatus (or decision) and reason, never an authentication value. */
+export interface TimelineThreeDSStep {
+  step: string;
+  at: string;
+  status: string | null;
+  detail: string | null;
 }
 
 export const TIMELINE_KINDS = [
+  'THREE_DS_STEP',
   'TRANSACTION_CREATED',
   'STATE_CHANGED',
   'OPERATION_STARTED',
@@ -88,6 +99,7 @@ export interface TimelineEntry {
 
 /** At the same instant, the order a payment's life runs in: created, operations, the state they caused, events, deliveries. */
 const RANK: Record<TimelineKind, number> = {
+  THREE_DS_STEP: -1,
   TRANSACTION_CREATED: 0,
   OPERATION_STARTED: 1,
   OPERATION_FINISHED: 1,
@@ -155,9 +167,10 @@ export class TimelineService {
   /** The full ordered timeline of the merchant's transaction; NOT_FOUND for anyone else's. */
   async of(accountId: string, transactionId: string): Promise<TimelineEntry[]> {
     const { transaction, operations } = await this.deps.transactions.detail(accountId, transactionId);
-    const [callbacks, candidates] = await Promise.all([
+    const [callbacks, candidates, threeDS] = await Promise.all([
       this.deps.timeline.callbacksOf(accountId, transaction.id),
       this.deps.timeline.eventsMentioning(accountId, transaction.id, transaction.createdAt),
+      this.deps.timeline.threeDSStepsOf(accountId, transaction.id),
     ]);
     const events = candidates.filter((e) => concerns(e.data, transaction.id));
     const deliveries = await this.deps.timeline.deliveriesOf(
@@ -166,6 +179,17 @@ export class TimelineService {
     );
 
     const entries: TimelineEntry[] = [...transactionEntries(transaction)];
+    // `event` names the step (PREAUTH, METHOD, ARES, CHALLENGE, RREQ, DECISION), `state` its transStatus or decision.
+    threeDS.forEach((s, i) =>
+      entries.push(
+        entry('THREE_DS_STEP', `${transaction.id}:3ds:${i}`, s.at, {
+          event: s.step,
+          state: s.status,
+          excerpt: excerpt(s.detail),
+          externalStatusCodes: s.step === 'ARES' || s.step === 'RREQ' ? { terminal: null, acquirer: null, network: null, sca: s.status } : null,
+        }),
+      ),
+    );
     for (const op of operations) {
       const common = { operationId: op.id, operationType: op.type, amount: op.amount, currency: transaction.currency };
       entries.push(entry('OPERATION_STARTED', `${op.id}:started`, op.createdAt, { ...common, state: 'PROCESSING' }));

@@ -1,6 +1,6 @@
 /** The payment window's 3-D Secure attempts (027_three_ds_attempts). */
 import type { Kysely, Selectable } from 'kysely';
-import type { ThreeDSAttempt, ThreeDSAttemptState } from '../../modules/three-d-secure/three-ds-attempt.js';
+import type { ThreeDSAttempt, ThreeDSAttemptState, ThreeDSStep } from '../../modules/three-d-secure/three-ds-attempt.js';
 import type { ThreeDSAttemptsRepository } from '../../modules/three-d-secure/three-ds-attempts.repository.js';
 import type { Database, ThreeDsAttemptsTable } from '../schema.js';
 
@@ -18,6 +18,8 @@ function toAttempt(row: Selectable<ThreeDsAttemptsTable>): ThreeDSAttempt {
     acsUrl: row.acsUrl,
     acsTransId: row.acsTransId,
     methodCompletedAt: row.methodCompletedAt,
+    transactionId: row.transactionId,
+    steps: JSON.parse(row.steps) as ThreeDSStep[],
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -42,6 +44,8 @@ export class KyselyThreeDSAttemptsRepository implements ThreeDSAttemptsRepositor
         acsUrl: a.acsUrl,
         acsTransId: a.acsTransId,
         methodCompletedAt: a.methodCompletedAt,
+        transactionId: a.transactionId,
+        steps: JSON.stringify(a.steps),
         createdAt: a.createdAt,
         updatedAt: a.updatedAt,
       })
@@ -69,23 +73,27 @@ export class KyselyThreeDSAttemptsRepository implements ThreeDSAttemptsRepositor
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async toChallenge(id: string, acs: { acsUrl: string; acsTransId: string | null }, at: string): Promise<boolean> {
+  async toChallenge(id: string, acs: { acsUrl: string; acsTransId: string | null }, steps: ThreeDSStep[], at: string): Promise<boolean> {
     const result = await this.db
       .updateTable('threeDsAttempts')
-      .set({ state: 'CHALLENGE', acsUrl: acs.acsUrl, acsTransId: acs.acsTransId, updatedAt: at })
+      .set({ state: 'CHALLENGE', acsUrl: acs.acsUrl, acsTransId: acs.acsTransId, steps: JSON.stringify(steps), updatedAt: at })
       .where('id', '=', id)
       .where('state', '=', 'METHOD')
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 
-  async finish(id: string, from: 'METHOD' | 'CHALLENGE', at: string): Promise<boolean> {
+  async finish(id: string, from: 'METHOD' | 'CHALLENGE', steps: ThreeDSStep[], at: string): Promise<boolean> {
     const result = await this.db
       .updateTable('threeDsAttempts')
-      .set({ state: 'DONE', cardSealed: null, updatedAt: at })
+      .set({ state: 'DONE', cardSealed: null, steps: JSON.stringify(steps), updatedAt: at })
       .where('id', '=', id)
       .where('state', '=', from)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  async linkTransaction(id: string, transactionId: string): Promise<void> {
+    await this.db.updateTable('threeDsAttempts').set({ transactionId }).where('id', '=', id).execute();
   }
 }

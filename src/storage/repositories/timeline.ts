@@ -1,6 +1,12 @@
 /** Storage side of a transaction's timeline (modules/transactions/timeline.ts): reads only. */
 import type { Kysely } from 'kysely';
-import type { TimelineCallback, TimelineOutboxEvent, TimelineRepository, TimelineWebhookDelivery } from '../../modules/transactions/timeline.js';
+import type {
+  TimelineCallback,
+  TimelineOutboxEvent,
+  TimelineRepository,
+  TimelineThreeDSStep,
+  TimelineWebhookDelivery,
+} from '../../modules/transactions/timeline.js';
 import type { Database } from '../schema.js';
 
 export class KyselyTimelineRepository implements TimelineRepository {
@@ -61,6 +67,17 @@ export class KyselyTimelineRepository implements TimelineRepository {
       ...d,
       attempts: attempts.filter((a) => a.deliveryId === d.id).map((a) => ({ ...a, success: Boolean(a.success) })),
     }));
+  }
+
+  async threeDSStepsOf(accountId: string, transactionId: string): Promise<TimelineThreeDSStep[]> {
+    const rows = await this.db
+      .selectFrom('threeDsAttempts')
+      .select('steps')
+      .where('transactionId', '=', transactionId)
+      .where('accountId', '=', accountId)
+      .orderBy('createdAt')
+      .execute();
+    return rows.flatMap((row) => JSON.parse(row.steps) as TimelineThreeDSStep[]);
   }
 }
 

@@ -3834,7 +3834,7 @@ export interface paths {
                                 /** @description Stable id of the entry (operation, event, callback, attempt or delivery id, with a suffix where one record gives two entries). */
                                 id: string;
                                 /** @enum {string} */
-                                kind: "TRANSACTION_CREATED" | "STATE_CHANGED" | "OPERATION_STARTED" | "OPERATION_FINISHED" | "EVENT" | "CALLBACK_QUEUED" | "CALLBACK_ATTEMPT" | "WEBHOOK_DELIVERY_QUEUED" | "WEBHOOK_DELIVERY_ATTEMPT";
+                                kind: "THREE_DS_STEP" | "TRANSACTION_CREATED" | "STATE_CHANGED" | "OPERATION_STARTED" | "OPERATION_FINISHED" | "EVENT" | "CALLBACK_QUEUED" | "CALLBACK_ATTEMPT" | "WEBHOOK_DELIVERY_QUEUED" | "WEBHOOK_DELIVERY_ATTEMPT";
                                 /** Format: date-time */
                                 at: string;
                                 state: string | null;

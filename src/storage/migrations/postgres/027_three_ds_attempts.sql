@@ -3,7 +3,9 @@
 -- cookies), the version and 3DS Method URL of the card range, when the method's notification came,
 -- the challenge's ACS, and the card as typed (with its CVC, needed by the authorization), sealed
 -- with the vault key and erased in the commit that ends the attempt. No authentication value is
--- kept: the ARes or RReq goes to the acquirer and is gone.
+-- kept: the ARes or RReq goes to the acquirer and is gone. `steps`: what each step answered (a JSON
+-- list: PREAUTH, METHOD, ARES, CHALLENGE, RREQ, DECISION with transStatus and reasons, never an
+-- authentication value), shown in the timeline of `transaction_id`, the payment it led to.
 CREATE TABLE three_ds_attempts (
   id TEXT PRIMARY KEY,
   account_id TEXT NOT NULL REFERENCES accounts (id),
@@ -16,9 +18,12 @@ CREATE TABLE three_ds_attempts (
   amount BIGINT NOT NULL CONSTRAINT three_ds_attempts_amount_check CHECK (amount >= 0 AND amount <= 999999999),
   acs_url TEXT,
   acs_trans_id TEXT,
+  transaction_id TEXT,
+  steps TEXT NOT NULL DEFAULT '[]',
   method_completed_at TIMESTAMPTZ,
   created_at TIMESTAMPTZ NOT NULL,
   updated_at TIMESTAMPTZ NOT NULL,
   CONSTRAINT three_ds_attempts_card_check CHECK ((state = 'DONE') = (card_sealed IS NULL))
 );
 CREATE UNIQUE INDEX three_ds_attempts_server_trans_id ON three_ds_attempts (three_ds_server_trans_id);
+CREATE INDEX three_ds_attempts_transaction ON three_ds_attempts (transaction_id) WHERE transaction_id IS NOT NULL;
