@@ -989,7 +989,13 @@ describe('3dsecure.io fake', () => {
     test('hang: the /auth is carried out and never answered', async () => {
       const crd = await preauth(fake, PLAIN_22);
       const handle = fake.script({ path: '/auth', action: 'hang' });
-      await assert.rejects(call(fake, '/auth', areqFor(crd, PLAIN_22), { signal: AbortSignal.timeout(150) }));
+      // The client gives up only once the fake has taken the request (not after a fixed time: a loaded host is slow).
+      const abort = new AbortController();
+      const pending = call(fake, '/auth', areqFor(crd, PLAIN_22), { signal: abort.signal });
+      const deadline = Date.now() + 5_000;
+      while (!fake.requestsTo('/auth').some((r) => r.scripted === 'hang' && r.processed) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      abort.abort();
+      await assert.rejects(pending);
       assert.equal(handle.done, true);
       const request = fake.requestsTo('/auth').at(-1)!;
       assert.equal(request.scripted, 'hang');

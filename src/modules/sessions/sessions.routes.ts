@@ -119,7 +119,7 @@ function threeDSHeaders(base: Record<string, string>, nonce: string, acsUrl: str
   const acs = acsUrl ? new URL(acsUrl).origin : '';
   const csp = base['content-security-policy']!.replace(
     "default-src 'none';",
-    `default-src 'none'; script-src 'nonce-${nonce}';${acs ? ` frame-src ${acs};` : ''}`,
+    `default-src 'none'; script-src 'nonce-${nonce}'; frame-src 'self'${acs ? ` ${acs}` : ''};`,
   ).replace("form-action 'self'", `form-action 'self'${acs ? ` ${acs}` : ''}`);
   return { ...base, 'content-security-policy': csp };
 }
