@@ -232,6 +232,18 @@ for (const kind of await availableStores()) {
       );
     });
 
+    test('/auth never answers: at THREEDS_TIMEOUT_MS the payment goes on without 3-D Secure (NORMAL)', async () => {
+      const m = await merchantWith3DS();
+      const pan = luhnPan('0103', '4000100522');
+      const { init, res } = await pay(m, pan);
+      fake.script({ path: '/auth', action: 'hang' });
+      const answered = await post(formOf(res.text, 'threeds-browser').action, BROWSER);
+      assert.ok([200, 303].includes(answered.status));
+      const [sent] = authorizationsOf(pan);
+      assert.ok(sent && !Object.keys(sent.form).some((k) => k.includes('3dsecure')), 'authorized without 3-D Secure');
+      assert.equal((await sessionOf(m, init.session.id)).state, 'COMPLETED');
+    });
+
     test('a card not enrolled (305): NORMAL pays without 3-D Secure at once; FORCE refuses', async () => {
       const m = await merchantWith3DS();
       const pan = luhnPan('9999'); // no case: not enrolled
