@@ -9,7 +9,7 @@
  *   - frictionless without a method (compInd U), and with a method that never answers (10 s, compInd N);
  *   - challenges that pass (the RReq at Clearhaus), fail (REJECTED_BY_SCA, nothing at Clearhaus) and
  *     are decided by hand in the ACS frame ("Authenticate");
- *   - frictionless N and R (refused before Clearhaus); a DS timeout (NORMAL: without 3-D Secure,
+ *   - frictionless A and I (the ARes at Clearhaus), U (without 3-D Secure), N and R (refused before Clearhaus); a DS timeout (NORMAL: without 3-D Secure,
  *     FORCE: refused); a card not enrolled (NORMAL: without 3-D Secure);
  *   - the card form from the keyboard alone; no PAN or authentication value in the service log.
  * Skipped, saying so, when /usr/bin/chromium is missing.
@@ -253,6 +253,18 @@ for (const kind of await availableStores()) {
       });
       await assertCompleted(r);
       assert.ok(authorizationsOf(number)[0]?.form['card[3dsecure][v2][rreq]'], 'the RReq at Clearhaus');
+    });
+
+    test('frictionless A and I authorize with the ARes unchanged; U goes on without 3-D Secure (NORMAL)', async () => {
+      for (const last4 of ['0123', '0143']) {
+        const number = pan(last4);
+        await assertCompleted(await payInBrowser(number));
+        assert.deepEqual(JSON.parse(authorizationsOf(number)[0]!.form['card[3dsecure][v2][ares]']!), transactionOf(number).ares);
+      }
+      const u = pan('0153');
+      await assertCompleted(await payInBrowser(u));
+      const [sent] = authorizationsOf(u);
+      assert.ok(sent && !Object.keys(sent.form).some((k) => k.includes('3dsecure')), 'U: authorized without 3-D Secure');
     });
 
     test('frictionless N and R: refused before Clearhaus, the form again', async () => {
