@@ -4,6 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { Acquirer, AcquirerMerchantAccount } from './connectors/acquirer.js';
+import { BoundedMap } from './shared/bounded-map.js';
 import type { ThreeDSServer } from './connectors/threeds/three-d-secure.js';
 import { THREEDS_SANDBOX_PANS } from './connectors/threeds/sandbox-cards.js';
 import type { AcquirerCredentials } from './modules/acquirer-agreements/acquirer-agreement.js';
@@ -123,15 +124,12 @@ const ACQUIRER_ACCOUNT_CACHE_MS = 10 * 60_000;
 
 /** The acquirer's `merchantAccount` of an agreement, remembered per agreement row for a while (one GET /account, not one per payment). */
 function cachedAcquirerAccounts(connector: Acquirer | null, now: () => number): (credentials: AcquirerCredentials) => Promise<AcquirerMerchantAccount | null> {
-  const known = new Map<string, { account: AcquirerMerchantAccount; until: number }>();
+  const known = new BoundedMap<string, { account: AcquirerMerchantAccount; until: number }>(10_000);
   return async (credentials) => {
     const hit = known.get(credentials.id);
     if (hit && hit.until > now()) return hit.account;
     const account = (await connector?.merchantAccount?.(credentials)) ?? null;
-    if (account) {
-      if (known.size >= 10_000) known.delete(known.keys().next().value!);
-      known.set(credentials.id, { account, until: now() + ACQUIRER_ACCOUNT_CACHE_MS });
-    }
+    if (account) known.set(credentials.id, { account, until: now() + ACQUIRER_ACCOUNT_CACHE_MS });
     return account;
   };
 }

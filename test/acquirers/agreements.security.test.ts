@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { API, startTestRuntime, type TestMerchant, type TestResponse, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
+import { tableNames } from '../support/tables.js';
 import { agreementUrl, createAccount, newApiKey, ok, putAgreement } from './support.js';
 
 /** The spellings a key could leak in. */
@@ -134,14 +135,7 @@ for (const kind of await availableStores()) {
       const db = t.runtime.store.db;
       const idempotency = (await sql<Record<string, unknown>>`select * from idempotency_keys`.execute(db)).rows;
       assert.ok(idempotency.length > 0, 'idempotent PUTs were recorded');
-      const tables =
-        kind === 'sqlite'
-          ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db)).rows.map((r) => r.name)
-          : (
-              await sql<{
-                name: string;
-              }>`select table_name as name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE'`.execute(db)
-            ).rows.map((r) => r.name);
+      const tables = await tableNames(db, kind);
       assert.ok(tables.includes('acquirer_agreements') && tables.includes('idempotency_keys'));
       for (const table of tables) {
         const text = JSON.stringify((await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db)).rows);

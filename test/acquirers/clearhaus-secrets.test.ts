@@ -15,6 +15,7 @@ import { sql } from 'kysely';
 import { CLEARHAUS_DOCS_KEY } from '../support/clearhaus-fake.js';
 import { API, type TestMerchant, type TestResponse } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
+import { tableNames } from '../support/tables.js';
 import { type CallbackReceiver, startReceiver, waitFor } from '../online/helpers.js';
 import { postForm } from '../online/cit-flows.js';
 import { eventually } from '../lifecycle/fixtures.js';
@@ -302,12 +303,7 @@ for (const kind of await availableStores()) {
 
     test('no row of any table holds them in plain text (sealed means ciphertext)', async () => {
       const db = s.t.runtime.store.db;
-      const tables =
-        kind === 'sqlite'
-          ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db)).rows.map((r) => r.name)
-          : (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db)).rows.map(
-              (r) => r.name,
-            );
+      const tables = await tableNames(db, kind);
       assert.ok(tables.includes('acquirer_agreements') && tables.includes('payment_methods'), tables.join(', '));
       for (const table of tables) {
         const rows = await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db);

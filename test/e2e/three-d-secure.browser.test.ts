@@ -20,10 +20,11 @@ import type { Browser, Page } from 'playwright-core';
 import { ThreeDSecureIo } from '../../src/connectors/threeds/threedsecure-io.js';
 import { declineMessage } from '../../src/pages/payment-window.js';
 import { type ClearhausSetup, startClearhaus } from '../acquirers/clearhaus-support.js';
-import { agreementUrl, ok, putAgreement } from '../acquirers/support.js';
+import { ok } from '../acquirers/support.js';
 import { chromiumSkip, launchChromium, recordProblems } from '../support/browser.js';
 import type { TestMerchant } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
+import { luhnPan, merchantWith3DS as sharedMerchantWith3DS } from '../three-d-secure/support.js';
 import { startThreeDSFake, type ThreeDSFake } from '../support/threeds-fake.js';
 import { freePort } from './service.js';
 
@@ -32,21 +33,6 @@ const SKIP = chromiumSkip('3-D Secure browser test');
 const AMOUNT = 2050;
 const DONE = 'Thank you, the payment is complete';
 const SCA_DECLINE = declineMessage('REJECTED_BY_SCA');
-
-/** A 16-digit Luhn-valid PAN `<prefix><d>1<last4>` (the sandbox's case digits last); one prefix per test keeps the fakes' records apart. */
-function luhnPan(last4: string, prefix: string): string {
-  for (let d = 0; d <= 9; d++) {
-    const pan = `${prefix}${d}1${last4}`;
-    let sum = 0;
-    [...pan].reverse().forEach((c, i) => {
-      let n = Number(c);
-      if (i % 2 === 1) n = n * 2 > 9 ? n * 2 - 9 : n * 2;
-      sum += n;
-    });
-    if (sum % 10 === 0) return pan;
-  }
-  throw new Error('no Luhn digit');
-}
 
 for (const kind of await availableStores()) {
   describe(`3-D Secure in the payment window, in Chromium (${kind})`, { skip: SKIP }, () => {
@@ -80,20 +66,7 @@ for (const kind of await availableStores()) {
       await fake?.close();
     });
 
-    async function merchantWith3DS(): Promise<TestMerchant> {
-      const m = await ch.merchant();
-      ok(
-        await putAgreement(ch.t.operator, m.accountId, {
-          acquirer: 'clearhaus',
-          apiKey: m.apiKey,
-          mcc: '5734',
-          threeDSecure: { provider: '3dsecure.io', apiKey: fake.apiKeys[0] },
-        }),
-        'PUT with threeDSecure',
-      );
-      assert.equal((await ch.t.operator.get(agreementUrl(m.accountId))).status, 200);
-      return m;
-    }
+    const merchantWith3DS = () => sharedMerchantWith3DS(ch, fake);
 
     let merchant: TestMerchant | null = null;
     const theMerchant = async () => (merchant ??= await merchantWith3DS());

@@ -10,25 +10,12 @@ import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { ThreeDSecureIo } from '../../src/connectors/threeds/threedsecure-io.js';
 import { type ClearhausSetup, startClearhaus } from '../acquirers/clearhaus-support.js';
-import { agreementUrl, ok, putAgreement } from '../acquirers/support.js';
+import { ok } from '../acquirers/support.js';
 import type { TestMerchant, TestResponse } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
+import { tableNames } from '../support/tables.js';
+import { luhnPan, merchantWith3DS as sharedMerchantWith3DS } from './support.js';
 import { readPageForm, startThreeDSFake, type ThreeDSFake } from '../support/threeds-fake.js';
-
-/** A 16-digit PAN ending in `last4` (the sandbox's case digits) that passes the Luhn check. */
-function luhnPan(last4: string, prefix = '4000100511'): string {
-  for (let d = 0; d <= 9; d++) {
-    const pan = `${prefix}${d}1${last4}`;
-    let sum = 0;
-    [...pan].reverse().forEach((c, i) => {
-      let n = Number(c);
-      if (i % 2 === 1) n = n * 2 > 9 ? n * 2 - 9 : n * 2;
-      sum += n;
-    });
-    if (sum % 10 === 0) return pan;
-  }
-  throw new Error('no Luhn digit');
-}
 
 /** The hidden fields and action of the form `id` of one of our pages. */
 function formOf(html: string, id: string): { action: string; fields: Record<string, string> } {
@@ -72,20 +59,7 @@ for (const kind of await availableStores()) {
       await fake.close();
     });
 
-    async function merchantWith3DS(): Promise<TestMerchant & { apiKey: string }> {
-      const m = await ch.merchant();
-      ok(
-        await putAgreement(ch.t.operator, m.accountId, {
-          acquirer: 'clearhaus',
-          apiKey: m.apiKey,
-          mcc: '5734',
-          threeDSecure: { provider: '3dsecure.io', apiKey: fake.apiKeys[0] },
-        }),
-        'PUT with threeDSecure',
-      );
-      assert.equal((await ch.t.operator.get(agreementUrl(m.accountId))).status, 200);
-      return m;
-    }
+    const merchantWith3DS = () => sharedMerchantWith3DS(ch, fake);
 
     const post = (url: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<TestResponse> =>
       ch.t.client(null).request('POST', new URL(url).pathname, {
@@ -203,12 +177,7 @@ for (const kind of await availableStores()) {
 
     test('no 3DS API key, card number or authentication value in any table: the card waits sealed and is erased', async () => {
       const db = ch.t.runtime.store.db;
-      const tables =
-        kind === 'sqlite'
-          ? (await sql<{ name: string }>`select name from sqlite_master where type = 'table' and name not like 'sqlite_%'`.execute(db)).rows.map((r) => r.name)
-          : (await sql<{ name: string }>`select table_name as name from information_schema.tables where table_schema = current_schema()`.execute(db)).rows.map(
-              (r) => r.name,
-            );
+      const tables = await tableNames(db, kind);
       assert.ok(tables.includes('three_ds_attempts'));
       const secrets = [
         fake.apiKeys[0]!,

@@ -242,25 +242,14 @@ export class ClearhausClient {
    */
   async post(path: string, body: string, apiKey: string): Promise<WireAnswer> {
     const bytes = Buffer.from(body, 'utf8');
+    // Ready once its own signature and the call before it are: places are taken in call order.
     const signing = this.options.signingKey.signOffLoop(bytes);
     const before = this.lastInLine;
-    const signed = signing.then(
-      async (signature) => {
-        await before;
-        return signature;
-      },
-      async (err: unknown) => {
-        await before;
-        throw err;
-      },
-    );
-    this.lastInLine = signed.then(
-      () => undefined,
-      () => undefined,
-    );
+    const signed = Promise.all([signing, before]);
+    this.lastInLine = Promise.allSettled([signing, before]).then(() => undefined);
     let signature: string;
     try {
-      signature = await signed;
+      [signature] = await signed;
     } catch (err) {
       return { kind: 'not_sent', reason: `the request could not be signed (${describeError(err)})` };
     }

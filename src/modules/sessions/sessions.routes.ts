@@ -94,35 +94,36 @@ function nextLocation(after: Session, baseUrl: string): string | null {
   }
 }
 
-/** Page headers: the window may be framed only by the shop's approved domain, and posts only to itself and the shop. */
-function pageHeaders(pointOfSale: PointOfSale | null, session: Session | null): Record<string, string> {
+/**
+ * Page headers: the window may be framed only by the shop's approved domain, and posts only to itself
+ * and the shop. A 3-D Secure step's page (`script`) also runs its inline script by its nonce, and
+ * frames and posts to the ACS's origin and to this service (the ACS's page posts back here).
+ */
+function pageHeaders(pointOfSale: PointOfSale | null, session: Session | null, script?: { nonce: string; acsUrl: string | null }): Record<string, string> {
   const domain = pointOfSale?.domain;
   const shop = domain ? [`http://${domain}:*`, `https://${domain}:*`, `http://*.${domain}:*`, `https://*.${domain}:*`].join(' ') : '';
+  const acs = script?.acsUrl ? new URL(script.acsUrl).origin : '';
   const redirects = [session?.successUrl, session?.failureUrl, session?.retryUrl, session?.returnUrl]
     .filter((u): u is string => Boolean(u))
     .map((u) => new URL(u).origin)
     .join(' ');
+  const scripts = script ? `script-src 'nonce-${script.nonce}'; frame-src 'self' ${acs};` : '';
   return {
     'content-security-policy':
-      `default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self' ${redirects}; frame-ancestors 'self' ${shop}`.replace(
-        /\s+;/g,
-        ';',
-      ),
+      `default-src 'none'; ${scripts} style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self' ${acs} ${redirects}; frame-ancestors 'self' ${shop}`
+        .replace(/\s+;/g, ';')
+        .replace(/\s{2,}/g, ' '),
     'cache-control': 'no-store',
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',
   };
 }
 
-/** A window page's headers with its inline script's nonce, and the ACS origin it frames and posts to. */
-function threeDSHeaders(base: Record<string, string>, nonce: string, acsUrl: string | null): Record<string, string> {
-  const acs = acsUrl ? new URL(acsUrl).origin : '';
-  const csp = base['content-security-policy']!.replace(
-    "default-src 'none';",
-    `default-src 'none'; script-src 'nonce-${nonce}'; frame-src 'self'${acs ? ` ${acs}` : ''};`,
-  ).replace("form-action 'self'", `form-action 'self'${acs ? ` ${acs}` : ''}`);
-  return { ...base, 'content-security-policy': csp };
-}
+/** A fresh nonce for one page's inline script. */
+const newNonce = (): string => randomBytes(16).toString('base64');
+
+/** The payment window's pages: public, at the root, kept out of the API document. */
+const WINDOW_PAGE = { auth: 'public' as const, root: true, hidden: true, tags: ['Sessions'] };
 
 /** The answer of a payment-window page whose key matches no session. */
 function notFound(): HtmlResult {
@@ -276,11 +277,8 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
     };
     return [
       defineRoute({
-        auth: 'public',
-        root: true,
-        hidden: true,
+        ...WINDOW_PAGE,
         acceptsForm: true,
-        tags: ['Sessions'],
         method: 'POST',
         url: `${PAY_PATH}/3ds/method/:attemptId`,
         summary: "3-D Secure: the ACS's 3DS Method notification (threeDSMethodNotificationURL)",
@@ -290,16 +288,13 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
         },
         handler: async ({ params }) => {
           await flow.methodCompleted(params.attemptId);
-          const nonce = randomBytes(16).toString('base64');
+          const nonce = newNonce();
           return { html: methodDonePage(nonce), headers: frameHeaders(nonce) };
         },
       }),
       defineRoute({
-        auth: 'public',
-        root: true,
-        hidden: true,
+        ...WINDOW_PAGE,
         acceptsForm: true,
-        tags: ['Sessions'],
         method: 'POST',
         url: `${PAY_PATH}/:key/3ds/:attemptId`,
         summary: "3-D Secure: the browser's fields, then the AReq",
@@ -334,9 +329,9 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
           );
           if (result.kind === 'gone') return render(session, baseUrl);
           if (result.kind === 'decided') return payDecided(session, result, clientIp, baseUrl);
-          const nonce = randomBytes(16).toString('base64');
+          const nonce = newNonce();
           return {
-            headers: threeDSHeaders(pageHeaders(pointOfSale, session), nonce, result.acsUrl),
+            headers: pageHeaders(pointOfSale, session, { nonce, acsUrl: result.acsUrl }),
             html: challengePage({
               merchant: pointOfSale.descriptor ?? pointOfSale.name,
               amount: session.amount,
@@ -350,18 +345,15 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
         },
       }),
       defineRoute({
-        auth: 'public',
-        root: true,
-        hidden: true,
+        ...WINDOW_PAGE,
         acceptsForm: true,
-        tags: ['Sessions'],
         method: 'POST',
         url: `${PAY_PATH}/3ds/challenge`,
         summary: "3-D Secure: the challenge's CRes (notificationURL)",
         schema: { body: Type.Record(Type.String(), Type.String({ maxLength: 8192 })) },
         handler: async ({ body, baseUrl, clientIp }) => {
           const result = await flow.challengeCompleted(body.cres, async (sessionId) => (await service.byIdAnyAccount(sessionId))?.scaMode ?? null);
-          const nonce = randomBytes(16).toString('base64');
+          const nonce = newNonce();
           if (result.kind !== 'decided') return { status: 404, html: notFoundPage(), headers: frameHeaders(nonce) };
           const session = await service.byIdAnyAccount(result.sessionId);
           if (!session) return { status: 404, html: notFoundPage(), headers: frameHeaders(nonce) };
@@ -400,10 +392,7 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
       handler: async ({ params, accountId }) => ({ session: sessionWire(await service.get(accountId, params.sessionId)) }),
     }),
     defineRoute({
-      auth: 'public',
-      root: true,
-      hidden: true,
-      tags: ['Sessions'],
+      ...WINDOW_PAGE,
       method: 'GET',
       url: `${PAY_PATH}/checkout.js`,
       summary: 'Payment window embed script',
@@ -415,10 +404,7 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
       }),
     }),
     defineRoute({
-      auth: 'public',
-      root: true,
-      hidden: true,
-      tags: ['Sessions'],
+      ...WINDOW_PAGE,
       method: 'GET',
       url: `${PAY_PATH}/:key`,
       summary: 'Hosted payment window',
@@ -430,11 +416,8 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
       },
     }),
     defineRoute({
-      auth: 'public',
-      root: true,
-      hidden: true,
+      ...WINDOW_PAGE,
       acceptsForm: true,
-      tags: ['Sessions'],
       method: 'POST',
       url: `${PAY_PATH}/:key`,
       summary: 'Pay in the hosted payment window',
@@ -474,10 +457,10 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
           );
           if (started.kind === 'decided') extras.threeDS = started.decision;
           if (started.kind === 'method') {
-            const nonce = randomBytes(16).toString('base64');
+            const nonce = newNonce();
             const method = started.attempt.methodUrl && started.methodData ? { url: started.attempt.methodUrl, data: started.methodData } : null;
             return {
-              headers: threeDSHeaders(pageHeaders(pointOfSale, session), nonce, method?.url ?? null),
+              headers: pageHeaders(pointOfSale, session, { nonce, acsUrl: method?.url ?? null }),
               html: methodPage({
                 merchant: pointOfSale.descriptor ?? pointOfSale.name,
                 amount,
@@ -494,11 +477,8 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
       },
     }),
     defineRoute({
-      auth: 'public',
-      root: true,
-      hidden: true,
+      ...WINDOW_PAGE,
       acceptsForm: true,
-      tags: ['Sessions'],
       method: 'POST',
       url: `${PAY_PATH}/:key/age`,
       summary: 'The age step of the hosted payment window (sandbox eID: a date of birth)',

@@ -87,7 +87,7 @@ export class ThreeDSecureService {
     if (!credentials || !provider || !this.deps.server) return { kind: 'none' };
     const range = await this.deps.server.versioning(provider.apiKey, payment.card.number);
     if (range.kind === 'not_enrolled') return { kind: 'decided', decision: decide({ kind: 'not_enrolled' }, payment.scaMode) };
-    if (range.kind !== 'card_range') return { kind: 'decided', decision: this.noResult(payment.scaMode, `preauth: ${range.kind}`) };
+    if (range.kind !== 'card_range') return { kind: 'decided', decision: decide({ kind: 'no_result', reason: `preauth: ${range.kind}` }, payment.scaMode) };
     const now = this.deps.clock.nowIso();
     const attempt: ThreeDSAttempt = {
       id: newId(),
@@ -135,7 +135,7 @@ export class ThreeDSecureService {
   ): Promise<Authenticated> {
     const attempt = await this.deps.attempts.find(attemptId);
     if (!attempt || attempt.sessionId !== sessionId || attempt.state !== 'METHOD' || !attempt.cardSealed) return { kind: 'gone' };
-    const card = JSON.parse(this.deps.sealer.open(attempt.cardSealed)) as CardInput;
+    const card = this.openCard(attempt.cardSealed);
     const credentials = await this.deps.agreements.currentFor(attempt.accountId);
     const provider = credentials?.threeDSecure;
     const steps = [...attempt.steps];
@@ -209,7 +209,7 @@ export class ThreeDSecureService {
     const id = typeof decoded?.threeDSServerTransID === 'string' ? decoded.threeDSServerTransID : null;
     const attempt = id ? await this.deps.attempts.findByServerTransId(id) : null;
     if (!attempt || attempt.state !== 'CHALLENGE' || !attempt.cardSealed) return { kind: 'gone' };
-    const card = JSON.parse(this.deps.sealer.open(attempt.cardSealed)) as CardInput;
+    const card = this.openCard(attempt.cardSealed);
     const scaMode = await scaModeOf(attempt.sessionId);
     const steps = [...attempt.steps];
     const result = await this.challengeOutcome(attempt, decoded);
@@ -250,8 +250,9 @@ export class ThreeDSecureService {
     };
   }
 
-  private noResult(scaMode: string | null, reason: string): ThreeDSDecision {
-    return decide({ kind: 'no_result', reason }, scaMode);
+  /** The card as typed, kept sealed between the steps. */
+  private openCard(sealed: string): CardInput {
+    return JSON.parse(this.deps.sealer.open(sealed)) as CardInput;
   }
 }
 
