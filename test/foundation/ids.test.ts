@@ -20,6 +20,13 @@ describe('ids', () => {
     assert.equal(new Set(Array.from({ length: 10_000 }, () => newId())).size, 10_000);
   });
 
+  test('newId strictly increases within a process, also within one millisecond and past 4,096 in it', () => {
+    // Rows written in one commit share their timestamp; their ids keep the order they were made in.
+    const ids = Array.from({ length: 20_000 }, () => newId());
+    for (let i = 1; i < ids.length; i++) assert.ok(ids[i - 1]! < ids[i]!, `${ids[i - 1]} < ${ids[i]} at ${i}`);
+    for (const id of ids) assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
   test('a transaction id is 11 upper-case Crockford characters', () => {
     assert.match(newTransactionId(), new RegExp(TRANSACTION_ID_PATTERN));
     assert.match(newUnguessableId(), new RegExp(TRANSACTION_ID_PATTERN));
