@@ -170,6 +170,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     idempotency: store.idempotency,
     sealer,
     dashboardSessions: store.dashboardSessions,
+    sandbox: config.sandbox,
+    accountName: async (accountId) => (await services.accounts.get(accountId)).name,
     rateLimiter,
     overload: services.backlog,
     now: () => clock.now(),

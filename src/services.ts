@@ -41,6 +41,7 @@ import { TransactionsService } from './modules/transactions/transactions.service
 import { TimelineService } from './modules/transactions/timeline.js';
 import { KyselyTimelineRepository } from './storage/repositories/timeline.js';
 import { operatorJobsRoutes } from './dashboard/operator-jobs.routes.js';
+import { dashboardPaymentsRoutes } from './dashboard/payments.routes.js';
 import { callbackRetryDelay } from './delivery/callbacks.js';
 import { DeliveryGate } from './delivery/delivery-gate.js';
 import { CALLBACK_TIMEOUT_MS, UndiciSender } from './delivery/http-sender.js';
@@ -504,6 +505,7 @@ export function buildServices(deps: ServiceDeps): Services {
     ...(deps.config.sandbox ? sandboxClockRoutes(clock) : []),
     ...settlementsRoutes(settlements),
     ...operatorJobsRoutes({ jobs: store.jobs, now: () => clock.now() }),
+    ...dashboardPaymentsRoutes(transactions),
     ...(deps.config.sandbox ? settlementsSandboxRoutes(settlements) : []),
     ...(deps.config.sandbox ? paymentMethodsSandboxRoutes(paymentMethods) : []),
   ];
