@@ -170,9 +170,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
     idempotency: store.idempotency,
     sealer,
     dashboardSessions: store.dashboardSessions,
-    sandbox: config.sandbox,
-    accountName: async (accountId) => (await services.accounts.get(accountId)).name,
     rateLimiter,
+    furtherLimit: async (category, accountId, body) => {
+      if (category === 'mit') return services.mit.capRefusalFor(accountId, 'mit', 1);
+      const entries = (body as { transactions?: unknown } | null)?.transactions;
+      if (category === 'mitBatch') return services.mit.capRefusalFor(accountId, 'mit_batch', Array.isArray(entries) ? entries.length : 1);
+      return null;
+    },
     overload: services.backlog,
     now: () => clock.now(),
     publicUrl: config.publicUrl,

@@ -41,7 +41,6 @@ import { TransactionsService } from './modules/transactions/transactions.service
 import { TimelineService } from './modules/transactions/timeline.js';
 import { KyselyTimelineRepository } from './storage/repositories/timeline.js';
 import { operatorJobsRoutes } from './dashboard/operator-jobs.routes.js';
-import { dashboardPaymentsRoutes } from './dashboard/payments.routes.js';
 import { callbackRetryDelay } from './delivery/callbacks.js';
 import { DeliveryGate } from './delivery/delivery-gate.js';
 import { CALLBACK_TIMEOUT_MS, UndiciSender } from './delivery/http-sender.js';
@@ -137,6 +136,8 @@ function cachedAcquirerAccounts(connector: Acquirer | null, now: () => number): 
 
 export interface Services {
   accounts: AccountsService;
+  /** MIT ingestion; the runtime asks its cap when a request bucket refuses (honest Retry-After). */
+  mit: MitService<Repositories>;
   /** Acquirer agreements of accounts (INTERFACE §12.1): the partner routes, and credentialsOf/currentFor for the payment engine. */
   acquirerAgreements: AcquirerAgreementsService;
   pointsOfSale: PointsOfSaleService;
@@ -505,7 +506,6 @@ export function buildServices(deps: ServiceDeps): Services {
     ...(deps.config.sandbox ? sandboxClockRoutes(clock) : []),
     ...settlementsRoutes(settlements),
     ...operatorJobsRoutes({ jobs: store.jobs, now: () => clock.now() }),
-    ...dashboardPaymentsRoutes(transactions),
     ...(deps.config.sandbox ? settlementsSandboxRoutes(settlements) : []),
     ...(deps.config.sandbox ? paymentMethodsSandboxRoutes(paymentMethods) : []),
   ];
@@ -540,6 +540,7 @@ export function buildServices(deps: ServiceDeps): Services {
     sessions,
     billing,
     paymentLinks,
+    mit,
     backlog,
     routes,
     jobs,

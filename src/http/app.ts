@@ -28,7 +28,7 @@ import { idempotencyClaimHook, idempotencyRecordHook } from './idempotency-hooks
 import { inputChecksHook, recheckCoercedQuery, refuseUnsafeInput } from './input-checks.js';
 import type { Metrics } from './metrics.js';
 import { openApiOptions } from './openapi.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { FurtherLimit, RateLimiter } from './rate-limit.js';
 import { rateLimitHook } from './rate-limit-hook.js';
 import { noteErrorCode, requestLine } from './request-log.js';
 import { registerRootPage } from './root-page.js';
@@ -77,10 +77,9 @@ export interface AppOptions {
   sealer: Sealer;
   /** Where the dashboard keeps its sessions (src/dashboard/session.ts). */
   dashboardSessions: DashboardSessionsRepository;
-  /** PAYMENTS_SANDBOX, and the merchant's account name: what the dashboard's header shows. */
-  sandbox?: boolean;
-  accountName?(accountId: string): Promise<string | null>;
   rateLimiter: RateLimiter | null;
+  /** Limits beyond the buckets a refused request must also pass (rate-limit.ts). */
+  furtherLimit?: FurtherLimit;
   /** The backlog bound, checked before the idempotency claim of routes that accept asynchronous work. */
   overload?: OverloadSignal;
   now(): number;
@@ -206,8 +205,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     publicUrl: options.publicUrl,
     sessions: options.dashboardSessions,
     sealer: options.sealer,
-    sandbox: options.sandbox ?? false,
-    ...(options.accountName ? { accountName: options.accountName } : {}),
   });
   for (const def of options.routes) registerRoute(app, def, options);
   return app;
@@ -255,7 +252,7 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
     schema,
     config: { def },
     onRequest: hooks(authenticationHook(def, options.authenticate), capabilityHook(def)),
-    preValidation: hooks(rateLimitHook(def, options.rateLimiter), inputChecksHook(def)),
+    preValidation: hooks(rateLimitHook(def, options.rateLimiter, options.furtherLimit), inputChecksHook(def)),
     preHandler: hooks(overloadHook(def, options.overload), idempotencyClaimHook(def, options)),
     onSend: hooks(idempotencyRecordHook(def, options)),
     handler: routeHandler(def, options.publicUrl),

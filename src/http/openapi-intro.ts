@@ -6,22 +6,7 @@
 import { type Outcome, TEST_CARDS } from '../connectors/simulator/test-cards.js';
 import { ERROR_CATALOGUE, OPERATION_ERROR_CODES } from '../shared/errors.js';
 import type { RateLimitCategory } from '../shared/route.js';
-import { DEFAULT_RULES, type BucketRule } from './rate-limit.js';
-
-const RATE_LIMITED: Record<RateLimitCategory, string> = {
-  mit: '`POST /mit`',
-  mitBatch: '`POST /mit/batch` (requests, not entries; at most 500 entries a batch)',
-  list: 'list endpoints',
-  operation: 'capture / void / refund / renew (per transaction)',
-};
-
-/** "5/s", "1 per 5 s" (a token every few seconds), else "5 per minute" — as INTERFACE §5 words them. */
-export function describeRate(rule: BucketRule): string {
-  if (rule.ratePerSecond >= 1) return `${rule.ratePerSecond}/s`;
-  const secondsPerToken = 1 / rule.ratePerSecond;
-  if (Number.isInteger(secondsPerToken) && secondsPerToken <= 10) return `1 per ${secondsPerToken} s`;
-  return `${Math.round(rule.ratePerSecond * 60 * 100) / 100} per minute`;
-}
+import { DEFAULT_RULES, describeRate, RATE_LIMITED } from './rate-limit.js';
 
 function outcomeText(outcome: Outcome): string {
   if (outcome.kind === 'approve') return 'approved';

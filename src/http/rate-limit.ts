@@ -8,6 +8,7 @@
  * one process anyway.
  */
 import { performance } from 'node:perf_hooks';
+import type { AppError } from '../shared/errors.js';
 import type { RateLimitCategory } from '../shared/route.js';
 
 export interface BucketRule {
@@ -32,12 +33,37 @@ export function longestRefillMs(rules: BucketRules): number {
 
 export interface RateDecision {
   allowed: boolean;
+  /** Tokens added per second: the rule that decided, for the refusal's text. */
+  ratePerSecond: number;
   limit: number;
   remaining: number;
   /** Unix seconds at which the bucket is full again. */
   resetAt: number;
   /** Seconds until one token is available (when refused). */
   retryAfter: number;
+}
+
+/**
+ * A limit beyond the request buckets that a request of a category must also pass (the ingestion
+ * caps of INTERFACE §11.8): the refusal it would meet now, or null. Asked only when a bucket
+ * refuses, so that Retry-After names a wait after which the same request passes both.
+ */
+export type FurtherLimit = (category: RateLimitCategory, accountId: string, body: unknown) => Promise<AppError | null>;
+
+/** What each category limits, in words (the 429's message and the OpenAPI introduction). */
+export const RATE_LIMITED: Record<RateLimitCategory, string> = {
+  mit: '`POST /mit`',
+  mitBatch: '`POST /mit/batch` (requests, not entries; at most 500 entries a batch)',
+  list: 'list endpoints',
+  operation: 'capture / void / refund / renew (per transaction)',
+};
+
+/** "5/s", "1 per 5 s" (a token every few seconds), else "5 per minute" — as INTERFACE §5 words them. */
+export function describeRate(rule: BucketRule): string {
+  if (rule.ratePerSecond >= 1) return `${rule.ratePerSecond}/s`;
+  const secondsPerToken = 1 / rule.ratePerSecond;
+  if (Number.isInteger(secondsPerToken) && secondsPerToken <= 10) return `1 per ${secondsPerToken} s`;
+  return `${Math.round(rule.ratePerSecond * 60 * 100) / 100} per minute`;
 }
 
 /** Where the buckets live is the implementation's business; the hook only awaits a decision. */
@@ -52,6 +78,7 @@ export function decisionOf(rule: BucketRule, allowed: boolean, tokens: number, n
   const secondsToFull = (rule.burst - tokens) / rule.ratePerSecond;
   return {
     allowed,
+    ratePerSecond: rule.ratePerSecond,
     limit: rule.burst,
     remaining: Math.floor(tokens),
     resetAt: nowSeconds + Math.ceil(secondsToFull),

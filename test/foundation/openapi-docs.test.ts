@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import AjvCompiler from '@fastify/ajv-compiler';
-import { openApiIntroduction, describeRate } from '../../src/http/openapi-intro.js';
+import { openApiIntroduction } from '../../src/http/openapi-intro.js';
+import { describeRate } from '../../src/http/rate-limit.js';
 import { ERROR_BODY_REF, VALIDATION_ERROR_BODY_REF } from '../../src/http/openapi-errors.js';
 import { documentRoute, securityOf, withDefaultsOptional } from '../../src/http/openapi.js';
 import { isKnownCurrency } from '../../src/shared/currencies.js';

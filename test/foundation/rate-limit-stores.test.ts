@@ -47,16 +47,24 @@ async function playScenario({ limiter, time }: TimedLimiter, tag: string): Promi
   const take = (category: RateLimitCategory, key: string): Promise<RateDecision> => limiter.take(category, `${tag}${key}`);
   time.ms = 0;
   const first = await take('list', 'acct');
-  assert.deepEqual(first, { allowed: true, limit: 30, remaining: 29, resetAt: WALL + 5, retryAfter: 0 }, 'the first take of a full bucket');
+  assert.deepEqual(first, { allowed: true, ratePerSecond: 0.2, limit: 30, remaining: 29, resetAt: WALL + 5, retryAfter: 0 }, 'the first take of a full bucket');
   for (let i = 1; i < 30; i++) assert.equal((await take('list', 'acct')).allowed, true, `request ${i + 1} of the burst`);
-  assert.deepEqual(await take('list', 'acct'), { allowed: false, limit: 30, remaining: 0, resetAt: WALL + 150, retryAfter: 5 }, 'past the burst of 30');
+  assert.deepEqual(
+    await take('list', 'acct'),
+    { allowed: false, ratePerSecond: 0.2, limit: 30, remaining: 0, resetAt: WALL + 150, retryAfter: 5 },
+    'past the burst of 30',
+  );
   assert.equal((await take('list', 'other-acct')).allowed, true, 'per merchant');
   assert.equal((await take('mit', 'acct')).allowed, true, 'per category');
   time.ms = 4_900;
   const early = await take('list', 'acct');
-  assert.deepEqual(early, { allowed: false, limit: 30, remaining: 0, resetAt: WALL + 4 + 146, retryAfter: 1 }, 'one token takes 5 s');
+  assert.deepEqual(early, { allowed: false, ratePerSecond: 0.2, limit: 30, remaining: 0, resetAt: WALL + 4 + 146, retryAfter: 1 }, 'one token takes 5 s');
   time.ms = 5_000;
-  assert.deepEqual(await take('list', 'acct'), { allowed: true, limit: 30, remaining: 0, resetAt: WALL + 5 + 150, retryAfter: 0 }, 'refilled after 5 s');
+  assert.deepEqual(
+    await take('list', 'acct'),
+    { allowed: true, ratePerSecond: 0.2, limit: 30, remaining: 0, resetAt: WALL + 5 + 150, retryAfter: 0 },
+    'refilled after 5 s',
+  );
   time.ms = 5_000 + 1_000_000;
   assert.equal((await take('list', 'acct')).remaining, 29, 'refills up to the burst, not beyond');
 

@@ -19,7 +19,7 @@ describe('token buckets (unit)', () => {
     try {
       for (let i = 0; i < 30; i++) assert.equal((await limiter.take('list', 'acct')).allowed, true, `request ${i + 1} of the burst`);
       const refused = await limiter.take('list', 'acct');
-      assert.deepEqual(refused, { allowed: false, limit: 30, remaining: 0, resetAt: wall + 150, retryAfter: 5 });
+      assert.deepEqual(refused, { allowed: false, ratePerSecond: 0.2, limit: 30, remaining: 0, resetAt: wall + 150, retryAfter: 5 });
       assert.equal((await limiter.take('list', 'other-acct')).allowed, true, 'per merchant');
       assert.equal((await limiter.take('mit', 'acct')).allowed, true, 'per category');
       ms = 4_900;

@@ -193,7 +193,24 @@ export class IngestionCap {
     return { windowStart, extraTaken };
   }
 
-  /** The 429 of a count past the cap, with the minute's use in its message and headers. */
+  /**
+   * The 429 that `count` more MIT transactions of `accountId` would meet now, or null when they
+   * fit in this minute. Read when a request bucket (INTERFACE §5) refuses a MIT route: the client
+   * must be told to wait until both let the same request pass (its Retry-After holds).
+   */
+  async refusalFor(accountId: string, channel: IngestionChannel, count: number): Promise<AppError | null> {
+    const limit = this.limitOf(channel);
+    if (limit === 0) return null;
+    const nowMs = this.deps.clock.now();
+    const { windowStart } = windowOf(nowMs);
+    // Counts this process took ahead and holds (SQLite) are this minute's too, and still free.
+    const held = this.held.of(`${accountId}\u0000${channel}`, windowStart).left;
+    if (held >= count) return null;
+    const used = await this.deps.counters.current(accountId, channel, windowStart);
+    return used + count <= limit ? null : this.refusalError(channel, count, limit, used, nowMs);
+  }
+
+  /** Throws the 429 of a count past the cap, with the minute's use in its message and headers. */
   private async refusal(
     counters: IngestionCountersRepository,
     accountId: string,
@@ -202,23 +219,22 @@ export class IngestionCap {
     limit: number,
     nowMs: number,
   ): Promise<never> {
-    const { windowStartMs, windowStart } = windowOf(nowMs);
-    const used = await counters.current(accountId, channel, windowStart);
-    const resetMs = windowStartMs + INGESTION_WINDOW_MS;
+    const used = await counters.current(accountId, channel, windowOf(nowMs).windowStart);
+    throw this.refusalError(channel, count, limit, used, nowMs);
+  }
+
+  private refusalError(channel: IngestionChannel, count: number, limit: number, used: number, nowMs: number): AppError {
+    const resetMs = windowOf(nowMs).windowStartMs + INGESTION_WINDOW_MS;
     const retryAfterS = Math.max(1, Math.ceil((resetMs - nowMs) / 1000));
+    const left = Math.max(0, limit - used);
     const asked = count === 1 ? '' : ` (this batch has ${count} accepted entries)`;
-    throw new AppError(
+    return new AppError(
       'RATE_LIMIT_REACHED',
-      `Ingestion cap reached: at most ${limit} MIT transactions a minute through ${ROUTE[channel]}, ${Math.max(0, limit - used)} left in this minute${asked}; retry in ${retryAfterS} s.`,
+      `Ingestion cap reached: at most ${limit} MIT transactions a minute through ${ROUTE[channel]}, ${left} left in this minute${asked}; retry in ${retryAfterS} s.`,
       undefined,
       {
         retryAfterS,
-        headers: {
-          'retry-after': retryAfterS,
-          'x-ratelimit-limit': limit,
-          'x-ratelimit-remaining': Math.max(0, limit - used),
-          'x-ratelimit-reset': Math.ceil(resetMs / 1000),
-        },
+        headers: { 'retry-after': retryAfterS, 'x-ratelimit-limit': limit, 'x-ratelimit-remaining': left, 'x-ratelimit-reset': Math.ceil(resetMs / 1000) },
       },
     );
   }

@@ -53,6 +53,14 @@ type Charged = Chargeable & { pointOfSale: PointOfSale };
 export class MitService<R extends MitRepos = MitRepos> {
   constructor(private readonly deps: MitDeps<R>) {}
 
+  /**
+   * The ingestion cap's 429 that `entries` more MITs through `channel` would meet now (null: they
+   * fit), for a request bucket that refuses: the longer of the two waits is the one to name.
+   */
+  capRefusalFor(accountId: string, channel: IngestionChannel, entries: number): Promise<AppError | null> {
+    return this.deps.ingestion.refusalFor(accountId, channel, entries);
+  }
+
   /** POST /mit: validated, committed PENDING with its job (and counted against the cap); the answer follows by callback. */
   async create(accountId: string, body: MitRequest, clientIp: string | null, effect: Effect | null = null): Promise<Transaction> {
     await refuseWhenOverloaded(this.deps.overload);
