@@ -103,10 +103,13 @@ export function buildTests(root = process.cwd()) {
     tsconfig: path.join(root, 'tsconfig.json'),
     logLevel: 'warning',
   });
-  // The workspace client resolves to the copy's compiled sources, not to the original's .ts.
+  // The workspace client resolves to the copy's compiled sources, not to its package build
+  // (clients/typescript/dist, made by `npm pack`, which a fresh clone does not have).
   const clientDir = path.join(out, 'clients', 'typescript');
   const manifest = JSON.parse(fs.readFileSync(path.join(clientDir, 'package.json'), 'utf8'));
-  manifest.exports = JSON.parse(JSON.stringify(manifest.exports).replaceAll('.ts"', '.js"'));
+  manifest.exports = { ...manifest.exports, '.': './src/index.js' };
+  delete manifest.main;
+  delete manifest.types;
   fs.writeFileSync(path.join(clientDir, 'package.json'), JSON.stringify(manifest, null, 2));
   const link = path.join(out, 'test', 'node_modules', CLIENT);
   fs.mkdirSync(path.dirname(link), { recursive: true });
