@@ -13,6 +13,7 @@ import { loadSigningKey } from './connectors/clearhaus/signing.js';
 import type { ThreeDSServer } from './connectors/threeds/three-d-secure.js';
 import { ThreeDSecureIo } from './connectors/threeds/threedsecure-io.js';
 import { buildApp } from './http/app.js';
+import { dashboardPaymentsRoutes } from './dashboard/payments.routes.js';
 import { Metrics } from './http/metrics.js';
 import { scheduleMaintenance } from './jobs/maintenance.js';
 import { DrainMeter } from './jobs/drain-meter.js';
@@ -165,11 +166,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions): Pr
   const rateLimiter = await createRateLimiter(config, store, logger);
   const app = await buildApp({
     logger,
-    routes: services.routes,
+    // The dashboard's own list (src/dashboard/payments.routes.ts) beside the service's routes.
+    routes: [...services.routes, ...dashboardPaymentsRoutes(services.transactions)],
     authenticate: (secret) => services.accounts.authenticate(secret),
     idempotency: store.idempotency,
     sealer,
     dashboardSessions: store.dashboardSessions,
+    sandbox: config.sandbox,
+    accountName: async (accountId) => (await services.accounts.get(accountId)).name,
     rateLimiter,
     furtherLimit: async (category, accountId, body) => {
       if (category === 'mit') return services.mit.capRefusalFor(accountId, 'mit', 1);

@@ -49,10 +49,14 @@ export interface DashboardOptions {
   sealer: Sealer;
   /** The built app (default dashboard/dist); tests may point elsewhere. */
   distDir?: string;
+  /** PAYMENTS_SANDBOX: the page shows a sandbox banner. */
+  sandbox?: boolean;
+  /** The merchant's account name for the page's header (null: unknown). */
+  accountName?(accountId: string): Promise<string | null>;
 }
 
 /** Paths the session cookie may stand in for a Bearer credential on. */
-const BRIDGED = /^\/(public\/api\/v1|sandbox\/v1|dashboard\/api\/operator)\//;
+const BRIDGED = /^\/(public\/api\/v1\/|sandbox\/v1\/|dashboard\/api\/operator\/|dashboard\/api\/payments(\?|$))/;
 
 function securityHeaders(reply: FastifyReply): void {
   reply.header('content-security-policy', DASHBOARD_CSP);
@@ -62,10 +66,6 @@ function securityHeaders(reply: FastifyReply): void {
   reply.header('cross-origin-opener-policy', 'same-origin');
 }
 
-function sessionView(session: DashboardSession) {
-  return { tier: session.tier, accountId: session.accountId, csrfToken: session.csrfToken, expiresAt: new Date(session.expiresAt).toISOString() };
-}
-
 /** Registers the dashboard on the root instance; call it before the API routes. */
 export async function registerDashboard(app: FastifyInstance, options: DashboardOptions): Promise<SessionStore> {
   const sessionNow = options.sessionNow ?? Date.now;
@@ -73,6 +73,15 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
   const distDir = options.distDir ?? DASHBOARD_DIST;
   const secure = (request: FastifyRequest) => request.protocol === 'https' || options.publicUrl.startsWith('https:');
   const sessionOf = (request: FastifyRequest) => sessions.get(readCookie(request.headers.cookie, SESSION_COOKIE));
+  // What the page shows of the session: who (the merchant's name for its header), whether this is the sandbox, and the CSRF token.
+  const sessionView = async (session: DashboardSession) => ({
+    tier: session.tier,
+    accountId: session.accountId,
+    accountName: session.accountId && options.accountName ? await options.accountName(session.accountId).catch(() => null) : null,
+    sandbox: options.sandbox ?? false,
+    csrfToken: session.csrfToken,
+    expiresAt: new Date(session.expiresAt).toISOString(),
+  });
   const signedIn = async (request: FastifyRequest): Promise<DashboardSession> => {
     const session = await sessionOf(request);
     if (!session) throw new AppError('UNAUTHORIZED', 'Not signed in.');
@@ -111,13 +120,13 @@ export async function registerDashboard(app: FastifyInstance, options: Dashboard
       );
       reply.header('set-cookie', sessionCookie(session, { secure: secure(request), now: sessionNow() }));
       reply.header('cache-control', 'no-store');
-      return { session: sessionView(session) };
+      return { session: await sessionView(session) };
     });
 
     scope.get('/dashboard/api/session', { schema: { hide: true } }, async (request, reply) => {
       const session = await signedIn(request);
       reply.header('cache-control', 'no-store');
-      return { session: sessionView(session) };
+      return { session: await sessionView(session) };
     });
 
     scope.delete('/dashboard/api/session', { schema: { hide: true } }, async (request, reply) => {

@@ -77,6 +77,9 @@ export interface AppOptions {
   sealer: Sealer;
   /** Where the dashboard keeps its sessions (src/dashboard/session.ts). */
   dashboardSessions: DashboardSessionsRepository;
+  /** PAYMENTS_SANDBOX, and the merchant's account name: what the dashboard's header shows. */
+  sandbox?: boolean;
+  accountName?(accountId: string): Promise<string | null>;
   rateLimiter: RateLimiter | null;
   /** Limits beyond the buckets a refused request must also pass (rate-limit.ts). */
   furtherLimit?: FurtherLimit;
@@ -205,6 +208,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     publicUrl: options.publicUrl,
     sessions: options.dashboardSessions,
     sealer: options.sealer,
+    sandbox: options.sandbox ?? false,
+    ...(options.accountName ? { accountName: options.accountName } : {}),
   });
   for (const def of options.routes) registerRoute(app, def, options);
   return app;

@@ -22,7 +22,7 @@ import type { Static } from '@sinclair/typebox';
 type ListQuery = Static<typeof TransactionListQuery>;
 
 /** Query → filter; the paired parameters (amountMode/amount, feeMode/fee) must come together. */
-function toFilter(q: ListQuery): TransactionFilter {
+export function toFilter(q: ListQuery): TransactionFilter {
   const errors = new FieldErrorCollector();
   for (const [mode, value] of [
     ['amountMode', 'amount'],
