@@ -49,3 +49,23 @@ export async function everyWebhookUrl(): Promise<string[]> {
 
 export type MitBody = paths['/public/api/v1/mit']['post']['requestBody']['content']['application/json'];
 export type Schemas = keyof components['schemas'];
+
+export async function unknownFieldsAreRefused(subscriptionId: string): Promise<void> {
+  await api.POST(`${V1}/mit`, {
+    // @ts-expect-error `currancy` is not a field of a MIT (a misspelt `currency`)
+    body: { subscriptionId, amount: 1000, currancy: 'DKK', notificationUrl: 'https://shop.example/callbacks' },
+  });
+  await api.POST(`${V1}/moto`, {
+    body: {
+      // @ts-expect-error nested objects too: `amuont` is not a field of the MOTO's transaction
+      transaction: { pointOfSaleId: 'pos', amount: 1, amuont: 1, currency: 'DKK' },
+      card: { number: '4111111111111111', expiryMonth: 12, expiryYear: 2030, cvc: '123' },
+    },
+  });
+  // @ts-expect-error query parameters too: `perpage` is not `perPage`
+  await api.GET(`${V1}/transactions`, { params: { query: { perpage: 10 } } });
+  for await (const _ of api.items(`${V1}/transactions`, {
+    // @ts-expect-error and the list iterators' queries
+    params: { query: { stat: 'SUCCESS' } },
+  }));
+}
