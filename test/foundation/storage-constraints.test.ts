@@ -126,7 +126,7 @@ const SPEC: Spec[] = [
   money('sessions', 'amount'),
   currency('sessions', 'currency'),
   oneOf('sessions', 'sca_mode', ['SKIP', 'NORMAL', 'FORCE']),
-  int('sessions', 'timeout_minutes', 1, 43_200),
+  int('sessions', 'timeout_minutes', 1, 86_400),
   oneOf('sessions', 'instant_capture', INSTANT_CAPTURE),
   int('sessions', 'max_attempts', 1, 10),
   int('sessions', 'attempts', 0, MAX),
@@ -798,7 +798,7 @@ for (const kind of await availableStores()) {
         assert.equal(await t.store.paymentLinks.findBySessionId(accountId, spareSessionId), null, 'the spare session still has no link');
         const sessionCases: Array<[string, (v: any) => Partial<Session>, unknown[], boolean]> = [
           ['sessions_amount_check', (v) => ({ amount: v }), badIntegers({ min: 0, max: MAX }, kind), true],
-          ['sessions_timeout_minutes_check', (v) => ({ timeoutMinutes: v }), badIntegers({ min: 1, max: 43_200 }, kind), true],
+          ['sessions_timeout_minutes_check', (v) => ({ timeoutMinutes: v }), badIntegers({ min: 1, max: 86_400 }, kind), true],
           ['sessions_max_attempts_check', (v) => ({ maxAttempts: v }), badIntegers({ min: 1, max: 10 }, kind), true],
           ['sessions_attempts_check', (v) => ({ attempts: v }), badIntegers({ min: 0, max: MAX }, kind), true],
           ['sessions_currency_check', (v) => ({ currency: v }), BAD_CURRENCIES, false],
@@ -813,7 +813,7 @@ for (const kind of await availableStores()) {
             assert.equal(await t.store.sessions.findByIdAnyAccount(s.id), null);
           }
         }
-        const edge = session(accountId, pos.id, { amount: MAX, timeoutMinutes: 43_200, maxAttempts: 10 });
+        const edge = session(accountId, pos.id, { amount: MAX, timeoutMinutes: 86_400, maxAttempts: 10 });
         await t.store.sessions.insert(edge);
         await t.store.paymentLinks.insert({
           id: newId(),

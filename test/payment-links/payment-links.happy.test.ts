@@ -43,6 +43,17 @@ for (const kind of await availableStores()) {
       assert.deepEqual(await getLink(m, link.id), link);
     });
 
+    test('timeout: up to 86,400 minutes (60 days), which is also the default; 86,401 → 422 on timeout', async () => {
+      const longest = ok(await m.api.post(`${API}/payment-links`, linkBody(m, { timeout: 86_400 })), 'POST 86,400');
+      const longestLink = await getLink(m, longest.id);
+      assert.equal(Date.parse(longestLink.expiresAt) - Date.parse(longestLink.createdAt), 86_400 * 60_000);
+      const byDefault = await getLink(m, ok(await m.api.post(`${API}/payment-links`, linkBody(m)), 'POST without timeout').id);
+      assert.equal(Date.parse(byDefault.expiresAt) - Date.parse(byDefault.createdAt), 60 * 24 * 60 * 60_000, '60 days');
+      const over = await m.api.post(`${API}/payment-links`, linkBody(m, { timeout: 86_401 }));
+      assert.equal(over.status, 422, over.text);
+      assert.deepEqual(Object.keys(over.body.errors), ['timeout']);
+    });
+
     test('the url opens the hosted payment window of its session, and paying there makes the link PAID', async () => {
       const link = await createLink(m, { amount: 1999 });
       const page = await t.client(null).get(pathOf(link.url));

@@ -41,3 +41,6 @@ export interface PaymentLink {
   createdAt: string;
   updatedAt: string;
 }
+
+/** A link lives 60 days unless its body says otherwise (INTERFACE §11.2), and at most as long. */
+export const PAYMENT_LINK_TIMEOUT_MINUTES = { default: 86_400, max: 86_400 } as const;

@@ -3,19 +3,27 @@ import { PageQuery } from '../../shared/pagination.js';
 import { TRANSACTION_ID_PATTERN } from '../../shared/ids.js';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
 import { CreateCitBody } from '../sessions/sessions.schemas.js';
-import { type PaymentLink, PAYMENT_LINK_STATES } from './payment-link.js';
+import { type PaymentLink, PAYMENT_LINK_STATES, PAYMENT_LINK_TIMEOUT_MINUTES } from './payment-link.js';
 
 const NullableString = Nullable(Type.String());
 
 /**
  * POST /payment-links takes the body of POST /cit (INTERFACE §7, §11.2); the sessions module
- * validates it. Only `timeout` is wider: a link lives longer than a checkout (§11.2 allows up to
- * 86,400 minutes; the session store keeps at most 43,200 — 30 days — so that is the bound here).
+ * validates it. Only `timeout` is wider: a link lives longer than a checkout (§11.2: up to
+ * 86,400 minutes, 60 days, which is also the default).
  */
 export const CreatePaymentLinkBody = Type.Object(
   {
     ...CreateCitBody.properties,
-    timeout: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 43200, description: 'Minutes until the link expires.' }))),
+    timeout: Type.Optional(
+      Nullable(
+        Type.Integer({
+          minimum: 1,
+          maximum: PAYMENT_LINK_TIMEOUT_MINUTES.max,
+          description: `Minutes until the link expires: 1–${PAYMENT_LINK_TIMEOUT_MINUTES.max}; null or absent: ${PAYMENT_LINK_TIMEOUT_MINUTES.default} (60 days).`,
+        }),
+      ),
+    ),
   },
   {
     examples: [

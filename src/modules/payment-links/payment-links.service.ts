@@ -11,7 +11,7 @@ import { newUnguessableId } from '../../shared/ids.js';
 import type { Session } from '../sessions/session.js';
 import type { CreateSessionInput, SessionRepos } from '../sessions/sessions.service.js';
 import type { Transaction } from '../transactions/transaction.js';
-import { nextPaymentLinkState, type PaymentLink, type PaymentLinkEvent } from './payment-link.js';
+import { nextPaymentLinkState, PAYMENT_LINK_TIMEOUT_MINUTES, type PaymentLink, type PaymentLinkEvent } from './payment-link.js';
 import type { PaymentLinkFilter, PaymentLinksRepository } from './payment-links.repository.js';
 
 /** Repositories a link change needs in one commit (the session's and the link's). */
@@ -41,7 +41,7 @@ export class PaymentLinksService {
   async create(accountId: string, input: CreateSessionInput): Promise<PaymentLink> {
     let link: PaymentLink | null = null;
     await withNewIdsOnCollision('payment_links', () =>
-      this.deps.sessions.create(accountId, input, async (repos, session) => {
+      this.deps.sessions.create(accountId, { ...input, timeout: input.timeout ?? PAYMENT_LINK_TIMEOUT_MINUTES.default }, async (repos, session) => {
         link = {
           // The transaction-id format (INTERFACE §11.5), every character random: the public page
           // is found by id alone. Links made before it keep their UUID.
