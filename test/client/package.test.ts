@@ -114,6 +114,7 @@ test('the packed client installs outside the repository and works from plain nod
   );
   const seen = JSON.parse(flowed.stdout.trim().split('\n').pop()!);
   assert.equal(fs.realpathSync(fileURLToPath(seen.resolved)), fs.realpathSync(path.join(installed, 'dist', 'index.js')));
+  assert.equal(typeof seen.specTitle, 'string');
   assert.equal(seen.motoState, 'SUCCESS');
   assert.equal(seen.replayed, 'true');
   assert.equal(seen.replayOperationId, seen.captureOperationId);

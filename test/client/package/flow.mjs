@@ -45,8 +45,12 @@ try {
   thrown = err instanceof PaymentsApiError ? { status: err.status, errorCode: err.body.errorCode } : String(err);
 }
 
+// The OpenAPI document the client was generated from, as a JSON module.
+const { default: spec } = await import('@payments-service/client/openapi.json', { with: { type: 'json' } });
+
 console.log(
   JSON.stringify({
+    specTitle: spec.info.title,
     resolved: import.meta.resolve('@payments-service/client'),
     motoState: moto.data.transaction.state,
     transactionId,
