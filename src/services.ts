@@ -28,6 +28,7 @@ import { InDoubtService } from './modules/operations/in-doubt.service.js';
 import { OperationsService } from './modules/operations/operations.service.js';
 import { PaymentMethodsService } from './modules/payment-methods/payment-methods.service.js';
 import { pointsOfSaleRoutes } from './modules/points-of-sale/points-of-sale.routes.js';
+import { secretsInForce, signatureHeaders } from './shared/signing.js';
 import { PointsOfSaleService } from './modules/points-of-sale/points-of-sale.service.js';
 import { sandboxClockRoutes } from './modules/sandbox/sandbox.routes.js';
 import { SANDBOX_FEE_SCHEDULE, type FeeSchedule } from './modules/settlements/fees.js';
@@ -376,7 +377,12 @@ export function buildServices(deps: ServiceDeps): Services {
           'user-agent': 'payments-service-callbacks/1',
         };
         if (pointOfSale?.webhookAuthentication) headers.authorization = pointOfSale.webhookAuthentication;
-        return (await httpSender.post(url, headers, JSON.stringify(body))).status;
+        // Signed like every callback (INTERFACE §11.10), at the time it is sent.
+        const text = JSON.stringify(body);
+        const signing = await pointsOfSale.signingSecrets(session.accountId, session.pointOfSaleId);
+        const now = clock.now();
+        if (signing) Object.assign(headers, signatureHeaders(deliveryId, text, secretsInForce(signing, now), now));
+        return (await httpSender.post(url, headers, text)).status;
       },
       // A delivery row of its own (event SESSION_EXPIRED) on the last failed attempt, sent by the callback job.
       async scheduleExpiredCallback(sessionRepos, session, transaction) {

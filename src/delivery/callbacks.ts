@@ -24,6 +24,7 @@ import { type EventsLog, hostOf } from '../shared/events-log.js';
 import { newId } from '../shared/ids.js';
 import { DELIVERY_RECORD_UNIT, type UnitOptions } from '../shared/unit-of-work.js';
 import type { PointOfSaleWithSecret } from '../modules/points-of-sale/point-of-sale.js';
+import { secretsInForce, signatureHeaders, type SigningSecrets } from '../shared/signing.js';
 import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS, type CallbackJobPayload, callbackJob, type KnownToCallback } from '../modules/transactions/payment-engine.js';
 import type { NotificationBuilder } from '../modules/transactions/notification.js';
 import type { Transaction } from '../modules/transactions/transaction.js';
@@ -53,8 +54,12 @@ export interface CallbackDeps<R extends CallbackRepos> {
    */
   transaction<T>(fn: (repos: R) => Promise<T>, options?: UnitOptions): Promise<T>;
   findTransaction(accountId: string, id: string): Promise<Transaction | null>;
-  /** Only for callbacks queued before their row kept the Authorization value (migration 013). */
-  pointsOfSale: { getWithSecret(accountId: string, id: string): Promise<PointOfSaleWithSecret | null> };
+  pointsOfSale: {
+    /** Only for callbacks queued before their row kept the Authorization value (migration 013). */
+    getWithSecret(accountId: string, id: string): Promise<PointOfSaleWithSecret | null>;
+    /** The secrets that sign the point of sale's callbacks (INTERFACE §11.10), read at most once a second per process. */
+    signingSecrets(accountId: string, id: string): Promise<SigningSecrets | null>;
+  };
   builder: NotificationBuilder<R>;
   sender: HttpSender;
   /** Opens the sealed Authorization value kept with the row. */
@@ -123,6 +128,7 @@ export class CallbackDelivery<R extends CallbackRepos> {
     if (!notification) return;
     if (notification.state === 'DELIVERED' && !payload.resend) return;
     deps.gate?.check({ merchant: notification.accountId, url: notification.url });
+    const signing = await this.signingSecretsOf(notification);
     const send = async () => {
       const headers: Record<string, string> = {
         'content-type': 'application/json',
@@ -131,6 +137,12 @@ export class CallbackDelivery<R extends CallbackRepos> {
       };
       const authorization = await this.authorizationOf(notification);
       if (authorization !== null) headers.authorization = authorization;
+      // Signed at the attempt (INTERFACE §11.10): the timestamp is the service time it is sent at,
+      // with the secrets in force then (the replaced one too, for a day after a rotation).
+      if (signing) {
+        const now = deps.clock.now();
+        Object.assign(headers, signatureHeaders(notification.id, notification.body, secretsInForce(signing, now), now));
+      }
       return deps.sender.post(notification.url, headers, notification.body);
     };
     const result = deps.gate ? await deps.gate.run({ merchant: notification.accountId, url: notification.url }, send) : await send();
@@ -174,6 +186,23 @@ export class CallbackDelivery<R extends CallbackRepos> {
       delivered,
       exhausted: !delivered && exhausted,
     });
+  }
+
+  /**
+   * The signing secrets of the callback's point of sale. Its id is the body's (the NotificationWebhook
+   * names it: no read of the transaction); a body without it falls back to the transaction.
+   */
+  private async signingSecretsOf(notification: Notification): Promise<SigningSecrets | null> {
+    let pointOfSaleId: unknown;
+    try {
+      pointOfSaleId = (JSON.parse(notification.body) as { transaction?: { pointOfSaleId?: unknown } }).transaction?.pointOfSaleId;
+    } catch {
+      pointOfSaleId = undefined;
+    }
+    if (typeof pointOfSaleId !== 'string') {
+      pointOfSaleId = (await this.deps.findTransaction(notification.accountId, notification.transactionId))?.pointOfSaleId;
+    }
+    return typeof pointOfSaleId === 'string' ? this.deps.pointsOfSale.signingSecrets(notification.accountId, pointOfSaleId) : null;
   }
 
   private async authorizationOf(notification: Notification): Promise<string | null> {

@@ -7,7 +7,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import { fieldError } from '../shared/errors.js';
-import { isOnApprovedDomain } from '../modules/points-of-sale/point-of-sale.js';
+import { approvedDomainRule, isOnApprovedDomain } from '../modules/points-of-sale/point-of-sale.js';
 
 /** Is this IP (v4 or v6) one that a callback must not reach? */
 export function isInternalAddress(ip: string): boolean {
@@ -55,7 +55,7 @@ export class CallbackUrlPolicy {
 
   /** 422 on `field` unless `url` is an http(s) URL on `domain` that resolves to a public address. */
   async check(field: string, url: string, domain: string): Promise<void> {
-    if (!isOnApprovedDomain(url, domain)) throw fieldError(field, 'url', `must be an http(s) URL on the approved domain ${domain}`);
+    if (!isOnApprovedDomain(url, domain)) throw fieldError(field, 'url', approvedDomainRule(domain));
     if (this.options.allowPrivate) return;
     const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
     let addresses: string[];

@@ -58,6 +58,10 @@ export interface PointsOfSaleTable {
   hostedConfiguration: string;
   createdAt: string;
   updatedAt: string;
+  /** Migration 028: null only in rows written before it (given a secret on first need). */
+  signingSecretSealed: string | null;
+  previousSigningSecretSealed: string | null;
+  previousSigningSecretExpiresAt: string | null;
 }
 
 export interface TerminalsTable {
@@ -493,6 +497,10 @@ export interface WebhooksTable {
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
+  /** Migration 028: null only in rows written before it (given a secret on first need). */
+  signingSecretSealed: string | null;
+  previousSigningSecretSealed: string | null;
+  previousSigningSecretExpiresAt: string | null;
 }
 
 /** One per (outbox event, webhook) (005_webhooks). */

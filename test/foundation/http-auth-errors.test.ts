@@ -158,7 +158,11 @@ for (const kind of await availableStores()) {
         hostedConfiguration: { successUrl: 'https://evil.example/ok' },
       });
       expectError(off, 422, 'VALIDATION_ERROR');
-      assert.deepEqual(off.body.errors, { 'hostedConfiguration.successUrl': ['[url]: must be on the approved domain shop.example'] });
+      assert.deepEqual(off.body.errors, {
+        'hostedConfiguration.successUrl': [
+          "[url]: must be an http(s) URL on this point of sale's approved domain shop.example or a sub-domain of it; a domain is approved by the point of sale created with it (POST /management/point-of-sales)",
+        ],
+      });
       const sub = await a.api.post(`${API}/management/point-of-sales`, {
         name: 'x',
         domain: 'shop.example',

@@ -21,14 +21,15 @@ for (const kind of await availableStores()) {
       await rx.close();
     });
 
-    test('register → {webhook}; GET and the list show it; the secret is never returned', async () => {
+    test('register → {webhook}; GET and the list show it; the secret is never returned (the signing secret only by create and GET)', async () => {
       const url = rx.url(newPath());
       const events = ['transaction.success.v1', 'settlement.transfer-ready.v1'];
       const secret = 'whsec-never-shown-1234';
       const res = await m.api.post(`${API}/webhooks`, { url, events, secret });
       assert.equal(res.status, 200, res.text);
       const { webhook } = res.body;
-      assert.deepEqual(Object.keys(webhook).sort(), ['createdAt', 'events', 'id', 'pauseReason', 'pausedAt', 'url']);
+      assert.deepEqual(Object.keys(webhook).sort(), ['createdAt', 'events', 'id', 'pauseReason', 'pausedAt', 'signingSecret', 'url']);
+      assert.match(webhook.signingSecret, /^whsec_/);
       assert.match(webhook.id, UUID);
       assert.equal(webhook.url, url);
       assert.deepEqual(webhook.events, events);
@@ -42,10 +43,11 @@ for (const kind of await availableStores()) {
       assert.deepEqual(got.body, { webhook });
       const list = await m.api.get(`${API}/webhooks?perPage=500`);
       assert.equal(list.status, 200);
+      const { signingSecret: _signingSecret, ...listed } = webhook;
       assert.deepEqual(
         list.body.items.find((i: any) => i.id === webhook.id),
-        webhook,
-        'list items are bare records (INTERFACE §11.9)',
+        listed,
+        'list items are bare records (INTERFACE §11.9), without the signing secret',
       );
       assert.ok(!got.text.includes(secret) && !list.text.includes(secret));
     });

@@ -10,7 +10,7 @@ import type { Effect } from '../../shared/effect.js';
 import { AppError, EXISTING, FieldErrorCollector, type FieldRule, notFound, withNewIdsOnCollision } from '../../shared/errors.js';
 import { newUnguessableId } from '../../shared/ids.js';
 import { DAY_MS, parseInstant } from '../../shared/time.js';
-import { isOnApprovedDomain, type PointOfSale } from '../points-of-sale/point-of-sale.js';
+import { approvedDomainRule, isOnApprovedDomain, type PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { Session } from '../sessions/session.js';
 import type { CreateSessionInput, SessionRepos } from '../sessions/sessions.service.js';
 import type { IntervalPeriod, SubscriptionType } from '../subscriptions/subscription.js';
@@ -238,7 +238,7 @@ export class MultiLinksService {
   private async checkUrls(input: CreateMultiLinkInput, pos: PointOfSale, errors: FieldErrorCollector): Promise<void> {
     for (const field of REDIRECT_FIELDS) {
       const url = input[field];
-      if (url && !isOnApprovedDomain(url, pos.domain)) errors.add(field, 'url', `must be on the approved domain ${pos.domain} (or a sub-domain of it)`);
+      if (url && !isOnApprovedDomain(url, pos.domain)) errors.add(field, 'url', approvedDomainRule(pos.domain));
     }
     if (!input.notificationUrl) return;
     await this.deps.urlPolicy.check('notificationUrl', input.notificationUrl, pos.domain).catch((err: unknown) => {

@@ -46,6 +46,21 @@ export const PointOfSaleRecord = Type.Object({
 
 export const PointOfSaleResponse = Type.Object({ pointOfSale: PointOfSaleRecord, hostedConfiguration: HostedConfigurationRecord });
 
+/** A single point of sale as its owner reads it (create, GET, rotation; never lists): with the credentials of its callbacks. */
+export const PointOfSaleDetailResponse = Type.Object({
+  pointOfSale: Type.Composite([
+    PointOfSaleRecord,
+    Type.Object({
+      webhookAuthentication: Type.String({ description: 'The literal Authorization header value sent with every callback of this point of sale.' }),
+      signingSecret: Type.String({
+        pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+        description: 'Signs every callback (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Rotate with POST .../signing-secret.',
+      }),
+    }),
+  ]),
+  hostedConfiguration: HostedConfigurationRecord,
+});
+
 export const CreatePointOfSaleBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 256 }),
   domain: Type.String({

@@ -18,7 +18,7 @@ import { newTransactionId } from '../../shared/ids.js';
 import { iso } from '../../shared/time.js';
 import type { CardInput } from '../payment-methods/card.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
-import { isOnApprovedDomain, type PointOfSale } from '../points-of-sale/point-of-sale.js';
+import { approvedDomainRule, isOnApprovedDomain, type PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { Terminal } from '../terminals/terminal.js';
 import type { TerminalsRepository } from '../terminals/terminals.repository.js';
 import { nextTransactionState, type Transaction, type TransactionEvent, type TransactionType } from '../transactions/transaction.js';
@@ -317,7 +317,7 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
     if (pos.type !== 'PHYSICAL') errors.add('transaction.pointOfSaleId', 'in:PHYSICAL', 'must be a PHYSICAL point of sale');
     const url = input.transaction.notificationUrl;
     if (url != null && !isOnApprovedDomain(url, pos.domain)) {
-      errors.add('transaction.notificationUrl', 'url', `must be on the approved domain ${pos.domain}`);
+      errors.add('transaction.notificationUrl', 'url', approvedDomainRule(pos.domain));
     }
     let terminal: Terminal | null = null;
     const terminalId = input.terminal?.id;

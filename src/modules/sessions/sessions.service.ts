@@ -17,7 +17,7 @@ import type { CardInput } from '../payment-methods/card.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import type { PaymentMethodsRepository } from '../payment-methods/payment-methods.repository.js';
 import type { WalletType } from '../payment-methods/payment-methods.service.js';
-import { isOnApprovedDomain, type PointOfSale } from '../points-of-sale/point-of-sale.js';
+import { approvedDomainRule, isOnApprovedDomain, type PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { SubscriptionsService } from '../subscriptions/subscriptions.service.js';
 import type { SubscriptionsRepository } from '../subscriptions/subscriptions.repository.js';
@@ -194,7 +194,7 @@ export class SessionsService {
     // Redirects only need the approved domain; the URLs the service calls also pass the delivery policy.
     for (const field of ['successUrl', 'failureUrl', 'retryUrl', 'returnUrl'] as const) {
       const url = urls[field];
-      if (url && !isOnApprovedDomain(url, pos.domain)) errors.add(field, 'url', `must be on the approved domain ${pos.domain} (or a sub-domain of it)`);
+      if (url && !isOnApprovedDomain(url, pos.domain)) errors.add(field, 'url', approvedDomainRule(pos.domain));
     }
     for (const field of ['notificationUrl', 'preAuthUrl'] as const) {
       const url = urls[field];

@@ -1,10 +1,11 @@
 import type { JobQueue } from '../../jobs/job.js';
+import type { SealedSigningSecrets, StoredSigningSecrets } from '../../shared/signing.js';
 import type { DeliveryAttempt, DeliveryState, PauseReason, Webhook, WebhookDelivery } from './webhook.js';
 
 /** What an attempt leaves its delivery in (applied only while the delivery is PENDING). */
 export type AttemptOutcome = Pick<WebhookDelivery, 'state' | 'nextAttemptAt' | 'finishedAt'>;
 
-export interface StoredWebhook extends Webhook {
+export interface StoredWebhook extends Webhook, StoredSigningSecrets {
   secretSealed: string;
   deletedAt: string | null;
 }
@@ -36,7 +37,12 @@ export interface WebhooksRepository {
   /** Webhooks not deleted (paused included). */
   /** Webhooks neither deleted nor paused: the ones the limit of 10 counts. */
   countActive(accountId: string): Promise<number>;
-  insert(webhook: Webhook, secretSealed: string): Promise<void>;
+  /** Without `signingSecretSealed` the webhook gets its signing secret on first need (as one stored before migration 028). */
+  insert(webhook: Webhook, secretSealed: string, signingSecretSealed?: string): Promise<void>;
+  /** Sets the signing secret of a webhook stored before migration 028, only where none is. */
+  fillSigningSecret(accountId: string, id: string, signingSecretSealed: string): Promise<void>;
+  /** Replaces its signing secrets while the current one is still `expected` (and it is not deleted); false otherwise. */
+  replaceSigningSecrets(accountId: string, id: string, expected: string, next: SealedSigningSecrets, now: string): Promise<boolean>;
   /** A webhook of this merchant that is not deleted. */
   findById(accountId: string, id: string): Promise<StoredWebhook | null>;
   list(accountId: string, offset: number, limit: number): Promise<{ items: Webhook[]; total: number }>;

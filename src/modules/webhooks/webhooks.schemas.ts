@@ -30,6 +30,32 @@ export const WebhookResponse = Type.Object(
   },
 );
 
+export const SigningSecret = Type.String({
+  pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+  description:
+    'Signs every delivery (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Shown on create, GET and rotation, never in lists.',
+});
+
+/** A single webhook as its owner reads it (create, GET, rotation): with its signing secret. */
+export const WebhookDetailResponse = Type.Object(
+  { webhook: Type.Composite([WebhookRecord, Type.Object({ signingSecret: SigningSecret })]) },
+  {
+    examples: [
+      {
+        webhook: {
+          id: 'b4d5082d-2471-43ec-b9f0-0db4bb0bd649',
+          url: 'https://shop.example.com/payments/events',
+          events: ['transaction.success.v1', 'transaction.failed.v1', 'subscription-billing.charge-failed.v1'],
+          pausedAt: null,
+          pauseReason: null,
+          createdAt: '2026-11-25T13:29:05.489Z',
+          signingSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8VlE2dSQFy4=',
+        },
+      },
+    ],
+  },
+);
+
 export const CreateWebhookBody = Type.Object(
   {
     url: Type.String({ format: 'uri', maxLength: 2048, description: 'Destination; on the approved domain of one of your points of sale (or a sub-domain).' }),
@@ -86,6 +112,8 @@ export const webhookRecord = (w: Webhook) => ({
 });
 
 export const webhookWire = (w: Webhook) => ({ webhook: webhookRecord(w) });
+
+export const webhookDetailWire = (w: Webhook & { signingSecret: string }) => ({ webhook: { ...webhookRecord(w), signingSecret: w.signingSecret } });
 
 export const deliveryWire = (d: DeliveryWithAttempts) => ({
   delivery: {

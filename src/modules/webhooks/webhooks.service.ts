@@ -6,7 +6,17 @@ import type { Sealer } from '../../security/secret-box.js';
 import { FieldErrorCollector, fieldError, notFound } from '../../shared/errors.js';
 import type { EventsLog } from '../../shared/events-log.js';
 import { newId } from '../../shared/ids.js';
-import { isOnApprovedDomain } from '../points-of-sale/point-of-sale.js';
+import {
+  loadSigningSecrets,
+  newSigningSecret,
+  openSigningSecrets,
+  rotateSigningSecrets,
+  type SealedSigningSecrets,
+  secretsInForce,
+  signatureHeaders,
+  type SigningSecretsPort,
+} from '../../shared/signing.js';
+import { approvedDomainRule, isOnApprovedDomain } from '../points-of-sale/point-of-sale.js';
 import {
   type DeliveryAttempt,
   errorRateWindowStart,
@@ -19,7 +29,7 @@ import {
   type WebhookDelivery,
   type WebhookEvent,
 } from './webhook.js';
-import type { DeliveryWithAttempts, OutboxEventRow, UnfannedFrom, WebhooksRepository, WebhooksUnitOfWork } from './webhooks.repository.js';
+import type { DeliveryWithAttempts, OutboxEventRow, StoredWebhook, UnfannedFrom, WebhooksRepository, WebhooksUnitOfWork } from './webhooks.repository.js';
 
 export const WEBHOOK_DELIVER_JOB = 'webhooks.deliver';
 
@@ -73,10 +83,15 @@ export interface CreateWebhookInput {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** A webhook as its owner sees it alone (create, GET, rotation; never the list): with the secret that signs its deliveries. */
+export interface WebhookDetail extends Webhook {
+  signingSecret: string;
+}
+
 export class WebhooksService {
   constructor(private readonly deps: WebhooksDeps) {}
 
-  async create(accountId: string, input: CreateWebhookInput): Promise<Webhook> {
+  async create(accountId: string, input: CreateWebhookInput): Promise<WebhookDetail> {
     const errors = new FieldErrorCollector();
     // The schema already limits names to the catalogue; this keeps the service safe on its own.
     input.events.forEach((name, i) => {
@@ -85,13 +100,7 @@ export class WebhooksService {
     const domains = await this.approvedDomains(accountId);
     const domain = domains.find((d) => isOnApprovedDomain(input.url, d));
     if (domain === undefined) {
-      errors.add(
-        'url',
-        'url',
-        domains.length
-          ? `must be an http(s) URL on the approved domain of one of your points of sale (${domains.join(', ')})`
-          : 'must be on the approved domain of a point of sale; create a point of sale first',
-      );
+      errors.add('url', 'url', approvedDomainRule(domains));
     }
     errors.throwIfAny();
     await this.deps.checkUrl('url', input.url, domain!);
@@ -109,12 +118,14 @@ export class WebhooksService {
       updatedAt: now,
     };
     const sealed = this.deps.sealer.seal(input.secret);
+    const signingSecret = newSigningSecret();
+    const signingSealed = this.deps.sealer.seal(signingSecret);
     await this.deps.transaction(async ({ webhooks }) => {
       await webhooks.lockAccount(accountId);
       await requireRoomForActive(webhooks, accountId);
-      await webhooks.insert(webhook, sealed);
+      await webhooks.insert(webhook, sealed, signingSealed);
     });
-    return webhook;
+    return { ...webhook, signingSecret };
   }
 
   private async approvedDomains(accountId: string): Promise<string[]> {
@@ -130,6 +141,29 @@ export class WebhooksService {
     const found = await this.deps.webhooks.findById(accountId, id);
     if (!found) throw notFound('webhook');
     return found;
+  }
+
+  /** The webhook with the secret that signs its deliveries. */
+  async detail(accountId: string, id: string): Promise<WebhookDetail> {
+    const loaded = await loadSigningSecrets(this.signingPort(accountId, id), this.deps.sealer);
+    if (!loaded) throw notFound('webhook');
+    return { ...publicOf(loaded.stored), signingSecret: loaded.secrets.current };
+  }
+
+  /** A new secret for its deliveries; the replaced one keeps signing for 24 hours of service time. */
+  async rotateSigningSecret(accountId: string, id: string): Promise<WebhookDetail> {
+    const rotated = await rotateSigningSecrets(this.signingPort(accountId, id), this.deps.sealer, () => this.deps.clock.now());
+    if (!rotated) throw notFound('webhook');
+    return { ...(await this.get(accountId, id)), signingSecret: rotated.current };
+  }
+
+  private signingPort(accountId: string, id: string): SigningSecretsPort<StoredWebhook> {
+    const { webhooks, clock } = this.deps;
+    return {
+      read: () => webhooks.findById(accountId, id),
+      fill: (sealed) => webhooks.fillSigningSecret(accountId, id, sealed),
+      replace: (expected, next) => webhooks.replaceSigningSecrets(accountId, id, expected, next, clock.nowIso()),
+    };
   }
 
   list(accountId: string, offset: number, limit: number): Promise<{ items: Webhook[]; total: number }> {
@@ -256,6 +290,7 @@ export class WebhooksService {
 
     const { schedule, clock } = this.deps;
     const attemptNo = delivery.attempts + 1;
+    const signing = await this.signingOf(webhook);
     let attemptedAt = clock.now();
     const send = () => {
       attemptedAt = clock.now();
@@ -266,6 +301,8 @@ export class WebhooksService {
           'content-type': 'application/json',
           'x-delivery-id': delivery.id,
           'x-event-id': delivery.eventId,
+          // Signed at the attempt (INTERFACE §11.10): its timestamp is the service time it is sent at.
+          ...signatureHeaders(delivery.id, delivery.body, secretsInForce(signing, attemptedAt), attemptedAt),
         },
         body: delivery.body,
       });
@@ -322,6 +359,14 @@ export class WebhooksService {
     if (stillPending && retryInMs !== null) throw new RetryLater(`webhook delivery attempt ${attemptNo} failed: ${attempt.error}`, retryInMs);
   }
 
+  /** The webhook's signing secrets, read with it; a webhook older than signing gets its secret now. */
+  private async signingOf(webhook: StoredWebhook) {
+    if (webhook.signingSecretSealed !== null) return openSigningSecrets(webhook as StoredWebhook & SealedSigningSecrets, this.deps.sealer);
+    const loaded = await loadSigningSecrets(this.signingPort(webhook.accountId, webhook.id), this.deps.sealer);
+    if (!loaded) throw new Error(`webhook ${webhook.id}: no signing secret`);
+    return loaded.secrets;
+  }
+
   /**
    * INTERFACE §8: pauses the webhook when the window's failure rate is too high; null when it is
    * not (`pausedNow`: this commit paused it, rather than a concurrent one).
@@ -339,6 +384,15 @@ export class WebhooksService {
     return { pausedNow, stats };
   }
 }
+
+const publicOf = ({
+  secretSealed: _s,
+  deletedAt: _d,
+  signingSecretSealed: _c,
+  previousSigningSecretSealed: _p,
+  previousSigningSecretExpiresAt: _e,
+  ...webhook
+}: StoredWebhook): Webhook => webhook;
 
 /** At most 10 active (not paused) webhooks per merchant (seed §6): 422 otherwise. Call under the account lock. */
 async function requireRoomForActive(webhooks: WebhooksRepository, accountId: string): Promise<void> {

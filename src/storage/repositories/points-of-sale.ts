@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { PointOfSale, PointOfSaleType } from '../../modules/points-of-sale/point-of-sale.js';
-import type { PointsOfSaleRepository } from '../../modules/points-of-sale/points-of-sale.repository.js';
+import type { PointsOfSaleRepository, StoredPointOfSale } from '../../modules/points-of-sale/points-of-sale.repository.js';
+import type { SealedSigningSecrets } from '../../shared/signing.js';
 import type { Database, PointsOfSaleTable } from '../schema.js';
 import { queryTemplate, type Params } from '../query-template.js';
 
@@ -22,7 +23,7 @@ export const POINT_OF_SALE_COLUMNS = [
   'updatedAt',
 ] as const satisfies ReadonlyArray<keyof PointsOfSaleTable>;
 
-export function toPointOfSale(row: Omit<Selectable<PointsOfSaleTable>, 'webhookAuthenticationSealed'>): PointOfSale {
+export function toPointOfSale(row: Pick<Selectable<PointsOfSaleTable>, (typeof POINT_OF_SALE_COLUMNS)[number]>): PointOfSale {
   return {
     id: row.id,
     accountId: row.accountId,
@@ -39,16 +40,52 @@ export function toPointOfSale(row: Omit<Selectable<PointsOfSaleTable>, 'webhookA
 export class KyselyPointsOfSaleRepository implements PointsOfSaleRepository {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async insert(pointOfSale: PointOfSale, webhookAuthenticationSealed: string): Promise<void> {
+  async insert(pointOfSale: PointOfSale, webhookAuthenticationSealed: string, signingSecretSealed?: string): Promise<void> {
     await this.db
       .insertInto('pointsOfSale')
-      .values({ ...pointOfSale, hostedConfiguration: JSON.stringify(pointOfSale.hostedConfiguration), webhookAuthenticationSealed })
+      .values({
+        ...pointOfSale,
+        hostedConfiguration: JSON.stringify(pointOfSale.hostedConfiguration),
+        webhookAuthenticationSealed,
+        signingSecretSealed: signingSecretSealed ?? null,
+        previousSigningSecretSealed: null,
+        previousSigningSecretExpiresAt: null,
+      })
       .execute();
   }
 
-  async findById(accountId: string, id: string) {
+  async findById(accountId: string, id: string): Promise<StoredPointOfSale | null> {
     const row = await selectPointOfSale.executeTakeFirst(this.db, { id, accountId });
-    return row ? { ...toPointOfSale(row), webhookAuthenticationSealed: row.webhookAuthenticationSealed } : null;
+    return row
+      ? {
+          ...toPointOfSale(row),
+          webhookAuthenticationSealed: row.webhookAuthenticationSealed,
+          signingSecretSealed: row.signingSecretSealed,
+          previousSigningSecretSealed: row.previousSigningSecretSealed,
+          previousSigningSecretExpiresAt: row.previousSigningSecretExpiresAt,
+        }
+      : null;
+  }
+
+  async fillSigningSecret(accountId: string, id: string, signingSecretSealed: string): Promise<void> {
+    await this.db
+      .updateTable('pointsOfSale')
+      .set({ signingSecretSealed })
+      .where('id', '=', id)
+      .where('accountId', '=', accountId)
+      .where('signingSecretSealed', 'is', null)
+      .execute();
+  }
+
+  async replaceSigningSecrets(accountId: string, id: string, expected: string, next: SealedSigningSecrets, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('pointsOfSale')
+      .set({ ...next, updatedAt: now })
+      .where('id', '=', id)
+      .where('accountId', '=', accountId)
+      .where('signingSecretSealed', '=', expected)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   async list(accountId: string, offset: number, limit: number) {

@@ -8,6 +8,7 @@ import type {
   UnfannedFrom,
   WebhooksRepository,
 } from '../../modules/webhooks/webhooks.repository.js';
+import type { SealedSigningSecrets } from '../../shared/signing.js';
 import type { Dialect } from '../connect.js';
 import { deferrable } from '../pg-write-combining.js';
 import { queryTemplate, type Params } from '../query-template.js';
@@ -27,6 +28,9 @@ function toWebhook(row: Selectable<WebhooksTable>): StoredWebhook {
     updatedAt: row.updatedAt,
     secretSealed: row.secretSealed,
     deletedAt: row.deletedAt,
+    signingSecretSealed: row.signingSecretSealed,
+    previousSigningSecretSealed: row.previousSigningSecretSealed,
+    previousSigningSecretExpiresAt: row.previousSigningSecretExpiresAt,
   };
 }
 
@@ -43,6 +47,9 @@ const WEBHOOK_COLUMNS = [
   'createdAt',
   'updatedAt',
   'deletedAt',
+  'signingSecretSealed',
+  'previousSigningSecretSealed',
+  'previousSigningSecretExpiresAt',
 ] as const satisfies ReadonlyArray<keyof WebhooksTable>;
 
 /** A delivery with its webhook (deleted ones too), in one read: the delivery job's. Compiled once (query-template.ts). */
@@ -78,7 +85,14 @@ function recordedUpdate(db: QueryCreator<Database>, attempt: DeliveryAttempt, up
 
 const attemptRow = (attempt: DeliveryAttempt) => ({ ...attempt, success: attempt.success ? 1 : 0 });
 
-const publicWebhook = ({ secretSealed: _s, deletedAt: _d, ...webhook }: StoredWebhook): Webhook => webhook;
+const publicWebhook = ({
+  secretSealed: _s,
+  deletedAt: _d,
+  signingSecretSealed: _c,
+  previousSigningSecretSealed: _p,
+  previousSigningSecretExpiresAt: _e,
+  ...webhook
+}: StoredWebhook): Webhook => webhook;
 
 function toDelivery(row: Selectable<WebhookDeliveriesTable>): WebhookDelivery {
   return {
@@ -152,11 +166,41 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
     return Number(row.n);
   }
 
-  async insert(webhook: Webhook, secretSealed: string): Promise<void> {
+  async insert(webhook: Webhook, secretSealed: string, signingSecretSealed?: string): Promise<void> {
     await this.db
       .insertInto('webhooks')
-      .values({ ...webhook, events: JSON.stringify(webhook.events), secretSealed, deletedAt: null })
+      .values({
+        ...webhook,
+        events: JSON.stringify(webhook.events),
+        secretSealed,
+        deletedAt: null,
+        signingSecretSealed: signingSecretSealed ?? null,
+        previousSigningSecretSealed: null,
+        previousSigningSecretExpiresAt: null,
+      })
       .execute();
+  }
+
+  async fillSigningSecret(accountId: string, id: string, signingSecretSealed: string): Promise<void> {
+    await this.db
+      .updateTable('webhooks')
+      .set({ signingSecretSealed })
+      .where('id', '=', id)
+      .where('accountId', '=', accountId)
+      .where('signingSecretSealed', 'is', null)
+      .execute();
+  }
+
+  async replaceSigningSecrets(accountId: string, id: string, expected: string, next: SealedSigningSecrets, now: string): Promise<boolean> {
+    const result = await this.db
+      .updateTable('webhooks')
+      .set({ ...next, updatedAt: now })
+      .where('id', '=', id)
+      .where('accountId', '=', accountId)
+      .where('deletedAt', 'is', null)
+      .where('signingSecretSealed', '=', expected)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
   }
 
   async findById(accountId: string, id: string): Promise<StoredWebhook | null> {

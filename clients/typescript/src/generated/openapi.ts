@@ -3128,6 +3128,10 @@ export interface paths {
                                 createdAt: string;
                                 /** Format: date-time */
                                 updatedAt: string;
+                                /** @description The literal Authorization header value sent with every callback of this point of sale. */
+                                webhookAuthentication: string;
+                                /** @description Signs every callback (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Rotate with POST .../signing-secret. */
+                                signingSecret: string;
                             };
                             hostedConfiguration: {
                                 /** @enum {string} */
@@ -3229,7 +3233,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a point of sale */
+        /** Get a point of sale, with the Authorization value and signing secret of its callbacks */
         get: {
             parameters: {
                 query?: never;
@@ -3260,6 +3264,10 @@ export interface paths {
                                 createdAt: string;
                                 /** Format: date-time */
                                 updatedAt: string;
+                                /** @description The literal Authorization header value sent with every callback of this point of sale. */
+                                webhookAuthentication: string;
+                                /** @description Signs every callback (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Rotate with POST .../signing-secret. */
+                                signingSecret: string;
                             };
                             hostedConfiguration: {
                                 /** @enum {string} */
@@ -3341,6 +3349,150 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/api/v1/management/point-of-sales/{pointOfSaleId}/signing-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the signing secret of its callbacks; the old one keeps signing (a second signature) for 24 hours */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    pointOfSaleId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            pointOfSale: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                type: "ONLINE" | "PHYSICAL";
+                                domain: string;
+                                descriptor: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** Format: date-time */
+                                updatedAt: string;
+                                /** @description The literal Authorization header value sent with every callback of this point of sale. */
+                                webhookAuthentication: string;
+                                /** @description Signs every callback (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Rotate with POST .../signing-secret. */
+                                signingSecret: string;
+                            };
+                            hostedConfiguration: {
+                                /** @enum {string} */
+                                instantCapture: "OFF" | "VOID" | "NO_VOID";
+                                /** @enum {string} */
+                                scaMode: "SKIP" | "NORMAL" | "FORCE";
+                                /** @description Session lifetime in minutes. */
+                                timeout: number;
+                                notificationUrl: string | null;
+                                successUrl: string | null;
+                                failureUrl: string | null;
+                                retryUrl: string | null;
+                                maxAttempts: number;
+                                processor: string[];
+                                exemptions: string[];
+                                reportFailure: boolean;
+                                reportExpired: boolean;
+                            };
+                        };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Error (INTERFACE §3) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentsClientApiError"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -5585,7 +5737,8 @@ export interface paths {
                          *         ],
                          *         "pausedAt": null,
                          *         "pauseReason": null,
-                         *         "createdAt": "2026-11-25T13:29:05.489Z"
+                         *         "createdAt": "2026-11-25T13:29:05.489Z",
+                         *         "signingSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8VlE2dSQFy4="
                          *       }
                          *     }
                          */
@@ -5599,6 +5752,8 @@ export interface paths {
                                 pauseReason: ("ERROR_RATE_TOO_HIGH" | "PAUSED_BY_MERCHANT") | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description Signs every delivery (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Shown on create, GET and rotation, never in lists. */
+                                signingSecret: string;
                             };
                         };
                     };
@@ -5683,7 +5838,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a webhook */
+        /** Get a webhook, with the secret that signs its deliveries */
         get: {
             parameters: {
                 query?: never;
@@ -5713,7 +5868,8 @@ export interface paths {
                          *         ],
                          *         "pausedAt": null,
                          *         "pauseReason": null,
-                         *         "createdAt": "2026-11-25T13:29:05.489Z"
+                         *         "createdAt": "2026-11-25T13:29:05.489Z",
+                         *         "signingSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8VlE2dSQFy4="
                          *       }
                          *     }
                          */
@@ -5727,6 +5883,8 @@ export interface paths {
                                 pauseReason: ("ERROR_RATE_TOO_HIGH" | "PAUSED_BY_MERCHANT") | null;
                                 /** Format: date-time */
                                 createdAt: string;
+                                /** @description Signs every delivery (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Shown on create, GET and rotation, never in lists. */
+                                signingSecret: string;
                             };
                         };
                     };
@@ -5883,6 +6041,145 @@ export interface paths {
                 };
             };
         };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/api/v1/webhooks/{webhookId}/signing-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the signing secret; the old one keeps signing (a second signature) for 24 hours */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /**
+                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
+                     * @example order-20251124-0042
+                     */
+                    "Idempotency-Key"?: string;
+                };
+                path: {
+                    webhookId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        /**
+                         * @example {
+                         *       "webhook": {
+                         *         "id": "b4d5082d-2471-43ec-b9f0-0db4bb0bd649",
+                         *         "url": "https://shop.example.com/payments/events",
+                         *         "events": [
+                         *           "transaction.success.v1",
+                         *           "transaction.failed.v1",
+                         *           "subscription-billing.charge-failed.v1"
+                         *         ],
+                         *         "pausedAt": null,
+                         *         "pauseReason": null,
+                         *         "createdAt": "2026-11-25T13:29:05.489Z",
+                         *         "signingSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8VlE2dSQFy4="
+                         *       }
+                         *     }
+                         */
+                        "application/json": {
+                            webhook: {
+                                /** Format: uuid */
+                                id: string;
+                                url: string;
+                                events: ("transaction.success.v1" | "transaction.failed.v1" | "transaction.captured.v1" | "transaction.refunded.v1" | "transaction.voided.v1" | "transaction.renewed.v1" | "subscription.disabled.v1" | "subscription-billing.charge-created.v1" | "subscription-billing.charge-success.v1" | "subscription-billing.charge-failed.v1" | "subscription-billing.agreement-active.v1" | "subscription-billing.agreement-stopped.v1" | "settlement.transfer-ready.v1")[];
+                                pausedAt: string | null;
+                                pauseReason: ("ERROR_RATE_TOO_HIGH" | "PAUSED_BY_MERCHANT") | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                /** @description Signs every delivery (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Shown on create, GET and rotation, never in lists. */
+                                signingSecret: string;
+                            };
+                        };
+                    };
+                };
+                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ValidationErrorBody"];
+                    };
+                };
+                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
+                503: {
+                    headers: {
+                        /** @description Seconds to wait before retrying. */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ErrorBody"];
+                    };
+                };
+                /** @description Error (INTERFACE §3) */
+                default: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentsClientApiError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
