@@ -5,8 +5,9 @@
  * swagger transform in openapi.ts), never to the route's runtime schema: error bodies keep being
  * written by the error handler exactly as before.
  */
-import type { RouteDef } from '../shared/route.js';
-import { ERROR_CATALOGUE, type ErrorCode } from '../shared/errors.js';
+import type { ErrorExample, RouteDef } from '../shared/route.js';
+import { ERROR_CATALOGUE, type ErrorCode, type FieldErrors } from '../shared/errors.js';
+import { type SchemaError, toFieldErrors } from '../shared/field-errors.js';
 import { ErrorResponse, ValidationErrorResponse } from '../shared/wire.js';
 
 export const ERROR_BODY = 'ErrorBody';
@@ -48,69 +49,202 @@ const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Reset': { type: 'integer', description: 'Unix time (s) at which the bucket is full again.' },
 };
 
-/** A response entry the swagger transform turns into a Response Object whose body is a shared component. */
+/**
+ * A response entry the swagger transform turns into a Response Object: its body is a shared
+ * component, its examples are this operation's own (a capture shows capture refusals).
+ */
 export interface DocErrorResponse {
-  $ref: string;
   description: string;
   headers?: Record<string, { type: string; description: string }>;
+  content: { 'application/json': { schema: { $ref: string }; examples: Record<string, { summary: string; value: Record<string, unknown> }> } };
 }
 
-function response(codes: ErrorCode[], when: string, headers?: DocErrorResponse['headers']): DocErrorResponse {
+function response(
+  codes: ErrorCode[],
+  when: string,
+  examples: ErrorExample[],
+  headers?: Record<string, { type: string; description: string }>,
+): DocErrorResponse {
   const validation = codes.includes('VALIDATION_ERROR') || codes.includes('IDEMPOTENCY_KEY_REUSED');
   return {
-    $ref: validation ? VALIDATION_ERROR_BODY_REF : ERROR_BODY_REF,
     description: `${codes.map((code) => `\`${code}\``).join(' or ')}: ${when}`,
     ...(headers ? { headers } : {}),
+    content: { 'application/json': { schema: { $ref: validation ? VALIDATION_ERROR_BODY_REF : ERROR_BODY_REF }, examples: examplesObject(examples) } },
   };
 }
 
+/** Media-type examples keyed by error code (a second example of the same code gets a number). */
+function examplesObject(examples: ErrorExample[]): DocErrorResponse['content']['application/json']['examples'] {
+  const out: DocErrorResponse['content']['application/json']['examples'] = {};
+  for (const { summary, errorCode, message, errors } of examples) {
+    let key: string = errorCode;
+    for (let n = 2; key in out; n++) key = `${errorCode}_${n}`;
+    out[key] = { summary, value: { success: false, errorCode, message, ...(errors ? { errors } : {}) } };
+  }
+  return out;
+}
+
+const example = (summary: string, errorCode: ErrorCode, message: string = ERROR_CATALOGUE[errorCode].message, errors?: FieldErrors): ErrorExample => ({
+  summary,
+  errorCode,
+  message,
+  ...(errors ? { errors } : {}),
+});
+
+/** Path parameter → the resource its 404 names (the services' `notFound(...)` wording). */
+const RESOURCE_OF_PARAM: Record<string, string> = {
+  transactionId: 'transaction',
+  notificationId: 'notification',
+  paymentMethodId: 'payment method',
+  accountId: 'account',
+  pointOfSaleId: 'point of sale',
+  terminalId: 'terminal',
+  webhookId: 'webhook',
+  subscriptionId: 'subscription',
+  sessionId: 'session',
+  planId: 'billing plan',
+  agreementId: 'billing agreement',
+  billingAgreementChargeId: 'billing agreement charge',
+  transferId: 'settlement transfer',
+  paymentLinkId: 'payment link',
+  multiLinkId: 'multi-link',
+  operationId: 'operation in doubt',
+};
+
+type JsonSchema = { properties?: Record<string, JsonSchema>; required?: string[]; format?: string; maximum?: number; default?: unknown };
+
 /**
- * The error responses a route can answer with, by status. The route's own declared error
- * responses (a description that says more, e.g. MIT's ingestion cap) keep their description.
+ * A field error this route really answers, in the words of the error handler (field-errors.ts):
+ * a required body field left out, else a path id in the wrong format, else a query value out of range.
+ */
+function validationExample(def: RouteDef): ErrorExample | null {
+  const body = def.schema.body as JsonSchema | undefined;
+  const params = def.schema.params as JsonSchema | undefined;
+  const query = def.schema.querystring as JsonSchema | undefined;
+  let errors: FieldErrors | null = null;
+  const required = body?.required?.find((name) => !(body.properties?.[name] && 'default' in body.properties[name]!));
+  if (required) errors = toFieldErrors([{ keyword: 'required', instancePath: '', params: { missingProperty: required } }], 'body');
+  const uuidParam = Object.entries(params?.properties ?? {}).find(([, schema]) => schema.format === 'uuid');
+  if (!errors && uuidParam) errors = toFieldErrors([{ keyword: 'format', instancePath: `/${uuidParam[0]}`, params: { format: 'uuid' } }], 'path');
+  const bounded = Object.entries(query?.properties ?? {}).find(([, schema]) => typeof schema.maximum === 'number');
+  if (!errors && bounded) {
+    const error: SchemaError = { keyword: 'maximum', instancePath: `/${bounded[0]}`, params: { limit: bounded[1].maximum } };
+    errors = toFieldErrors([error], 'query');
+  }
+  const firstBodyField = Object.keys(body?.properties ?? {})[0];
+  if (!errors && firstBodyField) errors = toFieldErrors([{ keyword: 'type', instancePath: `/${firstBodyField}`, params: { type: 'string' } }], 'body');
+  if (!errors) return null;
+  const fields = Object.keys(errors);
+  return example(`\`${fields.join('`, `')}\` is invalid`, 'VALIDATION_ERROR', `The request is invalid: ${fields.join(', ')}.`, errors);
+}
+
+/**
+ * The error responses a route can answer with, by status, each with examples of this route's own
+ * refusals. The route's own declared error responses (a description that says more, e.g. MIT's
+ * ingestion cap) keep their description; its `errorExamples` come first under their status.
  */
 export function standardErrorResponses(def: RouteDef): Record<number, DocErrorResponse> {
   const responses: Record<number, DocErrorResponse> = {};
+  const own = def.errorExamples ?? {};
   const hasInput = Boolean(def.schema.body || def.schema.querystring || def.schema.params);
   const mutating = def.method !== 'GET';
-  if (def.schema.body) responses[400] = response(['BAD_REQUEST'], 'the body is not JSON, is empty, or was sent with another Content-Type.');
+  const entry = (status: number, codes: ErrorCode[], when: string, generic: ErrorExample[], headers?: DocErrorResponse['headers']) => {
+    responses[status] = response(codes, when, [...(own[status] ?? []), ...generic], headers);
+  };
+  if (def.schema.body) {
+    entry(400, ['BAD_REQUEST'], 'the body is not JSON, is empty, or was sent with another Content-Type.', [
+      example('The body is not JSON', 'BAD_REQUEST', 'The body is not valid JSON.'),
+    ]);
+  }
   if (def.auth !== 'public') {
-    responses[401] = response(['UNAUTHORIZED'], 'no credential, or one that is unknown, revoked or expired.');
-    responses[403] = def.capability
-      ? response(['FORBIDDEN', 'CAPABILITY_NOT_ENABLED'], `a credential of another tier, or the account lacks the \`${def.capability}\` capability.`)
-      : response(['FORBIDDEN'], tierRefusal(def.auth));
-  }
-  if (def.schema.params) responses[404] = response(['NOT_FOUND'], 'no such resource for this account (another account’s resource is 404 too).');
-  if (def.idempotent) {
-    responses[409] = response(
-      ['CONFLICT', 'IDEMPOTENCY_KEY_IN_USE'],
-      'the resource’s state does not allow this, or a request with this Idempotency-Key is still running.',
+    entry(401, ['UNAUTHORIZED'], 'no credential, or one that is unknown, revoked or expired.', [example('No or an unknown bearer credential', 'UNAUTHORIZED')]);
+    const wrongTier = example(
+      def.auth === 'merchant' ? 'The operator key was sent' : 'A merchant credential was sent',
+      'FORBIDDEN',
+      def.auth === 'merchant' ? 'This endpoint needs a merchant credential.' : 'This endpoint needs the operator key.',
     );
+    if (def.capability) {
+      entry(403, ['FORBIDDEN', 'CAPABILITY_NOT_ENABLED'], `a credential of another tier, or the account lacks the \`${def.capability}\` capability.`, [
+        example(`The account lacks the \`${def.capability}\` capability`, 'CAPABILITY_NOT_ENABLED', CAPABILITY_MESSAGES[def.capability]),
+        wrongTier,
+      ]);
+    } else entry(403, ['FORBIDDEN'], tierRefusal(def.auth), [wrongTier]);
+  }
+  if (def.schema.params) {
+    const names = Object.keys((def.schema.params as JsonSchema).properties ?? {});
+    const resource = RESOURCE_OF_PARAM[names[names.length - 1] ?? ''] ?? 'resource';
+    entry(404, ['NOT_FOUND'], 'no such resource for this account (another account’s resource is 404 too).', [
+      example(`No such ${resource} for this account`, 'NOT_FOUND', `The ${resource} does not exist.`),
+    ]);
+  }
+  const inUse = example('The first request with this Idempotency-Key is still running', 'IDEMPOTENCY_KEY_IN_USE');
+  if (def.idempotent) {
+    entry(409, ['CONFLICT', 'IDEMPOTENCY_KEY_IN_USE'], 'the resource’s state does not allow this, or a request with this Idempotency-Key is still running.', [
+      inUse,
+    ]);
   } else if (mutating) {
-    responses[409] = response(['CONFLICT'], 'the resource’s state does not allow this.');
+    entry(409, ['CONFLICT'], 'the resource’s state does not allow this.', own[409] ? [] : [example('The resource’s state does not allow this', 'CONFLICT')]);
   }
+  const invalid = validationExample(def);
   if (def.idempotent) {
-    responses[422] = response(
-      ['VALIDATION_ERROR', 'IDEMPOTENCY_KEY_REUSED'],
-      'a field is invalid (see `errors`), or the Idempotency-Key was used with another body.',
-    );
+    entry(422, ['VALIDATION_ERROR', 'IDEMPOTENCY_KEY_REUSED'], 'a field is invalid (see `errors`), or the Idempotency-Key was used with another body.', [
+      ...(invalid ? [invalid] : []),
+      example('The Idempotency-Key was used with another body', 'IDEMPOTENCY_KEY_REUSED'),
+    ]);
   } else if (hasInput) {
-    responses[422] = response(['VALIDATION_ERROR'], 'a field is invalid (see `errors`).');
+    entry(422, ['VALIDATION_ERROR'], 'a field is invalid (see `errors`).', invalid ? [invalid] : []);
   }
-  if (def.rateLimit) responses[429] = response(['RATE_LIMIT_REACHED'], 'the rate limit of this endpoint is used up.', RATE_LIMIT_HEADERS);
+  if (def.rateLimit) {
+    entry(
+      429,
+      ['RATE_LIMIT_REACHED'],
+      'the rate limit of this endpoint is used up.',
+      [example('The bucket is empty', 'RATE_LIMIT_REACHED')],
+      RATE_LIMIT_HEADERS,
+    );
+  }
   const overload = def.refusedWhenOverloaded ? ', or the backlog of accepted asynchronous work is at its bound' : '';
-  responses[503] = response(['SERVICE_UNAVAILABLE'], `the database cannot be used right now${overload}; retry after Retry-After.`, {
-    'Retry-After': RETRY_AFTER,
-  });
+  entry(
+    503,
+    ['SERVICE_UNAVAILABLE'],
+    `the database cannot be used right now${overload}; retry after Retry-After.`,
+    [
+      example('The database cannot be used right now', 'SERVICE_UNAVAILABLE'),
+      ...(def.refusedWhenOverloaded
+        ? [
+            example(
+              'The backlog is at its bound',
+              'SERVICE_UNAVAILABLE',
+              'The backlog of accepted work is at its bound; retry after the time given in Retry-After.',
+            ),
+          ]
+        : []),
+    ],
+    { 'Retry-After': RETRY_AFTER },
+  );
   // Error responses the route declares itself (its runtime schema) are documented through the shared bodies too.
   for (const [key, declared] of Object.entries(def.schema.response ?? {})) {
     const status = Number(key);
     if (status < 400) continue;
-    const own = (declared as { description?: unknown }).description;
-    responses[status] ??= response(codesOf(status), 'see the introduction.');
-    if (typeof own === 'string') responses[status].description = own;
+    const description = (declared as { description?: unknown }).description;
+    if (!responses[status]) {
+      const codes = codesOf(status);
+      entry(status, codes, 'see the introduction.', [example(ERROR_CATALOGUE[codes[0]!].message, codes[0]!)]);
+    }
+    if (typeof description === 'string') responses[status]!.description = description;
+  }
+  // Examples the route declares for a status no rule above documents.
+  for (const [key, examples] of Object.entries(own)) {
+    const status = Number(key);
+    if (!responses[status] && examples?.length) entry(status, [...new Set(examples.map((e) => e.errorCode))], 'see the introduction.', []);
   }
   return responses;
 }
+
+const CAPABILITY_MESSAGES: Record<NonNullable<RouteDef['capability']>, string> = {
+  moto: 'The MOTO capability is not enabled for this account.',
+  syncPayout: 'The synchronous payout capability is not enabled for this account.',
+};
 
 function tierRefusal(tier: RouteDef['auth']): string {
   return tier === 'merchant'

@@ -67,14 +67,24 @@ export function documentRoute(schema: DocSchema, def: RouteDef): DocSchema {
   const declared = Object.entries(schema.response ?? {}).filter(([status]) => Number(status) < 400);
   // A route without a response schema answers 200 with an empty body (EMPTY_BODY).
   const successes = declared.length ? Object.fromEntries(declared) : { 200: { type: 'null', description: 'Done; the body is empty.' } };
+  const errors = standardErrorResponses(def);
   return {
     ...schema,
+    description: [schema.description, errorTable(errors)].filter(Boolean).join('\n\n'),
     ...(schema.querystring ? { querystring: withDefaultsOptional(schema.querystring) } : {}),
     ...(schema.body ? { body: withDefaultsOptional(schema.body) } : {}),
     ...(def.idempotent ? { headers: IDEMPOTENCY_HEADER } : {}),
     security: securityOf(def.auth),
-    response: { ...successes, ...standardErrorResponses(def) },
+    response: { ...successes, ...errors },
   };
+}
+
+/** The operation's error answers as a Markdown table under its description, from the same entries as its responses. */
+export function errorTable(errors: ReturnType<typeof standardErrorResponses>): string {
+  const rows = Object.entries(errors).flatMap(([status, entry]) =>
+    Object.values(entry.content['application/json'].examples).map(({ summary, value }) => `| ${status} | \`${String(value.errorCode)}\` | ${summary} |`),
+  );
+  return rows.length ? ['**Errors**', '', '| Status | Code | When |', '|---|---|---|', ...rows].join('\n') : '';
 }
 
 /** The interface version the document describes (not the package version). */

@@ -18,35 +18,59 @@ export const CursorQuery = Type.Object({
   offset: Type.String({ default: '', maxLength: 512, description: 'Cursor from `nextOffset`; empty for the first page.' }),
 });
 
-export function PageEnvelope<T extends TSchema>(item: T) {
-  const nullableInt = Type.Union([Type.Integer(), Type.Null()]);
-  const nullableString = Type.Union([Type.String(), Type.Null()]);
-  return Type.Object({
-    page: Type.Integer(),
-    perPage: Type.Integer(),
-    lastPage: Type.Integer(),
-    total: Type.Integer(),
-    from: nullableInt,
-    to: nullableInt,
-    firstPageUrl: Type.String(),
-    lastPageUrl: Type.String(),
-    nextPageUrl: nullableString,
-    previousPageUrl: nullableString,
-    path: Type.String(),
-    nextPage: nullableInt,
-    previousPage: nullableInt,
-    items: Type.Array(item),
-  });
+/** Where the page URLs of the OpenAPI examples point (the document's own server is the deployment's). */
+const EXAMPLE_BASE_URL = 'https://payments.example.com/public/api/v1';
+
+/** Schema options of an envelope: the OpenAPI examples of the list. */
+export interface EnvelopeOptions {
+  examples?: unknown[];
 }
 
-export function CursorEnvelope<T extends TSchema>(item: T) {
-  return Type.Object({
-    currentOffset: Type.String(),
-    nextOffset: Type.Union([Type.String(), Type.Null()]),
-    perPage: Type.Integer(),
-    hasMore: Type.Boolean(),
-    items: Type.Array(item),
-  });
+export function PageEnvelope<T extends TSchema>(item: T, options: EnvelopeOptions = {}) {
+  const nullableInt = Type.Union([Type.Integer(), Type.Null()]);
+  const nullableString = Type.Union([Type.String(), Type.Null()]);
+  return Type.Object(
+    {
+      page: Type.Integer(),
+      perPage: Type.Integer(),
+      lastPage: Type.Integer(),
+      total: Type.Integer(),
+      from: nullableInt,
+      to: nullableInt,
+      firstPageUrl: Type.String(),
+      lastPageUrl: Type.String(),
+      nextPageUrl: nullableString,
+      previousPageUrl: nullableString,
+      path: Type.String(),
+      nextPage: nullableInt,
+      previousPage: nullableInt,
+      items: Type.Array(item),
+    },
+    options,
+  );
+}
+
+export function CursorEnvelope<T extends TSchema>(item: T, options: EnvelopeOptions = {}) {
+  return Type.Object(
+    {
+      currentOffset: Type.String(),
+      nextOffset: Type.Union([Type.String(), Type.Null()]),
+      perPage: Type.Integer(),
+      hasMore: Type.Boolean(),
+      items: Type.Array(item),
+    },
+    options,
+  );
+}
+
+/** An example page of `path` (e.g. `/subscriptions`) holding `items`, built by the envelope function the lists use. */
+export function pageExample<T>(path: string, items: T[], total = items.length) {
+  return pageEnvelope({ page: 1, perPage: 25, url: `${EXAMPLE_BASE_URL}${path}`, query: new URLSearchParams() }, items, total);
+}
+
+/** An example first page of a cursor list holding `items`; with `more`, a cursor to the next page after the last one. */
+export function cursorExample<T>(items: T[], keyOf: (item: T) => Keyset, more = false) {
+  return cursorEnvelope('', more ? items.length : 25, more ? [...items, items[items.length - 1]!] : items, keyOf);
 }
 
 export interface PageRequest {

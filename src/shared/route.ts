@@ -6,6 +6,15 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import type { Principal } from '../modules/accounts/account.js';
 import type { Effect } from './effect.js';
+import { type ErrorCode, fieldError, type FieldErrors, type FieldRule } from './errors.js';
+
+/** An error answer of a route, for the examples of the OpenAPI document. */
+export interface ErrorExample {
+  summary: string;
+  errorCode: ErrorCode;
+  message: string;
+  errors?: FieldErrors;
+}
 
 export type AuthTier = 'public' | 'merchant' | 'operator' | 'sandbox';
 export type RateLimitCategory = 'mit' | 'mitBatch' | 'list' | 'operation';
@@ -75,12 +84,26 @@ export interface RouteDef<S extends RouteSchemas = RouteSchemas> {
   capability?: Capability;
   /** Served outside /public/api/v1 (pages, sandbox, health). */
   root?: boolean;
+  /**
+   * This route's own refusals as examples of its error responses in the OpenAPI document (status →
+   * examples), shown before the generic ones http/openapi-errors.ts writes for every route.
+   */
+  errorExamples?: Partial<Record<number, ErrorExample[]>>;
   /** Hide from the OpenAPI document. */
   hidden?: boolean;
   /** Also accepts an HTML form post (application/x-www-form-urlencoded); every other route takes JSON only. */
   acceptsForm?: boolean;
   handler(ctx: RequestContext<S>): Promise<unknown>;
 }
+
+/** The 422 example of a business rule on one field, worded exactly as `fieldError` answers it. */
+export function fieldErrorExample(summary: string, field: string, rule: FieldRule, text: string): ErrorExample {
+  const error = fieldError(field, rule, text);
+  return { summary, errorCode: error.code, message: error.message, ...(error.errors ? { errors: error.errors } : {}) };
+}
+
+/** The example of a refusal with its own message (a 409 CONFLICT, a 400). */
+export const errorExample = (summary: string, errorCode: ErrorCode, message: string): ErrorExample => ({ summary, errorCode, message });
 
 export function defineRoute<S extends RouteSchemas>(def: RouteDef<S>): RouteDef {
   return def as unknown as RouteDef;

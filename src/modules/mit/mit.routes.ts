@@ -1,4 +1,4 @@
-import { defineRoute, type RouteDef } from '../../shared/route.js';
+import { defineRoute, fieldErrorExample, type RouteDef } from '../../shared/route.js';
 import { transactionWire } from '../transactions/transactions.schemas.js';
 import { MitBatchBody, MitBatchResponse, MitBody, MitRateLimitedResponse, MitResponse } from './mit.schemas.js';
 import type { MitService } from './mit.service.js';
@@ -10,7 +10,27 @@ export function mitRoutes(service: Pick<MitService, 'create' | 'batch'>): RouteD
       ...common,
       method: 'POST',
       url: '/mit',
-      summary: 'Merchant-initiated authorization on an ACTIVE subscription (asynchronous; at most 300 a minute per merchant by default)',
+      summary: 'Create a merchant-initiated payment (MIT)',
+      description:
+        'Charges the card stored on an ACTIVE subscription without the customer present — a renewal, an instalment, a usage bill. ' +
+        'The card was stored by a CIT session with a `subscription` (or a MOTO with a `customerId`); a payment the customer starts ' +
+        'must be a CIT, never a MIT.\n\n' +
+        'Asynchronous: the answer is the transaction in state `PENDING` (accepted, not paid). It moves to `PROCESSING` and then ' +
+        '`SUCCESS` or `FAILED` (with `errorCode`, e.g. `INSUFFICIENT_FUNDS`); the outcome is POSTed once to `notificationUrl` ' +
+        "(a NotificationWebhook, with the point of sale's `webhookAuthentication` as `Authorization`). `currency` defaults to the " +
+        "subscription's; `instantCapture` (`VOID` or `NO_VOID`) captures at once, else capture later. A subscription that is not " +
+        'ACTIVE, expired, or whose payment method was deleted is a 422 on `subscriptionId`. Send an `Idempotency-Key`: a retry never ' +
+        'charges twice. Rate limits: 5/s (burst 300) and at most 300 MIT a minute per merchant.',
+      errorExamples: {
+        422: [
+          fieldErrorExample(
+            'The subscription is not ACTIVE',
+            'subscriptionId',
+            'in:ACTIVE',
+            'the subscription is DISABLED; only an ACTIVE subscription can be charged',
+          ),
+        ],
+      },
       rateLimit: 'mit',
       refusedWhenOverloaded: true,
       schema: { body: MitBody, response: { 200: MitResponse, 429: MitRateLimitedResponse } },
@@ -20,7 +40,13 @@ export function mitRoutes(service: Pick<MitService, 'create' | 'batch'>): RouteD
       ...common,
       method: 'POST',
       url: '/mit/batch',
-      summary: 'Up to 500 MIT authorizations; one result per entry, in order (at most 30 000 accepted entries a minute per merchant by default)',
+      summary: 'Create up to 500 merchant-initiated payments',
+      description:
+        'The batch form of `POST /mit`: `transactions` holds 1–500 MIT requests. Each entry is validated on its own, so a batch can ' +
+        'partly succeed: the answer has one result per entry, in request order (the array index correlates them), holding either ' +
+        "`transaction` (accepted, state `PENDING`) or `error` (`errorCode`, `message`, field `errors`), and the entry's `reference`. " +
+        'Each accepted transaction gets its own callback at its `notificationUrl`. A body that is not a list of 1–500 entries is a 422 ' +
+        'for the whole batch. Rate limits: 1 request/s (burst 10), at most 30,000 accepted entries a minute per merchant.',
       rateLimit: 'mitBatch',
       refusedWhenOverloaded: true,
       schema: { body: MitBatchBody, response: { 200: MitBatchResponse, 429: MitRateLimitedResponse } },

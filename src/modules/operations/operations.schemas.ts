@@ -19,31 +19,52 @@ export const VoidBody = Type.Object(
   { examples: [{ amount: -1 }, { amount: 500 }] },
 );
 
-/** A capture that went through, and a renew refused without reaching the acquirer (HTTP 200 all the same). */
-const OPERATION_EXAMPLES = [
-  { operationId: '33243f5a-8a82-4465-8c5a-29206c6fd795', success: true, state: 'SUCCESS', errorCode: null },
-  {
-    operationId: null,
-    success: false,
-    state: 'FAILED',
-    errorCode: { code: 'NOT_SUPPORTED_FOR_PAYMENT_METHOD', message: 'Renew is supported only for KLARNA and VIABILL, not for CARD.' },
-  },
-];
+/** The shape of every operation answer (capture, void, renew, and each refund part). */
+export const OperationResponse = Type.Object({
+  operationId: Nullable(Type.String({ format: 'uuid', description: 'The recorded operation; null only when nothing was recorded (a refusal).' })),
+  success: Type.Boolean(),
+  state: Nullable(StringEnum(OPERATION_STATES, { description: 'SUCCESS, FAILED, or PROCESSING while the acquirer has not answered.' })),
+  errorCode: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
+});
 
-export const OperationResponse = Type.Object(
-  {
-    operationId: Nullable(Type.String({ format: 'uuid', description: 'The recorded operation; null only when nothing was recorded (a refusal).' })),
-    success: Type.Boolean(),
-    state: Nullable(StringEnum(OPERATION_STATES, { description: 'SUCCESS, FAILED, or PROCESSING while the acquirer has not answered.' })),
-    errorCode: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
-  },
-  { examples: OPERATION_EXAMPLES },
-);
+const succeeded = (operationId: string) => ({ operationId, success: true, state: 'SUCCESS', errorCode: null });
+const refused = (code: string, message: string, operationId: string | null = null) => ({
+  operationId,
+  success: false,
+  state: 'FAILED',
+  errorCode: { code, message },
+});
+
+/** The answer of capture, void and renew (seed §2.3); each route shows its own outcomes. */
+const operationResponse = (examples: unknown[]) => Type.Object(OperationResponse.properties, { examples });
+
+export const CaptureResponse = operationResponse([
+  succeeded('33243f5a-8a82-4465-8c5a-29206c6fd795'),
+  refused('DECLINED_BY_ISSUER_OR_SCHEME', 'Declined by the issuer or the card scheme.', '6a0e5d0c-3b8f-4f0e-9d57-0c2f3b9e41a7'),
+  refused('AMOUNT_EXCEEDS_REMAINING', 'The amount exceeds the remaining authorization (700 available).'),
+]);
+
+export const VoidResponse = operationResponse([
+  succeeded('0b7c3d0e-9a51-4d8e-8f4e-5b2a6c1d9e30'),
+  refused('INVALID_STATE', 'Cannot void a transaction in state CAPTURED: nothing is left uncaptured.'),
+]);
+
+export const RenewResponse = operationResponse([
+  succeeded('c2f81e4a-7d3b-4a6f-9e15-8b0d2a4c6f73'),
+  { operationId: 'c2f81e4a-7d3b-4a6f-9e15-8b0d2a4c6f73', success: true, state: 'PROCESSING', errorCode: null },
+  refused('NOT_SUPPORTED_FOR_PAYMENT_METHOD', 'Renew is supported only for KLARNA and VIABILL, not for CARD.'),
+]);
 
 export const RefundResponse = Type.Object(
   {
     success: Type.Boolean({ description: 'True when every refund operation succeeded.' }),
     operations: Type.Array(OperationResponse, { description: 'One per refunded capture, newest capture first; a refusal is one entry with operationId null.' }),
   },
-  { examples: [{ success: true, operations: [{ operationId: '94e91ade-27ad-4b1a-adbb-0c59444ffe0e', success: true, state: 'SUCCESS', errorCode: null }] }] },
+  {
+    examples: [
+      { success: true, operations: [succeeded('94e91ade-27ad-4b1a-adbb-0c59444ffe0e')] },
+      { success: true, operations: [succeeded('94e91ade-27ad-4b1a-adbb-0c59444ffe0e'), succeeded('5d1f7a2c-0e64-4b8a-9c3d-7f2e1a6b8c45')] },
+      { success: false, operations: [refused('AMOUNT_EXCEEDS_REMAINING', 'The amount exceeds the captured amount not yet refunded (1500 available).')] },
+    ],
+  },
 );

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Amount, Attributes, Currency, DateOnly, Url, Uuid } from '../../shared/wire.js';
+import { notificationExample, notificationResponse } from '../transactions/notification.js';
 import { TransactionResponse, transactionExample } from '../transactions/transactions.schemas.js';
 
 const PayoutFields = {
@@ -58,3 +59,35 @@ export const PayoutResponse = Type.Object(TransactionResponse.properties, {
     },
   ],
 });
+
+/** POST /payout-sync answers the NotificationWebhook of the finished payout. */
+export const SyncPayoutResponse = notificationResponse([
+  notificationExample(
+    transactionExample({
+      id: 'H04RMC25Q7V',
+      subscriptionId: null,
+      createdAt: '2026-11-25T13:29:05.972Z',
+      sessionId: null,
+      amount: 5000,
+      notificationUrl: null,
+      reference: 'payout-555',
+      exemptions: null,
+      clientIp: null,
+      type: 'PAYOUT',
+    }),
+    [
+      {
+        id: '01a236ca-89ec-7604-a19d-05c800109052',
+        referenceTransactionOperationId: null,
+        amount: 5000,
+        state: 'SUCCESS',
+        transactionId: 'H04RMC25Q7V',
+        type: 'PAYOUT',
+        errorCode: null,
+        createdAt: '2026-11-25T13:29:05.972Z',
+        finalizedAt: '2026-11-25T13:29:05.974Z',
+      },
+    ],
+    { paidOut: 5000 },
+  ),
+]);

@@ -58,6 +58,36 @@ export const NotificationWebhookRecord = Type.Object({
   card: Nullable(CardRecord),
 });
 
+/** The masked card of the sandbox's 4111111111111111, as callbacks show it (INTERFACE §11.1). */
+export const CARD_EXAMPLE = {
+  pan: '41111111XXXX1111',
+  expireMonth: '12',
+  expireYear: '30',
+  par: 'S0016003394DCDCA3ACB6D8B64A8F',
+  Issuer: 'Sandbox Bank',
+  Scheme: 'VISA',
+  Country: 'DK',
+  Segment: 'consumer',
+  Funding: 'credit',
+};
+
+/** A NotificationWebhook example (no session, no subscription, no SCA) of a transaction and its operations. */
+export function notificationExample(transaction: Record<string, unknown>, operations: Array<Record<string, unknown>>, aggregates: Record<string, number>) {
+  return {
+    transaction,
+    aggregates: { authorized: 0, captured: 0, refunded: 0, voided: 0, remaining: 0, paidOut: 0, ...aggregates },
+    operations,
+    acquirerAgreement: { acquirer: 'sandbox', mcc: '5999' },
+    session: null,
+    subscription: null,
+    sca: { ...NO_SCA },
+    card: CARD_EXAMPLE,
+  };
+}
+
+/** The NotificationWebhook as a route's response, with that route's examples. */
+export const notificationResponse = (examples: unknown[]) => Type.Object(NotificationWebhookRecord.properties, { examples });
+
 export interface NotificationSections {
   session: unknown;
   subscription: unknown;

@@ -1,17 +1,18 @@
-import { CursorEnvelope, cursorEnvelope, decodeCursor, PageEnvelope, pageEnvelope, pageOffset } from '../../shared/pagination.js';
+import { cursorEnvelope, decodeCursor, pageEnvelope, pageOffset } from '../../shared/pagination.js';
 import { FieldErrorCollector } from '../../shared/errors.js';
 import { defineRoute, type RouteDef } from '../../shared/route.js';
 import type { TransactionFilter } from './transactions.repository.js';
 import {
   OperationListQuery,
-  OperationRecord,
+  OperationListResponse,
   operationWire,
   TransactionDetailResponse,
   transactionDetailWire,
   TransactionListQuery,
   TransactionParams,
-  TimelineEntryRecord,
   TimelineQuery,
+  TimelineResponse,
+  TransactionListResponse,
   TransactionResponse,
   transactionWire,
 } from './transactions.schemas.js';
@@ -67,9 +68,17 @@ export function transactionsRoutes(service: TransactionsService, timeline?: Time
       ...common,
       method: 'GET',
       url: '/transactions',
-      summary: 'List transactions (cursor pagination, newest first)',
+      summary: 'List transactions',
+      description:
+        "The account's transactions, newest first (`createdAt` desc, then id desc), in the cursor envelope: pass `nextOffset` as " +
+        '`offset` for the next page until `hasMore` is false. The cursor is stable under concurrent inserts, so walking every page ' +
+        'returns each transaction exactly once. Filters combine (AND): ids (`sessionId`, `terminalId`, `pointOfSaleId`, ' +
+        '`subscriptionId`, `billingAgreementChargeId`), `reference` (EXACT or PREFIX with `referenceMode`), `createdAfter`/`createdBefore` ' +
+        '(inclusive), `customerId`, `currency`, `state`, `type`, `errorCode`, payment method, and `amount`/`fee` with their ' +
+        '`amountMode`/`feeMode` (`EQUAL`, `LESS_THAN`, `GREATER_THAN`) — a mode without its value, or a value without its mode, is a 422. ' +
+        'Rate limited as a list endpoint (1 per 5 s, burst 30).',
       rateLimit: 'list',
-      schema: { querystring: TransactionListQuery, response: { 200: CursorEnvelope(TransactionResponse) } },
+      schema: { querystring: TransactionListQuery, response: { 200: TransactionListResponse } },
       handler: async ({ query, accountId }) => {
         const filter = toFilter(query);
         const after = decodeCursor(query.offset);
@@ -82,9 +91,14 @@ export function transactionsRoutes(service: TransactionsService, timeline?: Time
       ...common,
       method: 'GET',
       url: '/transactions/operations',
-      summary: 'List operations in a final state (page pagination)',
+      summary: 'List transaction operations',
+      description:
+        'Operations (AUTHORIZATION, SALE, CAPTURE, REFUND, VOID, RENEW, PAYOUT) of every transaction of the account that reached a ' +
+        'final state (`SUCCESS` or `FAILED`; operations still PROCESSING are left out), in the page envelope. Filter by ' +
+        '`finalizedAfter`/`finalizedBefore` (RFC 3339) and by one or more `pointOfSaleId` (repeat the parameter). Useful for ' +
+        'reconciling what moved in a period. Rate limited as a list endpoint.',
       rateLimit: 'list',
-      schema: { querystring: OperationListQuery, response: { 200: PageEnvelope(OperationRecord) } },
+      schema: { querystring: OperationListQuery, response: { 200: OperationListResponse } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
         const iso = (v: string | undefined) => (v === undefined ? undefined : new Date(v).toISOString());
         const page = await service.listOperations(
@@ -100,7 +114,12 @@ export function transactionsRoutes(service: TransactionsService, timeline?: Time
       ...common,
       method: 'GET',
       url: '/transactions/:transactionId',
-      summary: 'Get a transaction with its aggregates and operations',
+      summary: 'Get a transaction',
+      description:
+        'One transaction with its `aggregates` (authorized, captured, refunded, voided, remaining, paidOut — minor units), its ' +
+        'operations oldest first, and the acquirer agreement (`acquirer`, `mcc`) that authorized it. `state` is PENDING or PROCESSING ' +
+        'until the acquirer answered, then SUCCESS or FAILED (with `errorCode` and the raw `externalStatusCodes`). Use it after a ' +
+        "callback, or to poll an asynchronous payment. Another account's transaction is a 404.",
       schema: { params: TransactionParams, response: { 200: TransactionDetailResponse } },
       handler: async ({ params, accountId }) => transactionDetailWire(await service.detail(accountId, params.transactionId)),
     }),
@@ -114,8 +133,13 @@ function timelineRoute(timeline: TimelineService): RouteDef {
     tags: ['Transactions'],
     method: 'GET',
     url: '/transactions/:transactionId/events',
-    summary: 'Timeline of a transaction: state changes, operations with acquirer answers, events, callback and webhook delivery attempts, oldest first',
-    schema: { params: TransactionParams, querystring: TimelineQuery, response: { 200: PageEnvelope(TimelineEntryRecord) } },
+    summary: 'Get the timeline of a transaction',
+    description:
+      'Everything that happened to one transaction, oldest first, in the page envelope: its creation and state changes, each ' +
+      "operation started and finished with the acquirer's raw codes and reference, 3-D Secure steps, the events it emitted, and every " +
+      "callback and webhook delivery attempt with the receiver's HTTP status, duration and an excerpt of what went wrong. " +
+      'The tool for answering "why did my callback not arrive?".',
+    schema: { params: TransactionParams, querystring: TimelineQuery, response: { 200: TimelineResponse } },
     handler: async ({ params, query, accountId, baseUrl, path, rawQuery }) => {
       const entries = await timeline.of(accountId, params.transactionId);
       const offset = pageOffset(query.page, query.perPage);

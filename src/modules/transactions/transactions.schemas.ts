@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery, PerPage } from '../../shared/pagination.js';
+import { CursorEnvelope, cursorExample, PageEnvelope, pageExample, PageQuery, PerPage } from '../../shared/pagination.js';
 import { TRANSACTION_ERROR_CODES } from '../../shared/errors.js';
 import { Amount, Currency, DateTime, Nullable, NullableStringEnum, StringEnum, Uuid } from '../../shared/wire.js';
 import { aggregatesOf, OPERATION_STATES, OPERATION_TYPES, type Operation, type Transaction, TRANSACTION_STATES, TRANSACTION_TYPES } from './transaction.js';
@@ -125,6 +125,43 @@ export const MIT_TRANSACTION_EXAMPLE = transactionExample({
   clientIp: null,
 });
 
+/** The authorization, capture and partial refund of TRANSACTION_EXAMPLE, oldest first. */
+export const OPERATION_EXAMPLES = [
+  {
+    id: '58d023e4-124b-4a64-8d80-6291e4ad2de7',
+    referenceTransactionOperationId: null,
+    amount: 2500,
+    state: 'SUCCESS',
+    transactionId: '59JXY3CGEZ0',
+    type: 'AUTHORIZATION',
+    errorCode: null,
+    createdAt: '2026-11-25T13:29:04.808Z',
+    finalizedAt: '2026-11-25T13:29:04.812Z',
+  },
+  {
+    id: '33243f5a-8a82-4465-8c5a-29206c6fd795',
+    referenceTransactionOperationId: '58d023e4-124b-4a64-8d80-6291e4ad2de7',
+    amount: 2500,
+    state: 'SUCCESS',
+    transactionId: '59JXY3CGEZ0',
+    type: 'CAPTURE',
+    errorCode: null,
+    createdAt: '2026-11-25T13:31:12.020Z',
+    finalizedAt: '2026-11-25T13:31:12.071Z',
+  },
+  {
+    id: '94e91ade-27ad-4b1a-adbb-0c59444ffe0e',
+    referenceTransactionOperationId: '33243f5a-8a82-4465-8c5a-29206c6fd795',
+    amount: 1000,
+    state: 'SUCCESS',
+    transactionId: '59JXY3CGEZ0',
+    type: 'REFUND',
+    errorCode: null,
+    createdAt: '2026-11-26T09:02:40.517Z',
+    finalizedAt: '2026-11-26T09:02:40.566Z',
+  },
+];
+
 export const TransactionResponse = Type.Object({ transaction: TransactionRecord }, { examples: [{ transaction: TRANSACTION_EXAMPLE }] });
 export const TransactionDetailResponse = Type.Object(
   {
@@ -138,41 +175,7 @@ export const TransactionDetailResponse = Type.Object(
       {
         transaction: TRANSACTION_EXAMPLE,
         aggregates: { authorized: 2500, captured: 2500, refunded: 1000, voided: 0, remaining: 0, paidOut: 0 },
-        operations: [
-          {
-            id: '58d023e4-124b-4a64-8d80-6291e4ad2de7',
-            referenceTransactionOperationId: null,
-            amount: 2500,
-            state: 'SUCCESS',
-            transactionId: '59JXY3CGEZ0',
-            type: 'AUTHORIZATION',
-            errorCode: null,
-            createdAt: '2026-11-25T13:29:04.808Z',
-            finalizedAt: '2026-11-25T13:29:04.812Z',
-          },
-          {
-            id: '33243f5a-8a82-4465-8c5a-29206c6fd795',
-            referenceTransactionOperationId: '58d023e4-124b-4a64-8d80-6291e4ad2de7',
-            amount: 2500,
-            state: 'SUCCESS',
-            transactionId: '59JXY3CGEZ0',
-            type: 'CAPTURE',
-            errorCode: null,
-            createdAt: '2026-11-25T13:31:12.020Z',
-            finalizedAt: '2026-11-25T13:31:12.071Z',
-          },
-          {
-            id: '94e91ade-27ad-4b1a-adbb-0c59444ffe0e',
-            referenceTransactionOperationId: '33243f5a-8a82-4465-8c5a-29206c6fd795',
-            amount: 1000,
-            state: 'SUCCESS',
-            transactionId: '59JXY3CGEZ0',
-            type: 'REFUND',
-            errorCode: null,
-            createdAt: '2026-11-26T09:02:40.517Z',
-            finalizedAt: '2026-11-26T09:02:40.566Z',
-          },
-        ],
+        operations: OPERATION_EXAMPLES,
         acquirerAgreement: { acquirer: 'sandbox', mcc: '5999' },
       },
     ],
@@ -306,3 +309,101 @@ export const TimelineEntryRecord = Type.Object(
 );
 
 export const TimelineQuery = PageQuery;
+
+export const TransactionListResponse = CursorEnvelope(TransactionResponse, {
+  examples: [
+    cursorExample(
+      [{ transaction: MIT_TRANSACTION_EXAMPLE }, { transaction: TRANSACTION_EXAMPLE }],
+      ({ transaction }) => ({ createdAt: String(transaction.createdAt), id: String(transaction.id) }),
+      true,
+    ),
+  ],
+});
+
+export const OperationListResponse = PageEnvelope(OperationRecord, { examples: [pageExample('/transactions/operations', [...OPERATION_EXAMPLES].reverse())] });
+
+const TIMELINE_ENTRY_NULLS = {
+  state: null,
+  amount: null,
+  currency: null,
+  operationId: null,
+  operationType: null,
+  errorCode: null,
+  externalStatusCodes: null,
+  acquirerReference: null,
+  event: null,
+  url: null,
+  webhookId: null,
+  deliveryId: null,
+  attempt: null,
+  statusCode: null,
+  durationMs: null,
+  excerpt: null,
+};
+const APPROVED_CODES = { terminal: null, acquirer: '00', network: '00', sca: null };
+const AUTHORIZATION_ID = '58d023e4-124b-4a64-8d80-6291e4ad2de7';
+
+export const TimelineResponse = PageEnvelope(TimelineEntryRecord, {
+  examples: [
+    pageExample('/transactions/59JXY3CGEZ0/events', [
+      { ...TIMELINE_ENTRY_NULLS, id: '59JXY3CGEZ0:created', kind: 'TRANSACTION_CREATED', at: '2026-11-25T13:29:04.808Z', amount: 2500, currency: 'EUR' },
+      {
+        ...TIMELINE_ENTRY_NULLS,
+        id: `${AUTHORIZATION_ID}:started`,
+        kind: 'OPERATION_STARTED',
+        at: '2026-11-25T13:29:04.808Z',
+        state: 'PROCESSING',
+        amount: 2500,
+        currency: 'EUR',
+        operationId: AUTHORIZATION_ID,
+        operationType: 'AUTHORIZATION',
+      },
+      {
+        ...TIMELINE_ENTRY_NULLS,
+        id: `${AUTHORIZATION_ID}:finished`,
+        kind: 'OPERATION_FINISHED',
+        at: '2026-11-25T13:29:04.812Z',
+        state: 'SUCCESS',
+        amount: 2500,
+        currency: 'EUR',
+        operationId: AUTHORIZATION_ID,
+        operationType: 'AUTHORIZATION',
+        externalStatusCodes: APPROVED_CODES,
+        acquirerReference: 'SBX9C0B849AA88C9088B',
+      },
+      {
+        ...TIMELINE_ENTRY_NULLS,
+        id: '59JXY3CGEZ0:final',
+        kind: 'STATE_CHANGED',
+        at: '2026-11-25T13:29:04.812Z',
+        state: 'SUCCESS',
+        amount: 2500,
+        currency: 'EUR',
+        externalStatusCodes: APPROVED_CODES,
+        acquirerReference: 'SBX9C0B849AA88C9088B',
+      },
+      { ...TIMELINE_ENTRY_NULLS, id: '01a236ca-87b8-74e0-9728-69ad2a51fba7', kind: 'EVENT', at: '2026-11-25T13:29:04.814Z', event: 'transaction.success.v1' },
+      {
+        ...TIMELINE_ENTRY_NULLS,
+        id: '01a236ca-87b9-7408-b029-9eac67d9133e',
+        kind: 'CALLBACK_QUEUED',
+        at: '2026-11-25T13:29:04.815Z',
+        state: 'PENDING',
+        event: 'SUCCESS',
+        url: 'https://shop.example.com/payments/callback',
+      },
+      {
+        ...TIMELINE_ENTRY_NULLS,
+        id: '01a236ca-8855-72c3-9f27-0a39c5ec8802',
+        kind: 'CALLBACK_ATTEMPT',
+        at: '2026-11-25T13:29:04.871Z',
+        state: 'DELIVERED',
+        event: 'SUCCESS',
+        url: 'https://shop.example.com/payments/callback',
+        attempt: 1,
+        statusCode: 200,
+        durationMs: 48,
+      },
+    ]),
+  ],
+});

@@ -10,7 +10,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List stored payment methods (optionally of one customer) */
+        /**
+         * List stored payment methods (optionally of one customer)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -147,7 +158,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a stored payment method with its masked card (card null for other methods) */
+        /**
+         * Get a stored payment method with its masked card (card null for other methods)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such payment method for this account |
+         *     | 422 | `VALIDATION_ERROR` | `paymentMethodId` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -260,7 +282,20 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a stored payment method */
+        /**
+         * Delete a stored payment method
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such payment method for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `paymentMethodId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -366,7 +401,21 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Enrol a stored card in the account updater (or withdraw it): the issuer's new expiry or reissued card replaces the stored one */
+        /**
+         * Enrol a stored card in the account updater (or withdraw it): the issuer's new expiry or reissued card replaces the stored one
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such payment method for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `enabled` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -522,7 +571,25 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** MOTO authorization with raw card data (synchronous; needs the moto capability) */
+        /**
+         * Create a MOTO payment
+         * @description Authorizes a mail or telephone order with the card details the merchant took down (`card.number`, `expiryMonth`, `expiryYear`, `cvc`). Needs the `moto` capability, granted by the operator once the merchant has documented PCI-DSS compliance. The card number must pass the Luhn check and the expiry must not be past (422 on the `card` field).
+         *
+         *     Synchronous: the answer is the NotificationWebhook of the result — `transaction.state` `SUCCESS` (authorized; also captured with `instantCapture` `VOID` or `NO_VOID`) or `FAILED` with `errorCode` (e.g. `DECLINED_BY_ISSUER_OR_SCHEME`, `INSUFFICIENT_FUNDS`). An authorized MOTO is then captured, voided and refunded like any payment. With a `notificationUrl` the same document is also POSTed there. The card number is never returned, logged or stored in the clear.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `CAPABILITY_NOT_ENABLED` | The account lacks the `moto` capability |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `transaction` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -787,7 +854,24 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Payout to a stored card (asynchronous; outcome to notificationUrl) */
+        /**
+         * Create a payout
+         * @description Sends `amount` (minor units) to a card the customer stored (`paymentMethodId`, type CARD) — winnings, cash-back, a refund without an original payment. Asynchronous: the answer is the transaction (`type: PAYOUT`) in state `PENDING`; it becomes `SUCCESS` or `FAILED` and the outcome is POSTed to `notificationUrl`. An unknown or non-card `paymentMethodId` is a 422 on that field. A payout has no capture, void or refund. Send an `Idempotency-Key`: a retry never pays twice.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | The payment method is not one of this account |
+         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The backlog is at its bound |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1023,7 +1107,24 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Payout to a stored card (synchronous; needs the syncPayout approval) */
+        /**
+         * Create a synchronous payout
+         * @description The synchronous form of `POST /payout` (no `notificationUrl`): the answer is the NotificationWebhook of the finished payout, `transaction.state` `SUCCESS` (`aggregates.paidOut` = `amount`) or `FAILED` with `errorCode`. Needs the `syncPayout` capability, which the operator grants after explicit approval.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `CAPABILITY_NOT_ENABLED` | The account lacks the `syncPayout` capability |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | The payment method is not one of this account |
+         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1085,6 +1186,91 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "transaction": {
+                         *         "id": "H04RMC25Q7V",
+                         *         "subscriptionId": null,
+                         *         "billingAgreementChargeId": null,
+                         *         "state": "SUCCESS",
+                         *         "errorCode": null,
+                         *         "externalStatusCodes": {
+                         *           "terminal": null,
+                         *           "acquirer": "00",
+                         *           "network": "00",
+                         *           "sca": null
+                         *         },
+                         *         "createdAt": "2026-11-25T13:29:05.972Z",
+                         *         "sessionId": null,
+                         *         "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *         "paymentMethodType": "CARD",
+                         *         "paymentMethodSubType": "Visa",
+                         *         "paymentMethodExpiry": "2030-12-31",
+                         *         "paymentMethodDisplayText": "41111111XXXX1111",
+                         *         "paymentMethodHolderName": "Test Holder",
+                         *         "scaMode": "SKIP",
+                         *         "customerId": "customer-81",
+                         *         "amount": 5000,
+                         *         "fee": 0,
+                         *         "currency": "EUR",
+                         *         "instantCapture": "OFF",
+                         *         "notificationUrl": null,
+                         *         "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *         "reference": "payout-555",
+                         *         "textOnStatement": null,
+                         *         "descriptor": null,
+                         *         "exemptions": null,
+                         *         "attributes": null,
+                         *         "clientIp": null,
+                         *         "clientCountry": null,
+                         *         "type": "PAYOUT",
+                         *         "terminalId": null
+                         *       },
+                         *       "aggregates": {
+                         *         "authorized": 0,
+                         *         "captured": 0,
+                         *         "refunded": 0,
+                         *         "voided": 0,
+                         *         "remaining": 0,
+                         *         "paidOut": 5000
+                         *       },
+                         *       "operations": [
+                         *         {
+                         *           "id": "01a236ca-89ec-7604-a19d-05c800109052",
+                         *           "referenceTransactionOperationId": null,
+                         *           "amount": 5000,
+                         *           "state": "SUCCESS",
+                         *           "transactionId": "H04RMC25Q7V",
+                         *           "type": "PAYOUT",
+                         *           "errorCode": null,
+                         *           "createdAt": "2026-11-25T13:29:05.972Z",
+                         *           "finalizedAt": "2026-11-25T13:29:05.974Z"
+                         *         }
+                         *       ],
+                         *       "acquirerAgreement": {
+                         *         "acquirer": "sandbox",
+                         *         "mcc": "5999"
+                         *       },
+                         *       "session": null,
+                         *       "subscription": null,
+                         *       "sca": {
+                         *         "rejected": false,
+                         *         "type": "UNKNOWN",
+                         *         "verification": "NONE"
+                         *       },
+                         *       "card": {
+                         *         "pan": "41111111XXXX1111",
+                         *         "expireMonth": "12",
+                         *         "expireYear": "30",
+                         *         "par": "S0016003394DCDCA3ACB6D8B64A8F",
+                         *         "Issuer": "Sandbox Bank",
+                         *         "Scheme": "VISA",
+                         *         "Country": "DK",
+                         *         "Segment": "consumer",
+                         *         "Funding": "credit"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             transaction: {
                                 /** @description 11 characters of upper-case Crockford base32. */
@@ -1269,7 +1455,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Callbacks of a transaction with every delivery attempt */
+        /**
+         * Callbacks of a transaction with every delivery attempt
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such transaction for this account |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1389,7 +1585,20 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a callback again (same X-Delivery-Id, fresh retry schedule) */
+        /**
+         * Send a callback again (same X-Delivery-Id, fresh retry schedule)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such notification for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `notificationId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1521,7 +1730,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List merchant accounts */
+        /**
+         * List merchant accounts
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -1636,7 +1855,20 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a merchant account */
+        /**
+         * Create a merchant account
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `name` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -1783,7 +2015,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a merchant account */
+        /**
+         * Get a merchant account
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 404 | `NOT_FOUND` | No such account for this account |
+         *     | 422 | `VALIDATION_ERROR` | `accountId` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -1890,7 +2133,20 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a merchant account; its credentials stop working at once */
+        /**
+         * Delete a merchant account; its credentials stop working at once
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 404 | `NOT_FOUND` | No such account for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `accountId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -2000,7 +2256,20 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Activate a merchant account */
+        /**
+         * Activate a merchant account
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 404 | `NOT_FOUND` | No such account for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `accountId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -2131,7 +2400,21 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Mint an access token (valid 8 h) */
+        /**
+         * Mint an access token (valid 8 h)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 404 | `NOT_FOUND` | No such account for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `environment` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2264,7 +2547,21 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Grant or withdraw MOTO and synchronous payouts */
+        /**
+         * Grant or withdraw MOTO and synchronous payouts
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 404 | `NOT_FOUND` | No such account for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `accountId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -2411,7 +2708,20 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an API key (shown once) */
+        /**
+         * Create an API key (shown once)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `name` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2529,6 +2839,16 @@ export interface paths {
         /**
          * Get the acquirer agreement of an account
          * @description The account's current acquirer agreement, without its API key; 404 `NOT_FOUND` when it has none.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 404 | `NOT_FOUND` | No such account for this account |
+         *     | 422 | `VALIDATION_ERROR` | `accountId` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
             parameters: {
@@ -2634,6 +2954,19 @@ export interface paths {
         /**
          * Set the acquirer agreement of an account
          * @description Replaces the account's acquirer agreement (INTERFACE §12.1): `{acquirer: "sandbox"}` (optional `mcc`, default 5999, and `textOnStatement`), or `{acquirer: "clearhaus", apiKey, mcc, textOnStatement?}`. The API key is sealed at rest and never returned, logged or shown. `clearhaus` is refused (422 on `acquirer`) while the deployment has no Clearhaus signing key. Payments already authorized keep the agreement that authorized them for their captures, refunds and voids. Another process of the deployment may use the previous agreement for up to one second.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 404 | `NOT_FOUND` | No such account for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `acquirer` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         put: {
             parameters: {
@@ -2798,6 +3131,18 @@ export interface paths {
         /**
          * Remove the acquirer agreement of an account
          * @description Removes the account's acquirer agreement and answers with the removed record (404 `NOT_FOUND` when it has none). Without an agreement the account's card payments use the sandbox while `PAYMENTS_SANDBOX=1`, and fail `MISSING_ACQUIRER_AGREEMENT` otherwise; payments it authorized keep it for their later operations.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 404 | `NOT_FOUND` | No such account for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `accountId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         delete: {
             parameters: {
@@ -2927,7 +3272,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List points of sale */
+        /**
+         * List points of sale
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -3064,7 +3420,20 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a point of sale */
+        /**
+         * Create a point of sale
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `name` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3128,10 +3497,6 @@ export interface paths {
                                 createdAt: string;
                                 /** Format: date-time */
                                 updatedAt: string;
-                                /** @description The literal Authorization header value sent with every callback of this point of sale. */
-                                webhookAuthentication: string;
-                                /** @description Signs every callback (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Rotate with POST .../signing-secret. */
-                                signingSecret: string;
                             };
                             hostedConfiguration: {
                                 /** @enum {string} */
@@ -3233,7 +3598,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a point of sale, with the Authorization value and signing secret of its callbacks */
+        /**
+         * Get a point of sale
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such point of sale for this account |
+         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3264,10 +3640,6 @@ export interface paths {
                                 createdAt: string;
                                 /** Format: date-time */
                                 updatedAt: string;
-                                /** @description The literal Authorization header value sent with every callback of this point of sale. */
-                                webhookAuthentication: string;
-                                /** @description Signs every callback (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Rotate with POST .../signing-secret. */
-                                signingSecret: string;
                             };
                             hostedConfiguration: {
                                 /** @enum {string} */
@@ -3355,150 +3727,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/public/api/v1/management/point-of-sales/{pointOfSaleId}/signing-secret": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Rotate the signing secret of its callbacks; the old one keeps signing (a second signature) for 24 hours */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
-                     * @example order-20251124-0042
-                     */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    pointOfSaleId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            pointOfSale: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                /** @enum {string} */
-                                type: "ONLINE" | "PHYSICAL";
-                                domain: string;
-                                descriptor: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: date-time */
-                                updatedAt: string;
-                                /** @description The literal Authorization header value sent with every callback of this point of sale. */
-                                webhookAuthentication: string;
-                                /** @description Signs every callback (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Rotate with POST .../signing-secret. */
-                                signingSecret: string;
-                            };
-                            hostedConfiguration: {
-                                /** @enum {string} */
-                                instantCapture: "OFF" | "VOID" | "NO_VOID";
-                                /** @enum {string} */
-                                scaMode: "SKIP" | "NORMAL" | "FORCE";
-                                /** @description Session lifetime in minutes. */
-                                timeout: number;
-                                notificationUrl: string | null;
-                                successUrl: string | null;
-                                failureUrl: string | null;
-                                retryUrl: string | null;
-                                maxAttempts: number;
-                                processor: string[];
-                                exemptions: string[];
-                                reportFailure: boolean;
-                                reportExpired: boolean;
-                            };
-                        };
-                    };
-                };
-                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ValidationErrorBody"];
-                    };
-                };
-                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Error (INTERFACE §3) */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PaymentsClientApiError"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/public/api/v1/management/point-of-sales/{pointOfSaleId}/terminals": {
         parameters: {
             query?: never;
@@ -3508,7 +3736,21 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a terminal to a PHYSICAL point of sale */
+        /**
+         * Add a terminal to a PHYSICAL point of sale
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such point of sale for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -3664,7 +3906,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List terminals (filters pointOfSaleId and deviceId, combinable) */
+        /**
+         * List terminals (filters pointOfSaleId and deviceId, combinable)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -3819,7 +4072,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a terminal */
+        /**
+         * Get a terminal
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such terminal for this account |
+         *     | 422 | `VALIDATION_ERROR` | `terminalId` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -3945,7 +4209,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Timeline of a transaction: state changes, operations with acquirer answers, events, callback and webhook delivery attempts, oldest first */
+        /**
+         * Get the timeline of a transaction
+         * @description Everything that happened to one transaction, oldest first, in the page envelope: its creation and state changes, each operation started and finished with the acquirer's raw codes and reference, 3-D Secure steps, the events it emitted, and every callback and webhook delivery attempt with the receiver's HTTP status, duration and an excerpt of what went wrong. The tool for answering "why did my callback not arrive?".
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such transaction for this account |
+         *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -3968,6 +4245,182 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "page": 1,
+                         *       "perPage": 25,
+                         *       "lastPage": 1,
+                         *       "total": 7,
+                         *       "from": 1,
+                         *       "to": 7,
+                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/transactions/59JXY3CGEZ0/events?page=1&perPage=25",
+                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/transactions/59JXY3CGEZ0/events?page=1&perPage=25",
+                         *       "nextPageUrl": null,
+                         *       "previousPageUrl": null,
+                         *       "path": "https://payments.example.com/public/api/v1/transactions/59JXY3CGEZ0/events",
+                         *       "nextPage": null,
+                         *       "previousPage": null,
+                         *       "items": [
+                         *         {
+                         *           "state": null,
+                         *           "amount": 2500,
+                         *           "currency": "EUR",
+                         *           "operationId": null,
+                         *           "operationType": null,
+                         *           "errorCode": null,
+                         *           "externalStatusCodes": null,
+                         *           "acquirerReference": null,
+                         *           "event": null,
+                         *           "url": null,
+                         *           "webhookId": null,
+                         *           "deliveryId": null,
+                         *           "attempt": null,
+                         *           "statusCode": null,
+                         *           "durationMs": null,
+                         *           "excerpt": null,
+                         *           "id": "59JXY3CGEZ0:created",
+                         *           "kind": "TRANSACTION_CREATED",
+                         *           "at": "2026-11-25T13:29:04.808Z"
+                         *         },
+                         *         {
+                         *           "state": "PROCESSING",
+                         *           "amount": 2500,
+                         *           "currency": "EUR",
+                         *           "operationId": "58d023e4-124b-4a64-8d80-6291e4ad2de7",
+                         *           "operationType": "AUTHORIZATION",
+                         *           "errorCode": null,
+                         *           "externalStatusCodes": null,
+                         *           "acquirerReference": null,
+                         *           "event": null,
+                         *           "url": null,
+                         *           "webhookId": null,
+                         *           "deliveryId": null,
+                         *           "attempt": null,
+                         *           "statusCode": null,
+                         *           "durationMs": null,
+                         *           "excerpt": null,
+                         *           "id": "58d023e4-124b-4a64-8d80-6291e4ad2de7:started",
+                         *           "kind": "OPERATION_STARTED",
+                         *           "at": "2026-11-25T13:29:04.808Z"
+                         *         },
+                         *         {
+                         *           "state": "SUCCESS",
+                         *           "amount": 2500,
+                         *           "currency": "EUR",
+                         *           "operationId": "58d023e4-124b-4a64-8d80-6291e4ad2de7",
+                         *           "operationType": "AUTHORIZATION",
+                         *           "errorCode": null,
+                         *           "externalStatusCodes": {
+                         *             "terminal": null,
+                         *             "acquirer": "00",
+                         *             "network": "00",
+                         *             "sca": null
+                         *           },
+                         *           "acquirerReference": "SBX9C0B849AA88C9088B",
+                         *           "event": null,
+                         *           "url": null,
+                         *           "webhookId": null,
+                         *           "deliveryId": null,
+                         *           "attempt": null,
+                         *           "statusCode": null,
+                         *           "durationMs": null,
+                         *           "excerpt": null,
+                         *           "id": "58d023e4-124b-4a64-8d80-6291e4ad2de7:finished",
+                         *           "kind": "OPERATION_FINISHED",
+                         *           "at": "2026-11-25T13:29:04.812Z"
+                         *         },
+                         *         {
+                         *           "state": "SUCCESS",
+                         *           "amount": 2500,
+                         *           "currency": "EUR",
+                         *           "operationId": null,
+                         *           "operationType": null,
+                         *           "errorCode": null,
+                         *           "externalStatusCodes": {
+                         *             "terminal": null,
+                         *             "acquirer": "00",
+                         *             "network": "00",
+                         *             "sca": null
+                         *           },
+                         *           "acquirerReference": "SBX9C0B849AA88C9088B",
+                         *           "event": null,
+                         *           "url": null,
+                         *           "webhookId": null,
+                         *           "deliveryId": null,
+                         *           "attempt": null,
+                         *           "statusCode": null,
+                         *           "durationMs": null,
+                         *           "excerpt": null,
+                         *           "id": "59JXY3CGEZ0:final",
+                         *           "kind": "STATE_CHANGED",
+                         *           "at": "2026-11-25T13:29:04.812Z"
+                         *         },
+                         *         {
+                         *           "state": null,
+                         *           "amount": null,
+                         *           "currency": null,
+                         *           "operationId": null,
+                         *           "operationType": null,
+                         *           "errorCode": null,
+                         *           "externalStatusCodes": null,
+                         *           "acquirerReference": null,
+                         *           "event": "transaction.success.v1",
+                         *           "url": null,
+                         *           "webhookId": null,
+                         *           "deliveryId": null,
+                         *           "attempt": null,
+                         *           "statusCode": null,
+                         *           "durationMs": null,
+                         *           "excerpt": null,
+                         *           "id": "01a236ca-87b8-74e0-9728-69ad2a51fba7",
+                         *           "kind": "EVENT",
+                         *           "at": "2026-11-25T13:29:04.814Z"
+                         *         },
+                         *         {
+                         *           "state": "PENDING",
+                         *           "amount": null,
+                         *           "currency": null,
+                         *           "operationId": null,
+                         *           "operationType": null,
+                         *           "errorCode": null,
+                         *           "externalStatusCodes": null,
+                         *           "acquirerReference": null,
+                         *           "event": "SUCCESS",
+                         *           "url": "https://shop.example.com/payments/callback",
+                         *           "webhookId": null,
+                         *           "deliveryId": null,
+                         *           "attempt": null,
+                         *           "statusCode": null,
+                         *           "durationMs": null,
+                         *           "excerpt": null,
+                         *           "id": "01a236ca-87b9-7408-b029-9eac67d9133e",
+                         *           "kind": "CALLBACK_QUEUED",
+                         *           "at": "2026-11-25T13:29:04.815Z"
+                         *         },
+                         *         {
+                         *           "state": "DELIVERED",
+                         *           "amount": null,
+                         *           "currency": null,
+                         *           "operationId": null,
+                         *           "operationType": null,
+                         *           "errorCode": null,
+                         *           "externalStatusCodes": null,
+                         *           "acquirerReference": null,
+                         *           "event": "SUCCESS",
+                         *           "url": "https://shop.example.com/payments/callback",
+                         *           "webhookId": null,
+                         *           "deliveryId": null,
+                         *           "attempt": 1,
+                         *           "statusCode": 200,
+                         *           "durationMs": 48,
+                         *           "excerpt": null,
+                         *           "id": "01a236ca-8855-72c3-9f27-0a39c5ec8802",
+                         *           "kind": "CALLBACK_ATTEMPT",
+                         *           "at": "2026-11-25T13:29:04.871Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -4087,7 +4540,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List transactions (cursor pagination, newest first) */
+        /**
+         * List transactions
+         * @description The account's transactions, newest first (`createdAt` desc, then id desc), in the cursor envelope: pass `nextOffset` as `offset` for the next page until `hasMore` is false. The cursor is stable under concurrent inserts, so walking every page returns each transaction exactly once. Filters combine (AND): ids (`sessionId`, `terminalId`, `pointOfSaleId`, `subscriptionId`, `billingAgreementChargeId`), `reference` (EXACT or PREFIX with `referenceMode`), `createdAfter`/`createdBefore` (inclusive), `customerId`, `currency`, `state`, `type`, `errorCode`, payment method, and `amount`/`fee` with their `amountMode`/`feeMode` (`EQUAL`, `LESS_THAN`, `GREATER_THAN`) — a mode without its value, or a value without its mode, is a 422. Rate limited as a list endpoint (1 per 5 s, burst 30).
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 422 | `VALIDATION_ERROR` | `perPage` is invalid |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -4130,6 +4596,91 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "currentOffset": "",
+                         *       "nextOffset": "WyIyMDI2LTExLTI1VDEzOjI5OjA0LjgwOFoiLCI1OUpYWTNDR0VaMCJd",
+                         *       "perPage": 2,
+                         *       "hasMore": true,
+                         *       "items": [
+                         *         {
+                         *           "transaction": {
+                         *             "id": "S8TQKV3247B",
+                         *             "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *             "billingAgreementChargeId": null,
+                         *             "state": "PENDING",
+                         *             "errorCode": null,
+                         *             "externalStatusCodes": null,
+                         *             "createdAt": "2026-11-25T13:29:05.153Z",
+                         *             "sessionId": null,
+                         *             "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *             "paymentMethodType": "CARD",
+                         *             "paymentMethodSubType": "Visa",
+                         *             "paymentMethodExpiry": "2030-12-31",
+                         *             "paymentMethodDisplayText": "41111111XXXX1111",
+                         *             "paymentMethodHolderName": "Test Holder",
+                         *             "scaMode": "SKIP",
+                         *             "customerId": "customer-81",
+                         *             "amount": 1500,
+                         *             "fee": 0,
+                         *             "currency": "EUR",
+                         *             "instantCapture": "NO_VOID",
+                         *             "notificationUrl": "https://shop.example.com/payments/callback",
+                         *             "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *             "reference": "invoice-2025-11",
+                         *             "textOnStatement": null,
+                         *             "descriptor": null,
+                         *             "exemptions": null,
+                         *             "attributes": null,
+                         *             "clientIp": null,
+                         *             "clientCountry": null,
+                         *             "type": "PAYMENT",
+                         *             "terminalId": null
+                         *           }
+                         *         },
+                         *         {
+                         *           "transaction": {
+                         *             "id": "59JXY3CGEZ0",
+                         *             "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *             "billingAgreementChargeId": null,
+                         *             "state": "SUCCESS",
+                         *             "errorCode": null,
+                         *             "externalStatusCodes": {
+                         *               "terminal": null,
+                         *               "acquirer": "00",
+                         *               "network": "00",
+                         *               "sca": null
+                         *             },
+                         *             "createdAt": "2026-11-25T13:29:04.808Z",
+                         *             "sessionId": "55c75b55-c752-4e79-8175-d58f891d1538",
+                         *             "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *             "paymentMethodType": "CARD",
+                         *             "paymentMethodSubType": "Visa",
+                         *             "paymentMethodExpiry": "2030-12-31",
+                         *             "paymentMethodDisplayText": "41111111XXXX1111",
+                         *             "paymentMethodHolderName": "Test Holder",
+                         *             "scaMode": "SKIP",
+                         *             "customerId": "customer-81",
+                         *             "amount": 2500,
+                         *             "fee": 0,
+                         *             "currency": "EUR",
+                         *             "instantCapture": "OFF",
+                         *             "notificationUrl": "https://shop.example.com/payments/callback",
+                         *             "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *             "reference": "order-1042",
+                         *             "textOnStatement": null,
+                         *             "descriptor": null,
+                         *             "exemptions": [],
+                         *             "attributes": null,
+                         *             "clientIp": "203.0.113.24",
+                         *             "clientCountry": null,
+                         *             "type": "PAYMENT",
+                         *             "terminalId": null
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             currentOffset: string;
                             nextOffset: string | null;
@@ -4269,7 +4820,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List operations in a final state (page pagination) */
+        /**
+         * List transaction operations
+         * @description Operations (AUTHORIZATION, SALE, CAPTURE, REFUND, VOID, RENEW, PAYOUT) of every transaction of the account that reached a final state (`SUCCESS` or `FAILED`; operations still PROCESSING are left out), in the page envelope. Filter by `finalizedAfter`/`finalizedBefore` (RFC 3339) and by one or more `pointOfSaleId` (repeat the parameter). Useful for reconciling what moved in a period. Rate limited as a list endpoint.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -4293,6 +4857,58 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "page": 1,
+                         *       "perPage": 25,
+                         *       "lastPage": 1,
+                         *       "total": 3,
+                         *       "from": 1,
+                         *       "to": 3,
+                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/transactions/operations?page=1&perPage=25",
+                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/transactions/operations?page=1&perPage=25",
+                         *       "nextPageUrl": null,
+                         *       "previousPageUrl": null,
+                         *       "path": "https://payments.example.com/public/api/v1/transactions/operations",
+                         *       "nextPage": null,
+                         *       "previousPage": null,
+                         *       "items": [
+                         *         {
+                         *           "id": "94e91ade-27ad-4b1a-adbb-0c59444ffe0e",
+                         *           "referenceTransactionOperationId": "33243f5a-8a82-4465-8c5a-29206c6fd795",
+                         *           "amount": 1000,
+                         *           "state": "SUCCESS",
+                         *           "transactionId": "59JXY3CGEZ0",
+                         *           "type": "REFUND",
+                         *           "errorCode": null,
+                         *           "createdAt": "2026-11-26T09:02:40.517Z",
+                         *           "finalizedAt": "2026-11-26T09:02:40.566Z"
+                         *         },
+                         *         {
+                         *           "id": "33243f5a-8a82-4465-8c5a-29206c6fd795",
+                         *           "referenceTransactionOperationId": "58d023e4-124b-4a64-8d80-6291e4ad2de7",
+                         *           "amount": 2500,
+                         *           "state": "SUCCESS",
+                         *           "transactionId": "59JXY3CGEZ0",
+                         *           "type": "CAPTURE",
+                         *           "errorCode": null,
+                         *           "createdAt": "2026-11-25T13:31:12.020Z",
+                         *           "finalizedAt": "2026-11-25T13:31:12.071Z"
+                         *         },
+                         *         {
+                         *           "id": "58d023e4-124b-4a64-8d80-6291e4ad2de7",
+                         *           "referenceTransactionOperationId": null,
+                         *           "amount": 2500,
+                         *           "state": "SUCCESS",
+                         *           "transactionId": "59JXY3CGEZ0",
+                         *           "type": "AUTHORIZATION",
+                         *           "errorCode": null,
+                         *           "createdAt": "2026-11-25T13:29:04.808Z",
+                         *           "finalizedAt": "2026-11-25T13:29:04.812Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -4405,7 +5021,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a transaction with its aggregates and operations */
+        /**
+         * Get a transaction
+         * @description One transaction with its `aggregates` (authorized, captured, refunded, voided, remaining, paidOut — minor units), its operations oldest first, and the acquirer agreement (`acquirer`, `mcc`) that authorized it. `state` is PENDING or PROCESSING until the acquirer answered, then SUCCESS or FAILED (with `errorCode` and the raw `externalStatusCodes`). Use it after a callback, or to poll an asynchronous payment. Another account's transaction is a 404.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such transaction for this account |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -4665,7 +5293,32 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Capture (part of) an authorization; voidRemaining voids the uncaptured rest afterwards */
+        /**
+         * Capture an authorized payment
+         * @description Moves `amount` (minor units) of an authorized payment to the merchant, synchronously. Capture in one step, or in several partial captures until the authorization is used up; with `voidRemaining: true` the uncaptured rest is released right after a successful capture (a VOID operation). Use it once the goods ship; payments made with `instantCapture` are captured already.
+         *
+         *     The answer is always HTTP 200 once the transaction is found: `success: true` with `state: SUCCESS` (the transaction's `aggregates.captured` grows), or `success: false` with `state: FAILED` and `errorCode.code`:
+         *     - `DECLINED_BY_ISSUER_OR_SCHEME`: the acquirer declined (a FAILED CAPTURE operation is recorded);
+         *     - `AMOUNT_EXCEEDS_REMAINING`: more than the uncaptured authorization (nothing recorded, `operationId` null);
+         *     - `INVALID_STATE`: the payment is not authorized, failed, voided, a terminal sale or a payout;
+         *     - `ACQUIRER_TIMEOUT`: no answer from the acquirer.
+         *
+         *     `state: PROCESSING` means the acquirer's answer is in doubt; the operation is resolved later. Send an `Idempotency-Key`: a retry then never captures twice. Rate limited to 5 per minute per transaction.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such transaction for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `amount` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4817,7 +5470,26 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Refund captured funds, each capture in isolation (newest first) */
+        /**
+         * Refund a captured payment
+         * @description Sends `amount` (minor units) of what was captured back to the customer, in full or in part, synchronously. When the payment was captured in several parts, each capture is refunded in isolation, newest first, and the answer lists one operation per capture touched. Physical (terminal) sales cannot be refunded online: use a `PAYOUT` sale on the terminal.
+         *
+         *     HTTP 200 with `success: true` when every part succeeded (`aggregates.refunded` grows). A refusal is `success: false` with one entry whose `errorCode.code` is `AMOUNT_EXCEEDS_REMAINING` (more than captured and not yet refunded), `INVALID_STATE` (nothing captured) or `DECLINED_BY_ISSUER_OR_SCHEME`. Send an `Idempotency-Key`; rate limited to 5 per minute per transaction.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such transaction for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `amount` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -4853,19 +5525,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "success": true,
-                         *       "operations": [
-                         *         {
-                         *           "operationId": "94e91ade-27ad-4b1a-adbb-0c59444ffe0e",
-                         *           "success": true,
-                         *           "state": "SUCCESS",
-                         *           "errorCode": null
-                         *         }
-                         *       ]
-                         *     }
-                         */
                         "application/json": {
                             /** @description True when every refund operation succeeded. */
                             success: boolean;
@@ -4990,7 +5649,26 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Release (part of) the uncaptured authorization; amount -1 releases all of it */
+        /**
+         * Void an authorization
+         * @description Releases `amount` (minor units) of the uncaptured authorization back to the cardholder before capture; `amount: -1` releases all that remains. A payment that is not authorized yet cannot be voided (wait for its callback), and a physical sale is never voidable.
+         *
+         *     HTTP 200 with `success: true` and `state: SUCCESS` (`aggregates.voided` grows; a fully voided payment accepts no further capture), or `success: false` with `errorCode.code` `INVALID_STATE` (nothing left uncaptured, not authorized, a sale or a payout), `AMOUNT_EXCEEDS_REMAINING` or `DECLINED_BY_ISSUER_OR_SCHEME`. `amount: 0` is a 422. Rate limited to 5 per minute per transaction.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such transaction for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `amount` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5140,7 +5818,24 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Extend the uncaptured authorization of a KLARNA or VIABILL payment */
+        /**
+         * Renew a deferred-payment authorization
+         * @description Extends the authorization period of the uncaptured part of a `KLARNA` or `VIABILL` payment, so it can still be captured later. No body. The payment must have an uncaptured authorized balance.
+         *
+         *     HTTP 200 with `success: true` and `state` `SUCCESS` (renewed at once) or `PROCESSING` (finalized later), or `success: false` with `errorCode.code` `NOT_SUPPORTED_FOR_PAYMENT_METHOD` (any other payment method, e.g. cards) or `INVALID_STATE` (nothing left uncaptured, or not authorized). Rate limited to 5 per minute per transaction.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such transaction for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5275,6 +5970,15 @@ export interface paths {
         /**
          * Captures, refunds and payouts whose outcome at the acquirer is in doubt
          * @description A request to an acquirer without idempotency (Clearhaus) that may have reached it and got no answer is never sent again: the operation stays PROCESSING, holding its amount, until an operator checks with the acquirer and resolves it. Oldest first.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 422 | `VALIDATION_ERROR` | `limit` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
             parameters: {
@@ -5415,6 +6119,19 @@ export interface paths {
         /**
          * Resolve an operation in doubt as succeeded or failed
          * @description Applies what the acquirer says happened as its answer would have been: the operation and transaction become final, the amounts move (or the reservation is released) and the merchant gets its callback and events. 404 when the operation is not in doubt.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 404 | `NOT_FOUND` | No such operation in doubt for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `outcome` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         post: {
             parameters: {
@@ -5563,7 +6280,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the merchant's webhooks (paused ones included) */
+        /**
+         * List the merchant's webhooks (paused ones included)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -5678,7 +6406,20 @@ export interface paths {
             };
         };
         put?: never;
-        /** Register a webhook */
+        /**
+         * Register a webhook
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `url` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -5737,8 +6478,7 @@ export interface paths {
                          *         ],
                          *         "pausedAt": null,
                          *         "pauseReason": null,
-                         *         "createdAt": "2026-11-25T13:29:05.489Z",
-                         *         "signingSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8VlE2dSQFy4="
+                         *         "createdAt": "2026-11-25T13:29:05.489Z"
                          *       }
                          *     }
                          */
@@ -5752,8 +6492,6 @@ export interface paths {
                                 pauseReason: ("ERROR_RATE_TOO_HIGH" | "PAUSED_BY_MERCHANT") | null;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description Signs every delivery (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Shown on create, GET and rotation, never in lists. */
-                                signingSecret: string;
                             };
                         };
                     };
@@ -5838,7 +6576,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a webhook, with the secret that signs its deliveries */
+        /**
+         * Get a webhook
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such webhook for this account |
+         *     | 422 | `VALIDATION_ERROR` | `webhookId` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -5868,8 +6617,7 @@ export interface paths {
                          *         ],
                          *         "pausedAt": null,
                          *         "pauseReason": null,
-                         *         "createdAt": "2026-11-25T13:29:05.489Z",
-                         *         "signingSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8VlE2dSQFy4="
+                         *         "createdAt": "2026-11-25T13:29:05.489Z"
                          *       }
                          *     }
                          */
@@ -5883,8 +6631,6 @@ export interface paths {
                                 pauseReason: ("ERROR_RATE_TOO_HIGH" | "PAUSED_BY_MERCHANT") | null;
                                 /** Format: date-time */
                                 createdAt: string;
-                                /** @description Signs every delivery (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Shown on create, GET and rotation, never in lists. */
-                                signingSecret: string;
                             };
                         };
                     };
@@ -5949,7 +6695,20 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Delete a webhook; its pending deliveries stop at once */
+        /**
+         * Delete a webhook; its pending deliveries stop at once
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such webhook for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `webhookId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -6046,145 +6805,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/public/api/v1/webhooks/{webhookId}/signing-secret": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Rotate the signing secret; the old one keeps signing (a second signature) for 24 hours */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /**
-                     * @description Makes a retry safe: the first response is replayed for 24 h (see the introduction).
-                     * @example order-20251124-0042
-                     */
-                    "Idempotency-Key"?: string;
-                };
-                path: {
-                    webhookId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        /**
-                         * @example {
-                         *       "webhook": {
-                         *         "id": "b4d5082d-2471-43ec-b9f0-0db4bb0bd649",
-                         *         "url": "https://shop.example.com/payments/events",
-                         *         "events": [
-                         *           "transaction.success.v1",
-                         *           "transaction.failed.v1",
-                         *           "subscription-billing.charge-failed.v1"
-                         *         ],
-                         *         "pausedAt": null,
-                         *         "pauseReason": null,
-                         *         "createdAt": "2026-11-25T13:29:05.489Z",
-                         *         "signingSecret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8VlE2dSQFy4="
-                         *       }
-                         *     }
-                         */
-                        "application/json": {
-                            webhook: {
-                                /** Format: uuid */
-                                id: string;
-                                url: string;
-                                events: ("transaction.success.v1" | "transaction.failed.v1" | "transaction.captured.v1" | "transaction.refunded.v1" | "transaction.voided.v1" | "transaction.renewed.v1" | "subscription.disabled.v1" | "subscription-billing.charge-created.v1" | "subscription-billing.charge-success.v1" | "subscription-billing.charge-failed.v1" | "subscription-billing.agreement-active.v1" | "subscription-billing.agreement-stopped.v1" | "settlement.transfer-ready.v1")[];
-                                pausedAt: string | null;
-                                pauseReason: ("ERROR_RATE_TOO_HIGH" | "PAUSED_BY_MERCHANT") | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** @description Signs every delivery (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Shown on create, GET and rotation, never in lists. */
-                                signingSecret: string;
-                            };
-                        };
-                    };
-                };
-                /** @description `UNAUTHORIZED`: no credential, or one that is unknown, revoked or expired. */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description `FORBIDDEN`: the operator key was sent: this endpoint takes a merchant API key or access token. */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description `NOT_FOUND`: no such resource for this account (another account’s resource is 404 too). */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description `CONFLICT` or `IDEMPOTENCY_KEY_IN_USE`: the resource’s state does not allow this, or a request with this Idempotency-Key is still running. */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description `VALIDATION_ERROR` or `IDEMPOTENCY_KEY_REUSED`: a field is invalid (see `errors`), or the Idempotency-Key was used with another body. */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ValidationErrorBody"];
-                    };
-                };
-                /** @description `SERVICE_UNAVAILABLE`: the database cannot be used right now; retry after Retry-After. */
-                503: {
-                    headers: {
-                        /** @description Seconds to wait before retrying. */
-                        "Retry-After"?: number;
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ErrorBody"];
-                    };
-                };
-                /** @description Error (INTERFACE §3) */
-                default: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["PaymentsClientApiError"];
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/public/api/v1/webhooks/{webhookId}/pause": {
         parameters: {
             query?: never;
@@ -6194,7 +6814,20 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Pause a webhook (PAUSED_BY_MERCHANT) */
+        /**
+         * Pause a webhook (PAUSED_BY_MERCHANT)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such webhook for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `webhookId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -6330,7 +6963,20 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume a paused webhook */
+        /**
+         * Resume a paused webhook
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such webhook for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `webhookId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -6464,7 +7110,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A webhook's deliveries with every attempt, newest first */
+        /**
+         * A webhook's deliveries with every attempt, newest first
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such webhook for this account |
+         *     | 422 | `VALIDATION_ERROR` | `webhookId` is invalid |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -6625,7 +7283,20 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Physical sale on a card terminal (confirms creation only; the outcome goes to notificationUrl) */
+        /**
+         * Physical sale on a card terminal (confirms creation only; the outcome goes to notificationUrl)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `transaction` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -6868,7 +7539,20 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Abort an unpaid card terminal transaction before the card is tapped (200 with an empty body) */
+        /**
+         * Abort an unpaid card terminal transaction before the card is tapped (200 with an empty body)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The request could not be understood. |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such transaction for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -6982,7 +7666,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List subscriptions (page pagination, newest first) */
+        /**
+         * List subscriptions (page pagination, newest first)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -7151,7 +7846,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a subscription with its payment method */
+        /**
+         * Get a subscription with its payment method
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such subscription for this account |
+         *     | 422 | `VALIDATION_ERROR` | `subscriptionId` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -7304,7 +8010,20 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Disable a subscription (200, empty body) */
+        /**
+         * Disable a subscription (200, empty body)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such subscription for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `subscriptionId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -7398,7 +8117,21 @@ export interface paths {
         };
         options?: never;
         head?: never;
-        /** Update an ACTIVE subscription (amount, type, expiry, interval) */
+        /**
+         * Update an ACTIVE subscription (amount, type, expiry, interval)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such subscription for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `amount` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         patch: {
             parameters: {
                 query?: never;
@@ -7610,7 +8343,20 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create a CIT payment session (hosted payment window) */
+        /**
+         * Create a CIT payment session (hosted payment window)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -7921,7 +8667,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a CIT session */
+        /**
+         * Get a CIT session
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such session for this account |
+         *     | 422 | `VALIDATION_ERROR` | `sessionId` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -8134,7 +8891,20 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The customer pays in the payment window (card or wallet) */
+        /**
+         * The customer pays in the payment window (card or wallet)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 404 | `NOT_FOUND` | No such session for this account |
+         *     | 409 | `CONFLICT` | The resource’s state does not allow this |
+         *     | 422 | `VALIDATION_ERROR` | `sessionId` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -8343,7 +9113,27 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Merchant-initiated authorization on an ACTIVE subscription (asynchronous; at most 300 a minute per merchant by default) */
+        /**
+         * Create a merchant-initiated payment (MIT)
+         * @description Charges the card stored on an ACTIVE subscription without the customer present — a renewal, an instalment, a usage bill. The card was stored by a CIT session with a `subscription` (or a MOTO with a `customerId`); a payment the customer starts must be a CIT, never a MIT.
+         *
+         *     Asynchronous: the answer is the transaction in state `PENDING` (accepted, not paid). It moves to `PROCESSING` and then `SUCCESS` or `FAILED` (with `errorCode`, e.g. `INSUFFICIENT_FUNDS`); the outcome is POSTed once to `notificationUrl` (a NotificationWebhook, with the point of sale's `webhookAuthentication` as `Authorization`). `currency` defaults to the subscription's; `instantCapture` (`VOID` or `NO_VOID`) captures at once, else capture later. A subscription that is not ACTIVE, expired, or whose payment method was deleted is a 422 on `subscriptionId`. Send an `Idempotency-Key`: a retry never charges twice. Rate limits: 5/s (burst 300) and at most 300 MIT a minute per merchant.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | The subscription is not ACTIVE |
+         *     | 422 | `VALIDATION_ERROR` | `subscriptionId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The backlog is at its bound |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -8582,7 +9372,24 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Up to 500 MIT authorizations; one result per entry, in order (at most 30 000 accepted entries a minute per merchant by default) */
+        /**
+         * Create up to 500 merchant-initiated payments
+         * @description The batch form of `POST /mit`: `transactions` holds 1–500 MIT requests. Each entry is validated on its own, so a batch can partly succeed: the answer has one result per entry, in request order (the array index correlates them), holding either `transaction` (accepted, state `PENDING`) or `error` (`errorCode`, `message`, field `errors`), and the entry's `reference`. Each accepted transaction gets its own callback at its `notificationUrl`. A body that is not a list of 1–500 entries is a 422 for the whole batch. Rate limits: 1 request/s (burst 10), at most 30,000 accepted entries a minute per merchant.
+         *
+         *     **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `transactions` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The backlog is at its bound |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -8848,7 +9655,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List payment links (page pagination, newest first) */
+        /**
+         * List payment links (page pagination, newest first)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -8979,7 +9797,20 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a payment link (a CIT session behind a shareable URL): {id, sessionId, url, qrCode} */
+        /**
+         * Create a payment link (a CIT session behind a shareable URL): {id, sessionId, url, qrCode}
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -9176,7 +10007,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a payment link */
+        /**
+         * Get a payment link
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such payment link for this account |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -9300,7 +10141,19 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Cancel an ACTIVE payment link (200, empty body) */
+        /**
+         * Cancel an ACTIVE payment link (200, empty body)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such payment link for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -9405,7 +10258,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List multi-links (page pagination, newest first) */
+        /**
+         * List multi-links (page pagination, newest first)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -9574,7 +10438,20 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a multi-link (a reusable link: every visit starts a new CIT session) */
+        /**
+         * Create a multi-link (a reusable link: every visit starts a new CIT session)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -9801,7 +10678,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a multi-link */
+        /**
+         * Get a multi-link
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such multi-link for this account |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -9942,7 +10829,19 @@ export interface paths {
         };
         put?: never;
         post?: never;
-        /** Deactivate a multi-link (200 with the record; idempotent; sessions already started are not affected) */
+        /**
+         * Deactivate a multi-link (200 with the record; idempotent; sessions already started are not affected)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such multi-link for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -10108,7 +11007,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List billing plans (page pagination, newest first) */
+        /**
+         * List billing plans (page pagination, newest first)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -10235,7 +11145,20 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a billing plan */
+        /**
+         * Create a billing plan
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `name` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -10421,7 +11344,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a billing plan */
+        /**
+         * Get a billing plan
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such billing plan for this account |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -10555,7 +11488,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List billing agreements (page pagination, newest first) */
+        /**
+         * List billing agreements (page pagination, newest first)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -10681,7 +11625,20 @@ export interface paths {
             };
         };
         put?: never;
-        /** Create a billing agreement on an ACTIVE subscription */
+        /**
+         * Create a billing agreement on an ACTIVE subscription
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `billingPlanId` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -10843,7 +11800,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a billing agreement */
+        /**
+         * Get a billing agreement
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such billing agreement for this account |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -10977,7 +11944,19 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Stop automatic charges (STOPPED, nextChargeAt null) */
+        /**
+         * Stop automatic charges (STOPPED, nextChargeAt null)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such billing agreement for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -11124,7 +12103,21 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Resume a STOPPED agreement; the first charge is made at nextChargeAt */
+        /**
+         * Resume a STOPPED agreement; the first charge is made at nextChargeAt
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such billing agreement for this account |
+         *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `nextChargeAt` is invalid |
+         *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -11290,7 +12283,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List billing agreement charges (page pagination, newest first) */
+        /**
+         * List billing agreement charges (page pagination, newest first)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -11437,7 +12441,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a billing agreement charge with its attempts' transactions */
+        /**
+         * Get a billing agreement charge with its attempts' transactions
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such billing agreement charge for this account |
+         *     | 422 | `VALIDATION_ERROR` | `billingAgreementChargeId` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -11609,7 +12624,20 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A customer presents a card on the terminal (pays the sale waiting there) */
+        /**
+         * A customer presents a card on the terminal (pays the sale waiting there)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 404 | `NOT_FOUND` | No such terminal for this account |
+         *     | 409 | `CONFLICT` | The resource’s state does not allow this |
+         *     | 422 | `VALIDATION_ERROR` | `card` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -11837,7 +12865,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read the service clock */
+        /**
+         * Read the service clock
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -11900,7 +12937,18 @@ export interface paths {
             };
         };
         put?: never;
-        /** Move the service clock forward (never backwards) */
+        /**
+         * Move the service clock forward (never backwards)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 409 | `CONFLICT` | The resource’s state does not allow this |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -12011,7 +13059,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List settlement transfers (cursor pagination, newest first) */
+        /**
+         * List settlement transfers (cursor pagination, newest first)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 422 | `VALIDATION_ERROR` | `perPage` is invalid |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -12198,7 +13257,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get a settlement transfer */
+        /**
+         * Get a settlement transfer
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such settlement transfer for this account |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: never;
@@ -12360,7 +13429,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a transfer's settlement transactions with their transactions (cursor pagination, newest first) */
+        /**
+         * List a transfer's settlement transactions with their transactions (cursor pagination, newest first)
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | The operator key was sent |
+         *     | 404 | `NOT_FOUND` | No such settlement transfer for this account |
+         *     | 422 | `VALIDATION_ERROR` | `perPage` is invalid |
+         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         get: {
             parameters: {
                 query?: {
@@ -12557,7 +13638,19 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Settle every capture, sale, refund and payout not yet settled: one transfer per merchant and currency */
+        /**
+         * Settle every capture, sale, refund and payout not yet settled: one transfer per merchant and currency
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 409 | `CONFLICT` | The resource’s state does not allow this |
+         *     | 422 | `VALIDATION_ERROR` | `postingDate` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
@@ -12744,7 +13837,20 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Account updater: the issuer sends a new expiry ({expiryMonth, expiryYear}) or a reissued card ({card}); an enrolled payment method takes it at once, one not enrolled answers 409 */
+        /**
+         * Account updater: the issuer sends a new expiry ({expiryMonth, expiryYear}) or a reissued card ({card}); an enrolled payment method takes it at once, one not enrolled answers 409
+         * @description **Errors**
+         *
+         *     | Status | Code | When |
+         *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | The body is not JSON |
+         *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
+         *     | 403 | `FORBIDDEN` | A merchant credential was sent |
+         *     | 404 | `NOT_FOUND` | No such payment method for this account |
+         *     | 409 | `CONFLICT` | The resource’s state does not allow this |
+         *     | 422 | `VALIDATION_ERROR` | `paymentMethodId` is invalid |
+         *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
+         */
         post: {
             parameters: {
                 query?: never;
