@@ -12,6 +12,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
+import { DeliveryVerificationError, verifyDelivery } from '@payments-service/client';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { PointsOfSaleService } from '../../src/modules/points-of-sale/points-of-sale.service.js';
 import { DEFAULT_HOSTED_CONFIGURATION } from '../../src/modules/points-of-sale/point-of-sale.js';
@@ -152,6 +153,8 @@ for (const kind of await availableStores()) {
       assert.ok(Number.isInteger(timestamp) && Math.abs(timestamp * 1000 - now) < 30_000, `timestamp ${timestamp} vs service time ${now}`);
       assert.match(String(hit.headers['webhook-signature']), /^v1,[A-Za-z0-9+/]+={0,2}$/, 'one signature outside a rotation');
       assert.deepEqual(verifyAt(pos.signingSecret, hit, now), hit.body);
+      // The typed client's verifier agrees on the real delivery.
+      verifyDelivery(hit.text, hit.headers, pos.signingSecret, { now });
       const otherPos = (await other.api.get(`${API}/management/point-of-sales/${other.onlinePointOfSaleId}`)).body.pointOfSale;
       assert.throws(() => verifyAt(otherPos.signingSecret, hit, now), WebhookVerificationError, "another point of sale's secret does not verify it");
       const tampered = { ...hit, text: hit.text.replace('"amount":1000', '"amount":1001') };
@@ -304,6 +307,8 @@ for (const kind of await availableStores()) {
         assert.equal(String(hit.headers['webhook-signature']).split(' ').length, 1, `${hit.path}: one signature after 24 h`);
         verifyAt(current, hit, now);
         assert.throws(() => verifyAt(previous, hit, now), /No matching signature found/, `${hit.path}: the old secret no longer verifies`);
+        verifyDelivery(hit.text, hit.headers, current, { now });
+        assert.throws(() => verifyDelivery(hit.text, hit.headers, previous, { now }), DeliveryVerificationError);
       }
     });
 
