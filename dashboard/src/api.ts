@@ -8,6 +8,10 @@ export const API = '/public/api/v1';
 export interface Session {
   tier: 'merchant' | 'operator';
   accountId: string | null;
+  /** The merchant's account name (the header); null for the operator. */
+  accountName: string | null;
+  /** The service runs in sandbox mode (PAYMENTS_SANDBOX): the page shows a banner. */
+  sandbox: boolean;
   csrfToken: string;
   expiresAt: string;
 }

@@ -36,6 +36,7 @@ const OPERATOR_VIEWS: Record<string, () => VNode> = {
 function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
+  const [menuOpen, setMenuOpen] = useState(false);
   const hash = useHash();
   useEffect(() => {
     currentSession().then(setSession, (e: Error) => setError(e.message));
@@ -53,44 +54,39 @@ function App() {
   else if (path === '/overview') view = <Overview />;
   else view = merchantView(path) ?? <Payments />;
 
+  const merchantLinks: Array<[href: string, label: string, current: boolean]> = [
+    ['/payments', 'Payments', path.startsWith('/payments')],
+    ['/overview', 'Overview', path === '/overview'],
+    ...MERCHANT_NAV.map(([href, label]): [string, string, boolean] => [href, label, navSection(path) === href]),
+  ];
+  const operatorLinks: Array<[href: string, label: string, current: boolean]> = [
+    ['/accounts', 'Accounts', path === '/accounts'],
+    ['/jobs', 'Jobs', path === '/jobs'],
+    ['/payments-in-doubt', 'Payments in doubt', path === '/payments-in-doubt'],
+    ['/sandbox', 'Sandbox', path === '/sandbox'],
+  ];
+  const who = session.tier === 'operator' ? 'Operator' : (session.accountName ?? `Merchant ${session.accountId ?? ''}`);
+
   return (
     <>
       <header>
-        <nav aria-label="Main">
-          <strong>Payments dashboard</strong>
-          {session.tier === 'merchant' ? (
-            <>
-              <a href="#/payments" aria-current={path.startsWith('/payments') ? 'page' : undefined}>
-                Payments
+        <div class="bar">
+          <span class="who" data-testid="who" title={session.tier === 'merchant' ? `Account ${session.accountId ?? ''}` : undefined}>
+            {who}
+          </span>
+          <button type="button" class="menu-toggle" aria-expanded={menuOpen ? 'true' : 'false'} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
+            Menu
+          </button>
+          <nav id="main-nav" aria-label="Main" class={menuOpen ? 'open' : undefined} onClick={() => setMenuOpen(false)}>
+            {(session.tier === 'merchant' ? merchantLinks : operatorLinks).map(([href, label, current]) => (
+              <a href={`#${href}`} aria-current={current ? 'page' : undefined}>
+                {label}
               </a>
-              <a href="#/overview" aria-current={path === '/overview' ? 'page' : undefined}>
-                Overview
-              </a>
-              {MERCHANT_NAV.map(([href, label]) => (
-                <a href={`#${href}`} aria-current={navSection(path) === href ? 'page' : undefined}>
-                  {label}
-                </a>
-              ))}
-            </>
-          ) : (
-            <>
-              <a href="#/accounts" aria-current={path === '/accounts' ? 'page' : undefined}>
-                Accounts
-              </a>
-              <a href="#/jobs" aria-current={path === '/jobs' ? 'page' : undefined}>
-                Jobs
-              </a>
-              <a href="#/payments-in-doubt" aria-current={path === '/payments-in-doubt' ? 'page' : undefined}>
-                Payments in doubt
-              </a>
-              <a href="#/sandbox" aria-current={path === '/sandbox' ? 'page' : undefined}>
-                Sandbox
-              </a>
-            </>
-          )}
-          <span class="who">{session.tier === 'operator' ? 'Operator' : `Merchant ${session.accountId ?? ''}`}</span>
+            ))}
+          </nav>
           <button
             type="button"
+            class="sign-out"
             onClick={async () => {
               await signOut().catch(() => undefined);
               location.hash = '';
@@ -99,7 +95,12 @@ function App() {
           >
             Sign out
           </button>
-        </nav>
+        </div>
+        {session.sandbox && (
+          <p class="sandbox-banner" role="note" data-testid="sandbox-banner">
+            <strong>Sandbox</strong> — test mode: payments go to the simulated acquirer, test cards only, no real money moves.
+          </p>
+        )}
       </header>
       <main>{view}</main>
     </>

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
 import { api } from './api';
-import { money } from './format';
+import { money, plural } from './format';
 import type { CursorPage, Transaction } from './types';
 import { summarize, type OverviewFigures } from './figures';
 
@@ -33,7 +33,7 @@ export function Overview() {
         if (offset) q.set('offset', offset);
         const page = await api.get<CursorPage<{ transaction: Transaction }>>(`/transactions?${q}`);
         rows.push(...page.items.map((i) => i.transaction));
-        setProgress(`Loading… ${rows.length} payments`);
+        setProgress(`Loading… ${plural(rows.length, 'payment')}`);
         more = page.hasMore && page.nextOffset !== null;
         offset = page.nextOffset ?? '';
       }

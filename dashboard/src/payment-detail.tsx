@@ -1,11 +1,14 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError, newIdempotencyKey } from './api';
-import { money, parseAmount, when } from './format';
-import type { ExternalStatusCodes, TimelineEntry, Transaction } from './types';
+import { amountHint, inMajorUnits, major, money, parseAmount, plural, when } from './format';
+import { actionLimits, type ActionLimits, inFlightOf, paymentStatus, type PaymentStatus } from './payment-status';
+import type { Aggregates, ExternalStatusCodes, Operation, TimelineEntry, Transaction } from './types';
+import { errorText, StatusBadge } from './ui';
 
 interface Detail {
   transaction: Transaction;
-  aggregates: { authorized: number; captured: number; refunded: number; voided: number; remaining: number; paidOut: number };
+  aggregates: Aggregates;
+  operations: Operation[];
 }
 
 interface Notification {
@@ -24,6 +27,37 @@ const ACTIONS: Array<[Action, string]> = [
   ['void', 'Void'],
   ['renew', 'Renew'],
 ];
+const LABEL: Record<Action, string> = { capture: 'Capture', refund: 'Refund', void: 'Void', renew: 'Renew' };
+/** What the most an action may take is, in words. */
+const LIMIT_OF: Record<Exclude<Action, 'renew'>, string> = {
+  capture: 'the authorization not yet captured or voided',
+  refund: 'the captured amount not yet refunded',
+  void: 'the authorization not yet captured or voided',
+};
+
+/** The actions a payment allows now, in the order of the menu. */
+const offered = (limits: ActionLimits): Action[] => ACTIONS.map(([a]) => a).filter((a) => (a === 'renew' ? limits.renew : limits[a] > 0));
+
+/** Why nothing can be done, by status (shown instead of an empty form). */
+function nothingToDo(status: PaymentStatus, tx: Transaction): string {
+  if (tx.type === 'PAYOUT') return 'A payout has no follow-up operations.';
+  if (tx.terminalId) return 'A terminal sale is captured at the terminal; it is refunded with a PAYOUT sale on the terminal.';
+  switch (status.key) {
+    case 'PENDING':
+    case 'PROCESSING':
+      return 'Nothing can be done until the payment is authorized.';
+    case 'FAILED':
+      return 'The payment failed: there is nothing to capture, refund or void.';
+    case 'REFUNDED':
+      return 'Refunded in full: nothing is left to capture or refund.';
+    case 'VOIDED':
+      return 'The authorization was voided: nothing is left to capture or refund.';
+    default:
+      return status.note
+        ? `Nothing more can be done while the ${status.note.replace(/ in progress/g, '')} is in progress.`
+        : 'Nothing is left to capture, refund or void.';
+  }
+}
 
 const codes = (c: ExternalStatusCodes | null): string =>
   c
@@ -129,6 +163,8 @@ export function PaymentDetail({ id }: { id: string }) {
     );
   const tx = detail.transaction;
   const a = detail.aggregates;
+  const inFlight = inFlightOf(detail.operations ?? []);
+  const shownStatus = paymentStatus(tx, a, inFlight, (minor) => money(minor, tx.currency));
   return (
     <section aria-labelledby="payment-title">
       <p>
@@ -140,13 +176,16 @@ export function PaymentDetail({ id }: { id: string }) {
         <dd class="reference" data-testid="reference">
           {tx.reference ?? '—'}
         </dd>
-        <dt>State</dt>
-        <dd>
-          <span class={`state state-${tx.state}`}>{tx.state}</span> {tx.errorCode ?? ''}
+        <dt>Status</dt>
+        <dd data-testid="status">
+          <StatusBadge status={shownStatus} /> {tx.errorCode ?? ''}
+          {shownStatus.note && <span class="hint"> ({shownStatus.note})</span>}
         </dd>
         <dt>Amount</dt>
         <dd>{money(tx.amount, tx.currency)}</dd>
-        <dt>Captured / refunded / voided / remaining</dt>
+        <dt>Authorized</dt>
+        <dd>{money(a.authorized, tx.currency)}</dd>
+        <dt>Captured / refunded / voided / not yet captured</dt>
         <dd data-testid="aggregates">
           {money(a.captured, tx.currency)} / {money(a.refunded, tx.currency)} / {money(a.voided, tx.currency)} / {money(a.remaining, tx.currency)}
         </dd>
@@ -158,7 +197,7 @@ export function PaymentDetail({ id }: { id: string }) {
         <dd>{when(tx.createdAt)}</dd>
       </dl>
 
-      <Actions tx={tx} onDone={load} />
+      <Actions tx={tx} limits={actionLimits(tx, a, inFlight)} status={shownStatus} onDone={load} />
 
       <h2 id="timeline-title">Timeline</h2>
       {timeline.length === 0 ? (
@@ -181,7 +220,8 @@ export function PaymentDetail({ id }: { id: string }) {
           {notifications.map((n) => (
             <li key={n.id}>
               <span>
-                {n.event} → {n.url}: {n.state}, {n.attemptCount} attempts{n.lastStatus !== null ? `, last HTTP ${n.lastStatus}` : ''}
+                {n.event} → {n.url}: {n.state}, {plural(n.attemptCount, 'attempt')}
+                {n.lastStatus !== null ? `, last HTTP ${n.lastStatus}` : ''}
               </span>{' '}
               <ResendButton transactionId={tx.id} notificationId={n.id} onDone={load} />
             </li>
@@ -225,35 +265,65 @@ function ResendButton({ transactionId, notificationId, onDone }: { transactionId
   );
 }
 
-/** Capture / refund / void / renew: amount, then a confirmation step; one Idempotency-Key per confirmation. */
-function Actions({ tx, onDone }: { tx: Transaction; onDone: () => Promise<void> }) {
-  const [action, setAction] = useState<Action>('refund');
-  const [amountText, setAmountText] = useState('');
+/**
+ * Capture / refund / void / renew — only those the payment allows now, each with the most it may
+ * take shown and filled in (major units); the amount is checked here before anything is sent, then
+ * a confirmation step; one Idempotency-Key per confirmation. Refusals of the service are shown
+ * with their amounts in major units.
+ */
+function Actions({ tx, limits, status, onDone }: { tx: Transaction; limits: ActionLimits; status: PaymentStatus; onDone: () => Promise<void> }) {
+  const actions = offered(limits);
+  const [chosen, setChosen] = useState<Action | null>(null);
+  const action: Action | null = chosen && actions.includes(chosen) ? chosen : (actions[0] ?? null);
+  const max = action && action !== 'renew' ? limits[action] : 0;
+  const [amountText, setAmountText] = useState<string | null>(null);
   const [pending, setPending] = useState<{ action: Action; amount: number | null; key: string } | null>(null);
   const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
-  const needsAmount = action !== 'renew';
+  const needsAmount = action !== null && action !== 'renew';
+  // The field starts at the most the action may take (what a full capture or refund asks for).
+  const shown = amountText ?? (needsAmount ? major(max, tx.currency) : '');
+  const pick = (a: Action) => {
+    setChosen(a);
+    setAmountText(null);
+    setResult(null);
+  };
 
   return (
     <section class="actions" aria-labelledby="actions-title">
       <h2 id="actions-title">Actions</h2>
-      {!pending ? (
+      {action === null ? (
+        <p class="hint" data-testid="no-actions">
+          {nothingToDo(status, tx)}
+        </p>
+      ) : !pending ? (
         <form
+          noValidate
           onSubmit={(e) => {
             e.preventDefault();
             setResult(null);
-            const amount = needsAmount ? parseAmount(amountText, tx.currency) : null;
-            if (needsAmount && (amount === null || amount < 1)) {
-              setResult({ ok: false, text: `Enter an amount in ${tx.currency}, e.g. 4.00.` });
-              return;
+            let amount: number | null = null;
+            if (needsAmount) {
+              amount = parseAmount(shown, tx.currency);
+              if (amount === null || amount < 1) {
+                setResult({ ok: false, text: `Enter an amount in ${amountHint(tx.currency)}.` });
+                return;
+              }
+              if (amount > max) {
+                setResult({
+                  ok: false,
+                  text: `${money(amount, tx.currency)} is more than ${money(max, tx.currency)}, ${LIMIT_OF[action as Exclude<Action, 'renew'>]}.`,
+                });
+                return;
+              }
             }
             setPending({ action, amount, key: newIdempotencyKey() });
           }}
         >
           <span class="field">
             <label for="action">Action</label>
-            <select id="action" value={action} onChange={(e) => setAction((e.currentTarget as HTMLSelectElement).value as Action)}>
-              {ACTIONS.map(([value, label]) => (
+            <select id="action" value={action} onChange={(e) => pick((e.currentTarget as HTMLSelectElement).value as Action)}>
+              {ACTIONS.filter(([value]) => actions.includes(value)).map(([value, label]) => (
                 <option value={value}>{label}</option>
               ))}
             </select>
@@ -261,10 +331,22 @@ function Actions({ tx, onDone }: { tx: Transaction; onDone: () => Promise<void> 
           {needsAmount && (
             <label>
               Amount ({tx.currency})
-              <input name="amount" inputMode="decimal" value={amountText} onInput={(e) => setAmountText((e.currentTarget as HTMLInputElement).value)} />
+              <input
+                name="amount"
+                inputMode="decimal"
+                value={shown}
+                aria-describedby="amount-limit"
+                onInput={(e) => setAmountText((e.currentTarget as HTMLInputElement).value)}
+              />
             </label>
           )}
           <button type="submit">Review</button>
+          {needsAmount && (
+            <p id="amount-limit" class="hint limit" data-testid="amount-limit">
+              At most {money(max, tx.currency)} ({LIMIT_OF[action as Exclude<Action, 'renew'>]}).
+            </p>
+          )}
+          {action === 'renew' && <p class="hint limit">Extends the authorization of {money(limits.capture, tx.currency)} not yet captured.</p>}
         </form>
       ) : (
         <div role="group" aria-label="Confirm">
@@ -277,25 +359,32 @@ function Actions({ tx, onDone }: { tx: Transaction; onDone: () => Promise<void> 
             disabled={busy}
             onClick={async () => {
               setBusy(true);
+              const what = `${LABEL[pending.action]}${pending.amount !== null ? ` of ${money(pending.amount, tx.currency)}` : ''}`;
               try {
                 const path = `/transactions/${encodeURIComponent(tx.id)}/${pending.action}`;
                 const body = pending.amount === null ? {} : { amount: pending.amount };
                 const res = await api.post<{
                   success: boolean;
+                  state?: string | null;
                   errorCode?: { code: string; message: string } | null;
-                  operations?: Array<{ errorCode: { code: string; message: string } | null }>;
+                  operations?: Array<{ state: string | null; errorCode: { code: string; message: string } | null }>;
                 }>(path, body, pending.key);
                 const failure = res.errorCode ?? res.operations?.find((o) => o.errorCode)?.errorCode ?? null;
+                const processing = res.state === 'PROCESSING' || res.operations?.some((o) => o.state === 'PROCESSING');
                 setResult(
                   res.success
-                    ? { ok: true, text: `${pending.action} done.` }
-                    : { ok: false, text: failure ? `${failure.code}: ${failure.message}` : 'Refused.' },
+                    ? { ok: true, text: processing ? `${what} sent; the acquirer has not answered yet.` : `${what} done.` }
+                    : { ok: false, text: failure ? `${failure.code}: ${inMajorUnits(failure.message, tx.currency)}` : 'Refused.' },
                 );
                 setPending(null);
-                setAmountText('');
+                setAmountText(null);
                 await onDone();
               } catch (e) {
-                setResult({ ok: false, text: (e as Error).message });
+                setResult({ ok: false, text: inMajorUnits(errorText(e), tx.currency) });
+                setPending(null);
+                setAmountText(null);
+                // The payment may have changed meanwhile: show it as it is now.
+                await onDone().catch(() => undefined);
               } finally {
                 setBusy(false);
               }
@@ -308,11 +397,13 @@ function Actions({ tx, onDone }: { tx: Transaction; onDone: () => Promise<void> 
           </button>
         </div>
       )}
-      {result && (
-        <p role={result.ok ? 'status' : 'alert'} class={result.ok ? 'ok' : 'error'}>
-          {result.text}
-        </p>
-      )}
+      <div aria-live="polite">
+        {result && (
+          <p role={result.ok ? 'status' : 'alert'} class={result.ok ? 'ok' : 'error'}>
+            {result.text}
+          </p>
+        )}
+      </div>
     </section>
   );
 }

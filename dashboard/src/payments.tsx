@@ -1,8 +1,21 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError } from './api';
-import { money, when } from './format';
-import type { CursorPage, Transaction } from './types';
-import { ListTable, SelectFilter } from './ui';
+import { money, parseAmount, when } from './format';
+import { paymentStatus } from './payment-status';
+import type { Aggregates, CursorPage, Transaction } from './types';
+import { ListTable, StatusBadge } from './ui';
+
+/** The payment list with each payment's aggregates (src/dashboard/payments.routes.ts: GET /transactions's filters and cursor). */
+const LIST = '/dashboard/api/payments';
+
+/** The `state` filter of GET /transactions, in words: the service filters by state, the derived status needs the aggregates. */
+const STATE_FILTER: Array<[value: string, label: string]> = [
+  ['', 'any'],
+  ['SUCCESS', 'Succeeded (authorized, captured, refunded or voided)'],
+  ['FAILED', 'Failed'],
+  ['PENDING', 'Pending'],
+  ['PROCESSING', 'Processing'],
+];
 
 const TRANSACTION_ID = /^[0-9A-Za-z]{11}$/;
 /** Text filters of GET /transactions, passed through as typed (seed §4.1). */
@@ -19,7 +32,11 @@ const TEXT_FILTERS = [
   ['billingAgreementChargeId', 'Billing charge id'],
 ] as const;
 
-/** The form's values → query parameters of GET /transactions (empty fields left out). */
+/**
+ * The form's values → query parameters of GET /transactions (empty fields left out). The amount is
+ * typed in major units of the chosen currency and sent in minor units; an amount without a
+ * currency, or one that is not an amount of it, is a message (thrown) instead of a query.
+ */
 export function filtersToQuery(form: HTMLFormElement): URLSearchParams {
   const data = new FormData(form);
   const q = new URLSearchParams();
@@ -38,7 +55,13 @@ export function filtersToQuery(form: HTMLFormElement): URLSearchParams {
   }
   const amount = String(data.get('amount') ?? '').trim();
   if (amount) {
-    q.set('amount', amount);
+    const currency = String(data.get('currency') ?? '')
+      .trim()
+      .toUpperCase();
+    if (!currency) throw new Error('Give a currency to filter by amount (the amount is in its units, e.g. 10.00 DKK).');
+    const minor = parseAmount(amount, currency);
+    if (minor === null) throw new Error(`The amount ${amount} is not an amount in ${currency}.`);
+    q.set('amount', String(minor));
     q.set('amountMode', String(data.get('amountMode') ?? 'EQUAL'));
   }
   return q;
@@ -47,7 +70,7 @@ export function filtersToQuery(form: HTMLFormElement): URLSearchParams {
 export function Payments() {
   const [query, setQuery] = useState<URLSearchParams>(new URLSearchParams());
   const [cursors, setCursors] = useState<string[]>(['']);
-  const [page, setPage] = useState<CursorPage<{ transaction: Transaction }> | null>(null);
+  const [page, setPage] = useState<CursorPage<{ transaction: Transaction; aggregates: Aggregates }> | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
   const offset = cursors[cursors.length - 1]!;
@@ -57,7 +80,7 @@ export function Payments() {
     q.set('perPage', '25');
     if (offset) q.set('offset', offset);
     setLoading(true);
-    api.get<CursorPage<{ transaction: Transaction }>>(`/transactions?${q}`).then(
+    api.getRoot<CursorPage<{ transaction: Transaction; aggregates: Aggregates }>>(`${LIST}?${q}`).then(
       (p) => {
         setPage(p);
         setError(null);
@@ -96,16 +119,37 @@ export function Payments() {
               /* not an id of ours: a reference */
             }
           }
-          setCursors(['']);
-          setQuery(filtersToQuery(form));
+          try {
+            const next = filtersToQuery(form);
+            setError(null);
+            setCursors(['']);
+            setQuery(next);
+          } catch (err) {
+            setError((err as Error).message);
+          }
         }}
       >
         <label>
           Search by reference or id
           <input name="search" type="search" placeholder="order-1234 or LDG7M4WW44G" />
         </label>
-        <SelectFilter label="State" name="state" options={['PENDING', 'PROCESSING', 'SUCCESS', 'FAILED']} />
-        <SelectFilter label="Type" name="type" options={['PAYMENT', 'PAYOUT', 'MOTO']} />
+        <label>
+          Outcome
+          <select name="state">
+            {STATE_FILTER.map(([value, label]) => (
+              <option value={value}>{label}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Type
+          <select name="type">
+            <option value="">any</option>
+            <option value="PAYMENT">Payment</option>
+            <option value="MOTO">MOTO</option>
+            <option value="PAYOUT">Payout</option>
+          </select>
+        </label>
         <label>
           Created from
           <input name="createdAfter" type="date" />
@@ -123,8 +167,8 @@ export function Payments() {
             </label>
           ))}
           <label>
-            Amount (minor units)
-            <input name="amount" type="number" min="0" step="1" />
+            Amount (in the currency above, e.g. 10.00)
+            <input name="amount" inputMode="decimal" />
           </label>
           <label>
             Amount is
@@ -148,22 +192,35 @@ export function Payments() {
       {loading && !page && <p aria-busy="true">Loading…</p>}
       {page && page.items.length === 0 && <p class="empty">No payments match.</p>}
       {page && page.items.length > 0 && (
-        <ListTable caption="Payments, newest first" columns={['Created', 'Id', 'Reference', ['Amount', 'num'], 'State', 'Method']} busy={loading}>
-          {page.items.map(({ transaction: tx }) => (
-            <tr key={tx.id}>
-              <td>{when(tx.createdAt)}</td>
-              <td>
-                <a href={`#/payments/${encodeURIComponent(tx.id)}`}>{tx.id}</a>
-              </td>
-              <td class="reference">{tx.reference ?? ''}</td>
-              <td class="num">{money(tx.amount, tx.currency)}</td>
-              <td>
-                <span class={`state state-${tx.state}`}>{tx.state}</span>
-                {tx.errorCode ? ` ${tx.errorCode}` : ''}
-              </td>
-              <td>{[tx.paymentMethodType, tx.paymentMethodSubType].filter(Boolean).join(' ')}</td>
-            </tr>
-          ))}
+        <ListTable
+          caption="Payments, newest first"
+          columns={['Created', 'Id', 'Reference', ['Amount', 'num'], ['Captured', 'num'], ['Refunded', 'num'], 'Status', 'Method']}
+          busy={loading}
+        >
+          {page.items.map(({ transaction: tx, aggregates: a }) => {
+            const status = paymentStatus(tx, a);
+            return (
+              <tr key={tx.id} data-id={tx.id}>
+                <td>{when(tx.createdAt)}</td>
+                <td>
+                  <a href={`#/payments/${encodeURIComponent(tx.id)}`}>{tx.id}</a>
+                </td>
+                <td class="reference">{tx.reference ?? ''}</td>
+                <td class="num">{money(tx.amount, tx.currency)}</td>
+                <td class="num" data-testid="captured">
+                  {a.captured > 0 ? money(a.captured, tx.currency) : '—'}
+                </td>
+                <td class="num" data-testid="refunded">
+                  {a.refunded > 0 ? money(a.refunded, tx.currency) : '—'}
+                </td>
+                <td>
+                  <StatusBadge status={status} />
+                  {tx.errorCode ? <span class="error-code"> {tx.errorCode}</span> : ''}
+                </td>
+                <td>{[tx.paymentMethodType, tx.paymentMethodSubType].filter(Boolean).join(' ')}</td>
+              </tr>
+            );
+          })}
         </ListTable>
       )}
       <nav class="pager" aria-label="Pages">

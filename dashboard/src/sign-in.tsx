@@ -40,6 +40,23 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
           </p>
         )}
       </form>
+      <section class="where-keys" aria-labelledby="where-keys-title">
+        <h2 id="where-keys-title">Where do I get a key?</h2>
+        <ul>
+          <li>
+            <strong>Sandbox:</strong> the service prints the sandbox merchant’s API key when it starts, in its banner under “Sandbox merchant” (the line “API
+            key”).
+          </li>
+          <li>
+            <strong>Merchants:</strong> your operator creates your account and gives you an access token; with it you create API keys (
+            <code>POST /management/api-keys</code>, or “API keys” here once signed in).
+          </li>
+          <li>
+            <strong>Operators:</strong> the operator key is <code>PAYMENTS_OPERATOR_KEY</code>, or the one the service generated in <code>operator.key</code> in
+            its data directory.
+          </li>
+        </ul>
+      </section>
       <p class="hint">The key is exchanged for a session on the server; it is not kept in this browser.</p>
     </main>
   );

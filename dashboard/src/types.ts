@@ -23,6 +23,26 @@ export interface Transaction {
   [field: string]: unknown;
 }
 
+/** GET /transactions/{id} `aggregates` (minor units): sums of the SUCCESS operations; `remaining` = authorized − captured − voided. */
+export interface Aggregates {
+  authorized: number;
+  captured: number;
+  refunded: number;
+  voided: number;
+  remaining: number;
+  paidOut: number;
+}
+
+export interface Operation {
+  id: string;
+  type: string;
+  state: string;
+  amount: number;
+  errorCode: string | null;
+  createdAt: string;
+  finalizedAt: string | null;
+}
+
 export interface CursorPage<T> {
   currentOffset: string;
   nextOffset: string | null;
@@ -230,6 +250,9 @@ export interface PointOfSale {
   descriptor: string | null;
   createdAt: string;
   updatedAt: string;
+  /** GET /management/point-of-sales/{id} only: the Authorization value its callbacks carry, and the secret that signs them (whsec_…). */
+  webhookAuthentication?: string;
+  signingSecret?: string;
 }
 
 export interface HostedConfiguration {

@@ -7,7 +7,17 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiError, newIdempotencyKey } from './api';
+import type { PaymentStatus } from './payment-status';
 import type { PageEnvelope } from './types';
+
+/** A payment's derived status as a coloured badge (colour by meaning: green only for money kept); the note as its title. */
+export function StatusBadge({ status }: { status: PaymentStatus }) {
+  return (
+    <span class={`status status-${status.tone}`} data-status={status.key} title={status.note ?? undefined}>
+      {status.label}
+    </span>
+  );
+}
 
 /** An API error as one readable line, with the fields a 422 names. */
 export function errorText(e: unknown): string {

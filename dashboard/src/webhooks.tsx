@@ -4,7 +4,7 @@
  */
 import { useState } from 'preact/hooks';
 import { api, newIdempotencyKey } from './api';
-import { when } from './format';
+import { plural, when } from './format';
 // The service's own catalogue (a module of constants, no imports): one list for the API and the form.
 import { WEBHOOK_EVENTS } from '../../src/modules/webhooks/webhook';
 import type { Delivery, PageEnvelope, Webhook } from './types';
@@ -165,7 +165,7 @@ export function WebhookDetail({ id }: { id: string }) {
           [
             'Failure rate, last 7 days',
             <span data-testid="failure-rate">
-              {rate ? `${rate.percent} % (${rate.failed} of ${rate.attempts} attempts on this page of deliveries)` : 'no attempts'}
+              {rate ? `${rate.percent} % (${rate.failed} of ${plural(rate.attempts, 'attempt')} on this page of deliveries)` : 'no attempts'}
             </span>,
           ],
         ]}

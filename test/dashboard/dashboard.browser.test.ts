@@ -91,7 +91,7 @@ for (const kind of await availableStores()) {
         await page.getByRole('button', { name: 'Review' }).click();
         await page.getByText(`Confirm refund of 4.00 DKK on payment ${id}?`).waitFor();
         await page.getByRole('button', { name: 'Confirm refund' }).click();
-        await page.getByText('refund done.').waitFor();
+        await page.getByText('Refund of 4.00 DKK done.').waitFor();
         await timeline.locator('li[data-kind="OPERATION_FINISHED"]', { hasText: 'REFUND of 4.00 DKK: SUCCESS' }).waitFor();
         await timeline.locator('li[data-kind="EVENT"]', { hasText: 'transaction.refunded.v1' }).waitFor();
         assert.match(await page.getByTestId('aggregates').innerText(), /10\.00 DKK \/ 4\.00 DKK \/ 0\.00 DKK/);
