@@ -28,8 +28,12 @@ export function startBanner({ config, operatorKey, operatorKeyGenerated, sandbox
     lines.push(
       `  Sandbox merchant ${sandbox.accountId}${sandbox.created ? ' (created now)' : ''}`,
       `    API key            ${sandbox.apiKey}`,
+      `    Callback Authorization ${sandbox.webhookAuthentication}  (the Authorization header of every callback)`,
       `    ONLINE point of sale   ${sandbox.onlinePointOfSaleId}  (domain localhost)`,
+      `      callback signing secret ${sandbox.onlineSigningSecret}`,
       `    PHYSICAL point of sale ${sandbox.physicalPointOfSaleId}  terminal ${sandbox.terminalId}`,
+      `      callback signing secret ${sandbox.physicalSigningSecret}`,
+      `    (callbacks carry webhook-id, webhook-timestamp, webhook-signature: verify them with the signing secret)`,
       `  Try: curl -H "Authorization: Bearer ${sandbox.apiKey}" ${base}/public/api/v1/transactions`,
     );
   }

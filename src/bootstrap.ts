@@ -1,26 +1,50 @@
 /**
  * First run: a sandbox merchant with an ONLINE point of sale (domain localhost) and a PHYSICAL one
  * with a terminal, and an API key. The key is kept sealed in the settings table so that every
- * later start prints the same one.
+ * later start prints the same one. The callback credentials of its points of sale (the
+ * Authorization value and the signing secrets, which a rotation changes) are read at every start.
  */
 import type { Runtime } from './runtime.js';
 
 const SETTING = 'bootstrap.sandbox';
 
-export interface SandboxAccount {
+/** What the settings table keeps of the sandbox merchant. */
+interface SavedSandboxAccount {
   accountId: string;
   apiKey: string;
   onlinePointOfSaleId: string;
   physicalPointOfSaleId: string;
   terminalId: string;
+}
+
+export interface SandboxAccount extends SavedSandboxAccount {
   created: boolean;
+  /** The Authorization header value of the callbacks of both points of sale. */
+  webhookAuthentication: string;
+  /** The secrets that sign the callbacks of each point of sale (INTERFACE §11.10). */
+  onlineSigningSecret: string;
+  physicalSigningSecret: string;
 }
 
 export async function ensureSandboxAccount(runtime: Runtime): Promise<SandboxAccount> {
+  const saved = await ensureSavedSandboxAccount(runtime);
+  const [online, physical] = await Promise.all([
+    runtime.services.pointsOfSale.detail(saved.accountId, saved.onlinePointOfSaleId),
+    runtime.services.pointsOfSale.detail(saved.accountId, saved.physicalPointOfSaleId),
+  ]);
+  return {
+    ...saved,
+    webhookAuthentication: online.webhookAuthentication,
+    onlineSigningSecret: online.signingSecret,
+    physicalSigningSecret: physical.signingSecret,
+  };
+}
+
+async function ensureSavedSandboxAccount(runtime: Runtime): Promise<SavedSandboxAccount & { created: boolean }> {
   const { store, services, sealer } = runtime;
-  const saved = async (): Promise<SandboxAccount | null> => {
+  const saved = async (): Promise<(SavedSandboxAccount & { created: boolean }) | null> => {
     const existing = await store.settings.get(SETTING);
-    return existing ? { ...(JSON.parse(sealer.open(existing)) as Omit<SandboxAccount, 'created'>), created: false } : null;
+    return existing ? { ...(JSON.parse(sealer.open(existing)) as SavedSandboxAccount), created: false } : null;
   };
   const known = await saved();
   if (known) return known;
@@ -47,7 +71,7 @@ export async function ensureSandboxAccount(runtime: Runtime): Promise<SandboxAcc
     type: 'PHYSICAL',
   });
   const terminal = await services.terminals.create(account.id, physical.id, { name: 'Till 1' });
-  const mine = {
+  const mine: SavedSandboxAccount = {
     accountId: account.id,
     apiKey: key,
     onlinePointOfSaleId: online.id,

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
+import { startBanner } from '../../src/banner.js';
 import { ensureSandboxAccount } from '../../src/bootstrap.js';
 import { createLogger } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
@@ -53,6 +54,20 @@ for (const kind of await availableStores()) {
         const account = (await get(first, `${API}/partner/accounts/${sandbox.accountId}`, first.operatorKey)).account;
         assert.equal(account.status, 'ACTIVE');
         assert.deepEqual(account.capabilities, { moto: true, syncPayout: true });
+        // The callback credentials, as GET shows them to the merchant, are printed by the banner.
+        for (const [id, secret] of [
+          [sandbox.onlinePointOfSaleId, sandbox.onlineSigningSecret],
+          [sandbox.physicalPointOfSaleId, sandbox.physicalSigningSecret],
+        ]) {
+          const detail = (await get(first, `${API}/management/point-of-sales/${id}`, sandbox.apiKey)).pointOfSale;
+          assert.equal(detail.webhookAuthentication, sandbox.webhookAuthentication);
+          assert.equal(detail.signingSecret, secret);
+        }
+        assert.equal(sandbox.webhookAuthentication, 'Bearer sandbox-callback-secret');
+        const banner = startBanner({ config, operatorKey: first.operatorKey, operatorKeyGenerated: true, sandbox });
+        for (const shown of [sandbox.apiKey, sandbox.webhookAuthentication, sandbox.onlineSigningSecret, sandbox.physicalSigningSecret]) {
+          assert.ok(banner.includes(shown), `the banner shows ${shown}:\n${banner}`);
+        }
         const again = await ensureSandboxAccount(first);
         assert.deepEqual(again, { ...sandbox, created: false }, 'idempotent within one start');
         const operatorKey = first.operatorKey;
