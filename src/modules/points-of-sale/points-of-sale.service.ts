@@ -34,8 +34,11 @@ export const SIGNING_SECRETS_CACHE_MS = 1_000;
 const SIGNING_SECRETS_CACHE_ENTRIES = 10_000;
 
 export class PointsOfSaleService {
-  /** Secrets that sign callbacks, per point of sale: read once a second at most, not at every callback. */
-  private readonly signing = new BoundedMap<string, { secrets: SigningSecrets; readAt: number }>(SIGNING_SECRETS_CACHE_ENTRIES);
+  /**
+   * Secrets that sign callbacks, per point of sale: read once a second at most, not at every
+   * callback. The read itself is shared: callbacks finishing together wait for one read, not one each.
+   */
+  private readonly signing = new BoundedMap<string, { secrets: Promise<SigningSecrets | null>; readAt: number }>(SIGNING_SECRETS_CACHE_ENTRIES);
 
   constructor(private readonly deps: { pointsOfSale: PointsOfSaleRepository; clock: Clock; sealer: Sealer }) {}
 
@@ -105,8 +108,14 @@ export class PointsOfSaleService {
     const now = this.deps.clock.now();
     const cached = this.signing.get(key);
     if (cached && now - cached.readAt < SIGNING_SECRETS_CACHE_MS && now >= cached.readAt) return cached.secrets;
-    const secrets = await this.loadSecrets(accountId, id);
-    if (secrets) this.signing.set(key, { secrets, readAt: now });
+    const secrets = this.loadSecrets(accountId, id);
+    const entry = { secrets, readAt: now };
+    this.signing.set(key, entry);
+    // A failed or empty read is not kept: the next callback reads again.
+    const forget = () => {
+      if (this.signing.get(key) === entry) this.signing.delete(key);
+    };
+    secrets.then((found) => found ?? forget(), forget);
     return secrets;
   }
 
