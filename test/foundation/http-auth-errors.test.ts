@@ -89,6 +89,11 @@ for (const kind of await availableStores()) {
         assert.equal((await a.api.get(path)).status, 200, 'the owner still sees it');
       }
       expectError(await b.api.post(`${API}/management/point-of-sales/${pos.pointOfSale.id}/terminals`, {}), 404, 'NOT_FOUND');
+      const rotation = await b.api.post(`${API}/management/point-of-sales/${pos.pointOfSale.id}/signing-secret`);
+      expectError(rotation, 404, 'NOT_FOUND');
+      assert.ok(!rotation.text.includes('whsec_'));
+      const owner = (await a.api.get(`${API}/management/point-of-sales/${pos.pointOfSale.id}`)).body.pointOfSale;
+      assert.equal(owner.signingSecret, pos.pointOfSale.signingSecret, "another merchant's rotation changed nothing");
       const list = await b.api.get(`${API}/terminals?perPage=500`);
       assert.ok(!list.text.includes(terminal.id));
       const tx = await t.runtime.store.transactions.list(a.accountId, {}, null, 1);

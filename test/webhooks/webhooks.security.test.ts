@@ -29,6 +29,7 @@ for (const kind of await availableStores()) {
         ['DELETE', `${API}/webhooks/${id}`],
         ['POST', `${API}/webhooks/${id}/pause`],
         ['POST', `${API}/webhooks/${id}/resume`],
+        ['POST', `${API}/webhooks/${id}/signing-secret`],
         ['GET', `${API}/webhooks/${id}/deliveries`],
       ] as const;
 
@@ -57,7 +58,7 @@ for (const kind of await availableStores()) {
       const theirs = await b.api.get(`${API}/webhooks?perPage=500`);
       assert.ok(!theirs.body.items.some((i: any) => i.id === webhook.id));
       const ours = (await a.api.get(`${API}/webhooks/${webhook.id}`)).body.webhook;
-      assert.deepEqual(ours, webhook, 'not deleted, paused or resumed by B');
+      assert.deepEqual(ours, webhook, 'not deleted, paused, resumed or given a new signing secret by B');
     });
 
     test("a merchant's events reach only its own webhooks", async () => {
