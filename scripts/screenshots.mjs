@@ -2,9 +2,10 @@
 // `npm run screenshots`: PNGs of the dashboard's main views for the README, in docs/screenshots/.
 // Starts the service (bin/payments.mjs start) on a fresh temporary SQLite sandbox, seeds a merchant
 // and a few payments through the public API like an integrator would (MOTO captured and partly
-// refunded, MOTO authorized only, a declined card, a CIT paid in the sandbox payment window and an
-// MIT on its stored card), then signs in with headless Chromium (playwright-core; CHROMIUM_PATH,
-// default /usr/bin/chromium) and saves 1280x800 shots. Needs the built dashboard (npm run build:dashboard).
+// refunded, MOTO authorized only, a declined card, one refunded in full, one voided, a CIT paid in
+// the sandbox payment window and an MIT on its stored card), then signs in with headless Chromium
+// (playwright-core; CHROMIUM_PATH, default /usr/bin/chromium) and saves 1280x800 shots (and the
+// folded menu at 900 px). Needs the built dashboard (npm run build:dashboard).
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -135,6 +136,12 @@ async function seedPayments(m) {
   await call('POST', `${API}/transactions/${shown}/refund`, { ...as, idempotencyKey: randomUUID(), body: { amount: 4_900 } });
   await moto(125_000, 'order-1002', '5555555555554444');
   await moto(8_000, 'order-1003', '4000000000000002').catch(() => null); // declined: FAILED, kept in the list
+  // Refunded in full (shown as Refunded, not as a green success) and voided.
+  const refunded = await moto(12_500, 'order-1004', '4111111111111111');
+  await call('POST', `${API}/transactions/${refunded}/capture`, { ...as, idempotencyKey: randomUUID(), body: { amount: 12_500 } });
+  await call('POST', `${API}/transactions/${refunded}/refund`, { ...as, idempotencyKey: randomUUID(), body: { amount: 12_500 } });
+  const voided = await moto(3_000, 'order-1005', '4111111111111111');
+  await call('POST', `${API}/transactions/${voided}/void`, { ...as, idempotencyKey: randomUUID(), body: { amount: -1 } });
 
   // CIT: a session paid in the sandbox payment window, which stores the card for later MITs.
   const cit = await call('POST', `${API}/cit`, {
@@ -215,6 +222,15 @@ try {
   await open(`/payments/${detailId}`, `Payment ${detailId}`);
   await page.locator('ol.timeline li').first().waitFor();
   await shoot(page, 'payment-detail');
+  await open(`/points-of-sale/${merchant.pointOfSaleId}`, 'Point of sale Web shop');
+  await page.getByText('Approved domain').first().waitFor();
+  await shoot(page, 'point-of-sale');
+  // Narrower than 1200 px the links fold into a menu: the menu open.
+  await page.setViewportSize({ width: 900, height: 600 });
+  await open('/payments', 'Payments');
+  await page.getByRole('button', { name: 'Menu' }).click();
+  await shoot(page, 'menu-narrow');
+  await page.setViewportSize(VIEWPORT);
 
   await page.getByRole('button', { name: 'Sign out' }).click();
   await signIn(operatorKey, 'Accounts');

@@ -2,8 +2,8 @@
  * The merchant and operator dashboard (issue 12). Every figure comes from the public API, called
  * with the session cookie (api.ts); merchant-controlled values are rendered as text nodes only.
  */
-import { render, type VNode } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { type RefObject, render, type VNode } from 'preact';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { currentSession, signOut, type Session } from './api';
 import { SignIn } from './sign-in';
 import { Payments } from './payments';
@@ -26,6 +26,44 @@ function useHash(): string {
   return hash;
 }
 
+/**
+ * Whether the header's links must fold into a menu: they stay on one line while they fit beside
+ * the merchant's name and "Sign out" — measured, so that a long name or a wide font folds them
+ * rather than letting them overflow. When the width or the fonts change, the links are laid out
+ * inline again and measured again (before the browser paints).
+ */
+function useFolded(bar: RefObject<HTMLDivElement>, nav: RefObject<HTMLElement>, key: string): boolean {
+  const [folded, setFolded] = useState(false);
+  const [generation, setGeneration] = useState(0);
+  useLayoutEffect(() => {
+    const links = nav.current;
+    if (links && !folded && links.scrollWidth > links.clientWidth + 1) setFolded(true);
+  }, [key, folded, generation]);
+  useEffect(() => {
+    const box = bar.current;
+    if (!box) return;
+    let width = box.clientWidth;
+    let live = true;
+    const measureAgain = () => {
+      if (!live) return;
+      setFolded(false);
+      setGeneration((g) => g + 1);
+    };
+    const observer = new ResizeObserver(() => {
+      if (box.clientWidth === width) return;
+      width = box.clientWidth;
+      measureAgain();
+    });
+    observer.observe(box);
+    void document.fonts?.ready.then(measureAgain);
+    return () => {
+      live = false;
+      observer.disconnect();
+    };
+  }, [key]);
+  return folded;
+}
+
 /** The operator's views besides accounts (the default), by hash path. */
 const OPERATOR_VIEWS: Record<string, () => VNode> = {
   '/jobs': () => <Jobs />,
@@ -37,6 +75,9 @@ function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [error, setError] = useState<string | null>(null);
   const [menuOpen, setMenuOpen] = useState(false);
+  const barRef = useRef<HTMLDivElement>(null);
+  const navRef = useRef<HTMLElement>(null);
+  const folded = useFolded(barRef, navRef, `${session?.tier}:${session?.accountName}`);
   const hash = useHash();
   useEffect(() => {
     currentSession().then(setSession, (e: Error) => setError(e.message));
@@ -70,14 +111,14 @@ function App() {
   return (
     <>
       <header>
-        <div class="bar">
-          <span class="who" data-testid="who" title={session.tier === 'merchant' ? `Account ${session.accountId ?? ''}` : undefined}>
+        <div class={folded ? 'bar folded' : 'bar'} ref={barRef}>
+          <span class="who" data-testid="who" title={session.tier === 'merchant' ? `${who} (account ${session.accountId ?? ''})` : undefined}>
             {who}
           </span>
           <button type="button" class="menu-toggle" aria-expanded={menuOpen ? 'true' : 'false'} aria-controls="main-nav" onClick={() => setMenuOpen(!menuOpen)}>
             Menu
           </button>
-          <nav id="main-nav" aria-label="Main" class={menuOpen ? 'open' : undefined} onClick={() => setMenuOpen(false)}>
+          <nav id="main-nav" ref={navRef} aria-label="Main" class={menuOpen ? 'open' : undefined} onClick={() => setMenuOpen(false)}>
             {(session.tier === 'merchant' ? merchantLinks : operatorLinks).map(([href, label, current]) => (
               <a href={`#${href}`} aria-current={current ? 'page' : undefined}>
                 {label}

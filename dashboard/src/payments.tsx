@@ -11,7 +11,7 @@ const LIST = '/dashboard/api/payments';
 /** The `state` filter of GET /transactions, in words: the service filters by state, the derived status needs the aggregates. */
 const STATE_FILTER: Array<[value: string, label: string]> = [
   ['', 'any'],
-  ['SUCCESS', 'Succeeded (authorized, captured, refunded or voided)'],
+  ['SUCCESS', 'Succeeded'],
   ['FAILED', 'Failed'],
   ['PENDING', 'Pending'],
   ['PROCESSING', 'Processing'],
