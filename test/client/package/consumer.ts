@@ -3,7 +3,17 @@
  * test/client/package.test.ts against the `.d.ts` of the packed client installed outside the
  * repository. Each `@ts-expect-error` is a mistake the types must refuse: an unused one fails tsc.
  */
-import { createPaymentsClient, isApiError, PaymentsApiError, type ApiError, type components, type ListItem, type paths } from '@payments-service/client';
+import {
+  createPaymentsClient,
+  DeliveryVerificationError,
+  isApiError,
+  PaymentsApiError,
+  verifyDelivery,
+  type ApiError,
+  type components,
+  type ListItem,
+  type paths,
+} from '@payments-service/client';
 
 const api = createPaymentsClient({ baseUrl: 'http://127.0.0.1:8080', token: 'sk_test', retry: { maxRetries: 2 } });
 const V1 = '/public/api/v1';
@@ -68,4 +78,17 @@ export async function unknownFieldsAreRefused(subscriptionId: string): Promise<v
     // @ts-expect-error and the list iterators' queries
     params: { query: { stat: 'SUCCESS' } },
   }));
+}
+
+/** A shop's callback handler: the raw body text, the headers (Node's IncomingHttpHeaders or a Fetch Headers), the secret. */
+export function authentic(rawBody: string, headers: Record<string, string | string[] | undefined> | Headers, secret: string): boolean {
+  try {
+    verifyDelivery(rawBody, headers, secret, { toleranceSeconds: 300 });
+  } catch (err) {
+    if (err instanceof DeliveryVerificationError) return false;
+    throw err;
+  }
+  // @ts-expect-error the body is the raw text as received, not the parsed JSON
+  verifyDelivery({ transactionId: 'x' }, headers, secret);
+  return true;
 }

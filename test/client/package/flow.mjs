@@ -1,7 +1,8 @@
 // Run by test/client/package.test.ts with plain `node`, from a folder outside the repository where
 // the packed client was installed with `npm install <tarball>`: one MOTO through its lifecycle, as an
 // integrator's JavaScript would drive it. Prints what it saw as one JSON line for the test to check.
-import { createPaymentsClient, PaymentsApiError } from '@payments-service/client';
+import http from 'node:http';
+import { createPaymentsClient, DeliveryVerificationError, PaymentsApiError, verifyDelivery } from '@payments-service/client';
 
 const { PAYMENTS_URL, PAYMENTS_API_KEY, PAYMENTS_POS_ID } = process.env;
 const V1 = '/public/api/v1';
@@ -10,11 +11,26 @@ const fail = (what, result) => {
   throw new Error(`${what}: HTTP ${result.response.status} ${JSON.stringify(result.error ?? result.data)}`);
 };
 
+// A receiver for the MOTO's signed callback: raw body text and headers, as a shop's server gets them.
+const callbacks = [];
+const receiver = http.createServer((req, res) => {
+  let text = '';
+  req.setEncoding('utf8');
+  req.on('data', (chunk) => (text += chunk));
+  req.on('end', () => {
+    callbacks.push({ text, headers: req.headers });
+    res.end();
+  });
+});
+// `::` takes IPv4 too; the point of sale's approved domain is localhost (test/online/helpers.ts does the same).
+await new Promise((resolve) => receiver.listen(0, '::', resolve));
+const notificationUrl = `http://localhost:${receiver.address().port}/callback`;
+
 // MOTO: synchronous, card data in the body, authorized only (instantCapture OFF).
 const reference = `package-${Date.now()}`;
 const moto = await api.POST(`${V1}/moto`, {
   body: {
-    transaction: { pointOfSaleId: PAYMENTS_POS_ID, amount: 2500, currency: 'DKK', reference, instantCapture: 'OFF' },
+    transaction: { pointOfSaleId: PAYMENTS_POS_ID, amount: 2500, currency: 'DKK', reference, instantCapture: 'OFF', notificationUrl },
     card: { number: '4111111111111111', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 3, cvc: '123' },
   },
   headers: { 'Idempotency-Key': `moto-${reference}` },
@@ -45,6 +61,24 @@ try {
   thrown = err instanceof PaymentsApiError ? { status: err.status, errorCode: err.body.errorCode } : String(err);
 }
 
+// The callback, verified with the point of sale's signing secret; a changed body is refused.
+const pos = await api.GET(`${V1}/management/point-of-sales/{pointOfSaleId}`, { params: { path: { pointOfSaleId: PAYMENTS_POS_ID } } });
+if (pos.error) fail('point of sale', pos);
+for (let waited = 0; callbacks.length === 0 && waited < 15_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+receiver.close();
+const [callback] = callbacks;
+let delivery = null;
+if (callback) {
+  verifyDelivery(callback.text, callback.headers, pos.data.pointOfSale.signingSecret);
+  let tampered = null;
+  try {
+    verifyDelivery(`${callback.text} `, callback.headers, pos.data.pointOfSale.signingSecret);
+  } catch (err) {
+    tampered = err instanceof DeliveryVerificationError ? err.name : String(err);
+  }
+  delivery = { verified: true, aboutTheMoto: callback.text.includes(transactionId), tampered };
+}
+
 // The OpenAPI document the client was generated from, as a JSON module.
 const { default: spec } = await import('@payments-service/client/openapi.json', { with: { type: 'json' } });
 
@@ -62,5 +96,6 @@ console.log(
     missing: { status: missing.response.status, errorCode: missing.error?.errorCode },
     listed,
     thrown,
+    delivery,
   }),
 );
