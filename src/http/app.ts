@@ -27,6 +27,7 @@ import type { IdempotencyStore } from './idempotency.js';
 import { idempotencyClaimHook, idempotencyRecordHook } from './idempotency-hooks.js';
 import { inputChecksHook, recheckCoercedQuery, refuseUnsafeInput } from './input-checks.js';
 import type { Metrics } from './metrics.js';
+import { closedSchema } from '../shared/closed-schemas.js';
 import { openApiOptions } from './openapi.js';
 import type { FurtherLimit, RateLimiter } from './rate-limit.js';
 import { rateLimitHook } from './rate-limit-hook.js';
@@ -123,7 +124,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clientErrorHandler,
     forceCloseConnections: 'idle',
     ajv: {
-      customOptions: { allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: true },
+      customOptions: { allErrors: true, coerceTypes: 'array', useDefaults: true, removeAdditional: false, verbose: true },
       onCreate: (ajv) => {
         strictDateTime(ajv as unknown as FormatRegistry);
         (ajv as unknown as FormatRegistry).addFormat('iso4217', { type: 'string', validate: isKnownCurrency });
@@ -249,6 +250,8 @@ function registerRoute(app: FastifyInstance, def: RouteDef, options: AppOptions)
     ...(def.description ? { description: def.description } : {}),
     tags: def.tags,
     ...def.schema,
+    // JSON bodies refuse fields they do not define; an HTML form's extra fields (a submit button's name) are the browser's.
+    ...(def.schema.body && !def.acceptsForm ? { body: closedSchema(def.schema.body) } : {}),
     ...(def.hidden ? { hide: true } : {}),
   };
   app.route({

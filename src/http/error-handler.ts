@@ -8,7 +8,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_CATALOGUE, type ErrorCode, type FieldErrors } from '../shared/errors.js';
 import { isStoreUnavailable, STORE_RETRY_AFTER_S } from '../storage/unavailable.js';
-import { type SchemaError, toFieldErrors } from '../shared/field-errors.js';
+import { type SchemaError, toFieldErrors, validationMessage } from '../shared/field-errors.js';
 import { noteErrorCode } from './request-log.js';
 
 export interface ErrorBody {
@@ -37,9 +37,7 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
   const fe = error as FastifyError & { validation?: SchemaError[]; validationContext?: string };
   if (Array.isArray(fe.validation)) {
     const errors = toFieldErrors(fe.validation, VALIDATION_ROOTS[fe.validationContext ?? 'body'] ?? 'body');
-    const fields = Object.keys(errors);
-    const message = fields.length ? `The request is invalid: ${fields.join(', ')}.` : 'The request is invalid.';
-    return { status: 422, body: errorBody('VALIDATION_ERROR', message, errors), unexpected: false };
+    return { status: 422, body: errorBody('VALIDATION_ERROR', validationMessage(errors), errors), unexpected: false };
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -102,6 +102,11 @@ MIT ingestion is also capped per merchant for the deployment as a whole: by defa
 minute through \`POST /mit\` and 30,000 batch entries a minute through \`POST /mit/batch\` (429 as above;
 nothing is created).
 
+\`Retry-After\` is a promise: after that many seconds the same request passes every limit that applies
+(a MIT route's bucket and the ingestion cap alike), so a client that waits as told is not refused again
+unless other requests used the room first. The \`X-RateLimit-*\` headers of a 429 describe the limit that
+gave that wait.
+
 ## Sandbox test cards
 
 In the sandbox the simulated acquirer answers by card number (any future expiry, any CVC); every other

@@ -11,6 +11,62 @@ export interface SchemaError {
   instancePath: string;
   params: Record<string, unknown>;
   message?: string;
+  /** The schema the failing keyword belongs to (Ajv's `verbose`): what the field should have been. */
+  parentSchema?: Record<string, unknown>;
+  /** The value that failed (Ajv's `verbose`); only its kind is ever said, never the value. */
+  data?: unknown;
+}
+
+/** What an amount is, said wherever an amount is refused. */
+export const MINOR_UNITS_TEXT = 'an integer in minor units, e.g. 1000 = 10.00 DKK';
+
+/** A schema that describes its value as money (Amount, PositiveAmount and their kin in src/shared/wire.ts). */
+const isMoney = (schema: Record<string, unknown> | undefined) => typeof schema?.description === 'string' && /minor units/i.test(schema.description);
+
+const TYPE_TEXT: Record<string, string> = {
+  integer: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+};
+
+/** "a string" / "an integer in minor units, …" and what came instead. */
+function typeText(type: string, error: SchemaError, data: unknown): string {
+  const expected = type === 'integer' && isMoney(error.parentSchema) ? MINOR_UNITS_TEXT : (TYPE_TEXT[type] ?? `of type ${type}`);
+  return `must be ${expected}${data === undefined ? '' : `, not ${describeValue(data)}`}`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return 'a string';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'an integer' : 'a fraction';
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
+/** The closest of `names` to `name` (a typo: at most 2 edits), if any. */
+function closest(name: string, names: string[]): string | null {
+  let best: string | null = null;
+  let bestDistance = 3;
+  for (const candidate of names) {
+    const d = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 /** JSON types → contract rules; an object is an `array` in the contract's (associative) sense. */
@@ -38,6 +94,7 @@ function fieldPath(error: SchemaError, root: string): string {
     .slice(1)
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'required') parts.push(String(error.params.missingProperty));
+  if (error.keyword === 'additionalProperties') parts.push(String(error.params.additionalProperty));
   return parts.length ? parts.join('.') : root;
 }
 
@@ -50,15 +107,14 @@ function rule(error: SchemaError): [FieldRule, string] | null {
       const type = String(p.type).split(',')[0]!;
       // The null member of a nullable union says nothing the other member does not.
       if (type === 'null') return null;
-      const name = TYPE_RULES[type] ?? 'string';
-      return [name, name === 'int' ? 'must be an integer' : `must be of type ${type}`];
+      return [TYPE_RULES[type] ?? 'string', typeText(type, error, error.data)];
     }
     case 'minimum':
     case 'exclusiveMinimum':
-      return [`min:${Number(p.limit)}`, `must be at least ${String(p.limit)}`];
+      return [`min:${Number(p.limit)}`, `must be at least ${String(p.limit)}${isMoney(error.parentSchema) ? ' (minor units)' : ''}`];
     case 'maximum':
     case 'exclusiveMaximum':
-      return [`max:${Number(p.limit)}`, `must be at most ${String(p.limit)}`];
+      return [`max:${Number(p.limit)}`, `must be at most ${String(p.limit)}${isMoney(error.parentSchema) ? ' (minor units)' : ''}`];
     case 'minLength':
       return [`min:${Number(p.limit)}`, `must be at least ${String(p.limit)} characters`];
     case 'maxLength':
@@ -81,8 +137,13 @@ function rule(error: SchemaError): [FieldRule, string] | null {
     }
     case 'const':
       return [`in:${String(p.allowedValue)}`, `must be ${String(p.allowedValue)}`];
-    case 'additionalProperties':
-      return null;
+    case 'additionalProperties': {
+      // An unknown field: the rule lists the fields this object takes; a near name is offered.
+      const names = Object.keys((error.parentSchema?.properties as Record<string, unknown> | undefined) ?? {});
+      const near = closest(String(p.additionalProperty), names);
+      const parent = fieldPath({ ...error, keyword: 'parent' }, '');
+      return [`in:${names.join(',')}`, `is not a field of ${parent ? parent : 'this request'}${near ? `; did you mean ${near}?` : ''}`];
+    }
     case 'anyOf':
     case 'oneOf':
       return null;
@@ -113,4 +174,10 @@ export function toFieldErrors(errors: SchemaError[], root = 'body'): FieldErrors
   }
   // An error on a whole object alongside errors on its fields adds nothing.
   return result;
+}
+
+/** The 422's message: each field with what it should be, e.g. "amount must be an integer in minor units, …". */
+export function validationMessage(errors: FieldErrors): string {
+  const parts = Object.entries(errors).map(([field, rules]) => `${field} ${rules.map((r) => r.replace(/^\[[^\]]*\]: /, '')).join(' and ')}`);
+  return parts.length ? `The request is invalid: ${parts.join('; ')}.` : 'The request is invalid.';
 }

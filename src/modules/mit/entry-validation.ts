@@ -2,7 +2,8 @@
  * Validates one entry of a batch against its TypeBox schema, the way the HTTP layer validates a
  * whole body, so that a batch entry's 422 reads exactly like the single request's. Emits
  * Ajv-shaped errors for toFieldErrors. Supports the keywords our request schemas use (type,
- * required, properties, patternProperties, min/max, length, pattern, format, enum, anyOf, items).
+ * required, properties, patternProperties, additionalProperties: false, min/max, length, pattern,
+ * format, enum, anyOf, items).
  */
 import type { TSchema } from '@sinclair/typebox';
 import { type SchemaError, toFieldErrors } from '../../shared/field-errors.js';
@@ -62,8 +63,8 @@ function codePoints(value: string, schema: Schema): number {
 }
 
 /** Records one failed keyword (a function of its own: no closure made per check — a batch checks 500 entries). */
-function fail(out: SchemaError[], path: string, keyword: string, params: Record<string, unknown> = {}): void {
-  out.push({ keyword, instancePath: path, params });
+function fail(out: SchemaError[], path: string, keyword: string, params: Record<string, unknown>, schema: Schema, data: unknown): void {
+  out.push({ keyword, instancePath: path, params, parentSchema: schema, data });
 }
 
 function check(schema: Schema, value: unknown, path: string, out: SchemaError[]): void {
@@ -76,47 +77,51 @@ function check(schema: Schema, value: unknown, path: string, out: SchemaError[])
     }
     if (branches.some((errors) => errors.length === 0)) return;
     for (const errors of branches) out.push(...errors);
-    fail(out, path, 'anyOf');
+    fail(out, path, 'anyOf', {}, schema, value);
     return;
   }
   if (typeof schema.type === 'string' && !typeOk(schema.type, value)) {
-    fail(out, path, 'type', { type: schema.type });
+    fail(out, path, 'type', { type: schema.type }, schema, value);
     return;
   }
-  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) fail(out, path, 'enum', { allowedValues: schema.enum });
+  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) fail(out, path, 'enum', { allowedValues: schema.enum }, schema, value);
   if (typeof value === 'number') {
-    if (typeof schema.minimum === 'number' && value < schema.minimum) fail(out, path, 'minimum', { limit: schema.minimum });
-    if (typeof schema.maximum === 'number' && value > schema.maximum) fail(out, path, 'maximum', { limit: schema.maximum });
+    if (typeof schema.minimum === 'number' && value < schema.minimum) fail(out, path, 'minimum', { limit: schema.minimum }, schema, value);
+    if (typeof schema.maximum === 'number' && value > schema.maximum) fail(out, path, 'maximum', { limit: schema.maximum }, schema, value);
   }
   if (typeof value === 'string') {
     const length = codePoints(value, schema);
-    if (typeof schema.minLength === 'number' && length < schema.minLength) fail(out, path, 'minLength', { limit: schema.minLength });
-    if (typeof schema.maxLength === 'number' && length > schema.maxLength) fail(out, path, 'maxLength', { limit: schema.maxLength });
-    if (typeof schema.pattern === 'string' && !patternOf(schema.pattern).test(value)) fail(out, path, 'pattern', { pattern: schema.pattern });
+    if (typeof schema.minLength === 'number' && length < schema.minLength) fail(out, path, 'minLength', { limit: schema.minLength }, schema, value);
+    if (typeof schema.maxLength === 'number' && length > schema.maxLength) fail(out, path, 'maxLength', { limit: schema.maxLength }, schema, value);
+    if (typeof schema.pattern === 'string' && !patternOf(schema.pattern).test(value)) fail(out, path, 'pattern', { pattern: schema.pattern }, schema, value);
     const format = typeof schema.format === 'string' ? FORMATS[schema.format] : undefined;
-    if (format && !format(value)) fail(out, path, 'format', { format: schema.format });
+    if (format && !format(value)) fail(out, path, 'format', { format: schema.format }, schema, value);
   }
   if (Array.isArray(value)) {
-    if (typeof schema.minItems === 'number' && value.length < schema.minItems) fail(out, path, 'minItems', { limit: schema.minItems });
-    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) fail(out, path, 'maxItems', { limit: schema.maxItems });
+    if (typeof schema.minItems === 'number' && value.length < schema.minItems) fail(out, path, 'minItems', { limit: schema.minItems }, schema, value);
+    if (typeof schema.maxItems === 'number' && value.length > schema.maxItems) fail(out, path, 'maxItems', { limit: schema.maxItems }, schema, value);
     if (schema.items) for (let i = 0; i < value.length; i++) check(schema.items as Schema, value[i], `${path}/${i}`, out);
   }
   if (typeOk('object', value) && (schema.properties || schema.patternProperties)) {
     const object = value as Record<string, unknown>;
     for (const key of (schema.required as string[] | undefined) ?? []) {
-      if (object[key] === undefined) fail(out, path, 'required', { missingProperty: key });
+      if (object[key] === undefined) fail(out, path, 'required', { missingProperty: key }, schema, value);
     }
     const keys = Object.keys(object);
-    if (typeof schema.maxProperties === 'number' && keys.length > schema.maxProperties) fail(out, path, 'maxProperties', { limit: schema.maxProperties });
+    if (typeof schema.maxProperties === 'number' && keys.length > schema.maxProperties) fail(out, path, 'maxProperties', { limit: schema.maxProperties }, schema, value);
     for (const key of keys) {
       const property = (schema.properties as Record<string, Schema> | undefined)?.[key];
       if (property) {
         if (object[key] !== undefined) check(property, object[key], `${path}/${escape(key)}`, out);
         continue;
       }
+      let matched = false;
       for (const [pattern, sub] of Object.entries((schema.patternProperties as Record<string, Schema> | undefined) ?? {})) {
-        if (patternOf(pattern).test(key)) check(sub, object[key], `${path}/${escape(key)}`, out);
+        if (!patternOf(pattern).test(key)) continue;
+        matched = true;
+        check(sub, object[key], `${path}/${escape(key)}`, out);
       }
+      if (!matched && schema.additionalProperties === false) fail(out, path, 'additionalProperties', { additionalProperty: key }, schema, object);
     }
   }
 }

@@ -13,6 +13,7 @@ import type { Chargeable, ChargeRead } from '../subscriptions/subscriptions.repo
 import type { InstantCapture, Transaction } from '../transactions/transaction.js';
 import type { PaymentRequest, PipelineRepos } from '../transactions/payment-engine.js';
 import { validateEntry } from './entry-validation.js';
+import { closedSchema } from '../../shared/closed-schemas.js';
 import type { IngestionCap, IngestionChannel, IngestionRepos, TakenAhead } from './ingestion-cap.js';
 import { MitBody } from './mit.schemas.js';
 
@@ -46,6 +47,9 @@ export interface BatchResult {
   error: { errorCode: string; message: string; errors?: FieldErrors } | null;
   reference: string | null;
 }
+
+/** A batch entry is the body of POST /mit, closed as the HTTP layer closes it (unknown fields refused). */
+const CLOSED_MIT_BODY = closedSchema(MitBody);
 
 /** A chargeable subscription whose point of sale exists. */
 type Charged = Chargeable & { pointOfSale: PointOfSale };
@@ -95,7 +99,7 @@ export class MitService<R extends MitRepos = MitRepos> {
     for (const [index, entry] of entries.entries()) {
       const raw = entry as Record<string, unknown> | null;
       const reference = raw && typeof raw === 'object' && typeof raw.reference === 'string' ? raw.reference : null;
-      const errors = validateEntry(MitBody, entry);
+      const errors = validateEntry(CLOSED_MIT_BODY, entry);
       if (Object.keys(errors).length) {
         results[index] = {
           transaction: null,

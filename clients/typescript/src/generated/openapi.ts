@@ -3274,9 +3274,7 @@ export interface paths {
         };
         /**
          * List points of sale
-         * @description The account's points of sale with their hosted configuration, in the page envelope (without callback credentials: read one point of sale for those). Rate limited as a list endpoint.
-         *
-         *     **Errors**
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -3306,75 +3304,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "page": 1,
-                         *       "perPage": 25,
-                         *       "lastPage": 1,
-                         *       "total": 2,
-                         *       "from": 1,
-                         *       "to": 2,
-                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/management/point-of-sales?page=1&perPage=25",
-                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/management/point-of-sales?page=1&perPage=25",
-                         *       "nextPageUrl": null,
-                         *       "previousPageUrl": null,
-                         *       "path": "https://payments.example.com/public/api/v1/management/point-of-sales",
-                         *       "nextPage": null,
-                         *       "previousPage": null,
-                         *       "items": [
-                         *         {
-                         *           "pointOfSale": {
-                         *             "id": "710fe949-df64-4f3c-9c7f-e16153a026a9",
-                         *             "name": "Store Copenhagen",
-                         *             "type": "PHYSICAL",
-                         *             "domain": "shop.example.com",
-                         *             "descriptor": null,
-                         *             "createdAt": "2026-11-24T09:13:02.276Z",
-                         *             "updatedAt": "2026-11-24T09:13:02.276Z"
-                         *           },
-                         *           "hostedConfiguration": {
-                         *             "instantCapture": "OFF",
-                         *             "scaMode": "SKIP",
-                         *             "timeout": 30,
-                         *             "notificationUrl": null,
-                         *             "successUrl": null,
-                         *             "failureUrl": null,
-                         *             "retryUrl": null,
-                         *             "maxAttempts": 3,
-                         *             "processor": [],
-                         *             "exemptions": [],
-                         *             "reportFailure": false,
-                         *             "reportExpired": false
-                         *           }
-                         *         },
-                         *         {
-                         *           "pointOfSale": {
-                         *             "id": "571e0f76-1342-418a-902b-27dd6fc9543e",
-                         *             "name": "Web shop",
-                         *             "type": "ONLINE",
-                         *             "domain": "shop.example.com",
-                         *             "descriptor": null,
-                         *             "createdAt": "2026-11-24T09:12:40.253Z",
-                         *             "updatedAt": "2026-11-24T09:12:40.253Z"
-                         *           },
-                         *           "hostedConfiguration": {
-                         *             "instantCapture": "OFF",
-                         *             "scaMode": "SKIP",
-                         *             "timeout": 30,
-                         *             "notificationUrl": null,
-                         *             "successUrl": null,
-                         *             "failureUrl": null,
-                         *             "retryUrl": null,
-                         *             "maxAttempts": 3,
-                         *             "processor": [],
-                         *             "exemptions": [],
-                         *             "reportFailure": false,
-                         *             "reportExpired": false
-                         *           }
-                         *         }
-                         *       ]
-                         *     }
-                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -3493,9 +3422,7 @@ export interface paths {
         put?: never;
         /**
          * Create a point of sale
-         * @description A point of sale is where payments happen: an `ONLINE` shop (CIT sessions, payment links, MIT, MOTO) or a `PHYSICAL` store whose card terminals take in-person sales (default `ONLINE`). `domain` becomes an approved domain: every callback, webhook and redirect URL of the merchant must be on it or a sub-domain. `webhookAuthentication` is the literal `Authorization` value sent with each callback, and the answer also shows the `signingSecret` that signs them (Standard Webhooks headers). `hostedConfiguration` sets the defaults a CIT session takes for what it leaves out.
-         *
-         *     **Errors**
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -3557,35 +3484,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "pointOfSale": {
-                         *         "id": "571e0f76-1342-418a-902b-27dd6fc9543e",
-                         *         "name": "Web shop",
-                         *         "type": "ONLINE",
-                         *         "domain": "shop.example.com",
-                         *         "descriptor": null,
-                         *         "createdAt": "2026-11-24T09:12:40.253Z",
-                         *         "updatedAt": "2026-11-24T09:12:40.253Z",
-                         *         "webhookAuthentication": "Bearer 3f9c2b7e51d04a8c",
-                         *         "signingSecret": "whsec_+U2nBTtZu3G//XrMd3QjujhGpbwVQAN51gSI5B9C4Ys="
-                         *       },
-                         *       "hostedConfiguration": {
-                         *         "instantCapture": "OFF",
-                         *         "scaMode": "SKIP",
-                         *         "timeout": 30,
-                         *         "notificationUrl": null,
-                         *         "successUrl": null,
-                         *         "failureUrl": null,
-                         *         "retryUrl": null,
-                         *         "maxAttempts": 3,
-                         *         "processor": [],
-                         *         "exemptions": [],
-                         *         "reportFailure": false,
-                         *         "reportExpired": false
-                         *       }
-                         *     }
-                         */
                         "application/json": {
                             pointOfSale: {
                                 /** Format: uuid */
@@ -3705,10 +3603,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a point of sale
-         * @description One point of sale with its hosted configuration, the `webhookAuthentication` value of its callbacks and their current `signingSecret`.
-         *
-         *     **Errors**
+         * Get a point of sale, with the Authorization value and signing secret of its callbacks
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -3735,35 +3631,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "pointOfSale": {
-                         *         "id": "571e0f76-1342-418a-902b-27dd6fc9543e",
-                         *         "name": "Web shop",
-                         *         "type": "ONLINE",
-                         *         "domain": "shop.example.com",
-                         *         "descriptor": null,
-                         *         "createdAt": "2026-11-24T09:12:40.253Z",
-                         *         "updatedAt": "2026-11-24T09:12:40.253Z",
-                         *         "webhookAuthentication": "Bearer 3f9c2b7e51d04a8c",
-                         *         "signingSecret": "whsec_+U2nBTtZu3G//XrMd3QjujhGpbwVQAN51gSI5B9C4Ys="
-                         *       },
-                         *       "hostedConfiguration": {
-                         *         "instantCapture": "OFF",
-                         *         "scaMode": "SKIP",
-                         *         "timeout": 30,
-                         *         "notificationUrl": null,
-                         *         "successUrl": null,
-                         *         "failureUrl": null,
-                         *         "retryUrl": null,
-                         *         "maxAttempts": 3,
-                         *         "processor": [],
-                         *         "exemptions": [],
-                         *         "reportFailure": false,
-                         *         "reportExpired": false
-                         *       }
-                         *     }
-                         */
                         "application/json": {
                             pointOfSale: {
                                 /** Format: uuid */
@@ -3878,10 +3745,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate the signing secret of a point of sale
-         * @description Replaces the `signingSecret` that signs this point of sale's callbacks and answers the point of sale with the new one. For 24 hours the old secret keeps signing too (a second signature in `webhook-signature`), so receivers can switch without losing a callback.
-         *
-         *     **Errors**
+         * Rotate the signing secret of its callbacks; the old one keeps signing (a second signature) for 24 hours
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -3916,35 +3781,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "pointOfSale": {
-                         *         "id": "571e0f76-1342-418a-902b-27dd6fc9543e",
-                         *         "name": "Web shop",
-                         *         "type": "ONLINE",
-                         *         "domain": "shop.example.com",
-                         *         "descriptor": null,
-                         *         "createdAt": "2026-11-24T09:12:40.253Z",
-                         *         "updatedAt": "2026-11-24T09:12:40.253Z",
-                         *         "webhookAuthentication": "Bearer 3f9c2b7e51d04a8c",
-                         *         "signingSecret": "whsec_+U2nBTtZu3G//XrMd3QjujhGpbwVQAN51gSI5B9C4Ys="
-                         *       },
-                         *       "hostedConfiguration": {
-                         *         "instantCapture": "OFF",
-                         *         "scaMode": "SKIP",
-                         *         "timeout": 30,
-                         *         "notificationUrl": null,
-                         *         "successUrl": null,
-                         *         "failureUrl": null,
-                         *         "retryUrl": null,
-                         *         "maxAttempts": 3,
-                         *         "processor": [],
-                         *         "exemptions": [],
-                         *         "reportFailure": false,
-                         *         "reportExpired": false
-                         *       }
-                         *     }
-                         */
                         "application/json": {
                             pointOfSale: {
                                 /** Format: uuid */
@@ -7771,12 +7607,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Start a sale on a card terminal
-         * @description Sends an in-person payment to a card terminal of a PHYSICAL point of sale: the terminal named by `terminal.id`, else the point of sale's fallback terminal. The answer confirms creation only — the transaction in state `PENDING` while the terminal waits for the card, not that the customer paid. When the card is tapped, the sale (operation `SALE`: authorized and captured in one step, never voidable) ends `SUCCESS` or `FAILED`, and the outcome is POSTed to `transaction.notificationUrl`. `transaction.type: PAYOUT` sends money to the card presented instead: the only way to refund a physical sale.
-         *
-         *     An early rejection answers the final state at once with no callback: `FAILED` with `TERMINAL_BUSY` (another sale is waiting on the terminal) or `TERMINAL_NOT_CONFIGURED`. A point of sale that is not PHYSICAL, or a terminal of another point of sale, is a 422. In the sandbox, pay with `POST /sandbox/v1/terminals/{terminalId}/tap`.
-         *
-         *     **Errors**
+         * Physical sale on a card terminal (confirms creation only; the outcome goes to notificationUrl)
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -7784,8 +7616,6 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | The point of sale is ONLINE |
-         *     | 422 | `VALIDATION_ERROR` | The terminal belongs to another point of sale |
          *     | 422 | `VALIDATION_ERROR` | `transaction` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -8033,22 +7863,15 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Abort a terminal sale
-         * @description Stops a card terminal sale that is waiting for the card, before the customer taps it. The sale ends `FAILED` with `errorCode` `MANUAL_ABORTED` and its callback goes to `notificationUrl`. This is not a void or refund of a paid sale. Answers 200 with an empty body.
-         *
-         *     Refused with 409 `CONFLICT` once a card was presented, when the sale has not reached the terminal yet, or when it is already paid, declined, aborted or expired; 400 `BAD_REQUEST` for a transaction that is not a terminal sale.
-         *
-         *     **Errors**
+         * Abort an unpaid card terminal transaction before the card is tapped (200 with an empty body)
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
-         *     | 400 | `BAD_REQUEST` | Not a terminal sale |
          *     | 400 | `BAD_REQUEST` | The request could not be understood. |
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such transaction for this account |
-         *     | 409 | `CONFLICT` | A card was presented already |
-         *     | 409 | `CONFLICT` | The sale has not reached the terminal yet |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -8167,10 +7990,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List subscriptions
-         * @description The account's subscriptions with their payment methods, newest first, in the page envelope. Filters combine: `createdAfter`/`createdBefore` (inclusive; fix `createdBefore` when importing, so that new rows do not shift the pages), `customerId`, `reference` (exact), `currency`, `state` (PENDING, ACTIVE, INVALID, DISABLED), `paymentMethodId`, `pointOfSaleId`, `type` (SCHEDULED, UNSCHEDULED). Rate limited as a list endpoint.
-         *
-         *     **Errors**
+         * List subscriptions (page pagination, newest first)
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -8210,56 +8031,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "page": 1,
-                         *       "perPage": 25,
-                         *       "lastPage": 1,
-                         *       "total": 1,
-                         *       "from": 1,
-                         *       "to": 1,
-                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/subscriptions?page=1&perPage=25",
-                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/subscriptions?page=1&perPage=25",
-                         *       "nextPageUrl": null,
-                         *       "previousPageUrl": null,
-                         *       "path": "https://payments.example.com/public/api/v1/subscriptions",
-                         *       "nextPage": null,
-                         *       "previousPage": null,
-                         *       "items": [
-                         *         {
-                         *           "subscription": {
-                         *             "id": "cdbf1049-856b-45ca-835e-f968c7637235",
-                         *             "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
-                         *             "currency": "EUR",
-                         *             "customerId": "customer-81",
-                         *             "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
-                         *             "reference": "customer-81-card",
-                         *             "description": null,
-                         *             "state": "ACTIVE",
-                         *             "statusReason": null,
-                         *             "type": "SCHEDULED",
-                         *             "expiryDate": null,
-                         *             "interval": {
-                         *               "period": "MONTH",
-                         *               "frequency": 1
-                         *             },
-                         *             "createdAt": "2026-11-25T13:29:04.814Z"
-                         *           },
-                         *           "paymentMethod": {
-                         *             "id": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
-                         *             "type": "CARD",
-                         *             "subType": "Visa",
-                         *             "expiry": "2030-12-31",
-                         *             "displayText": "41111111XXXX1111",
-                         *             "holderName": "Test Holder",
-                         *             "customerId": "customer-81",
-                         *             "accountUpdatesEnabled": false,
-                         *             "createdAt": "2026-11-25T13:29:04.806Z"
-                         *           }
-                         *         }
-                         *       ]
-                         *     }
-                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -8399,10 +8170,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a subscription
-         * @description A subscription — the link between the merchant and a card the customer stored through a CIT session with `subscription` — with its payment method (null once that was deleted). Only an ACTIVE subscription can be charged with `POST /mit` or carry a billing agreement; `statusReason` says why one is not.
-         *
-         *     **Errors**
+         * Get a subscription with its payment method
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -8565,10 +8334,8 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Disable a subscription
-         * @description Disables a subscription (PENDING, ACTIVE or INVALID): state `DISABLED` (statusReason `DISABLED_BY_MERCHANT`); no new MIT or billing charge can be created for it, while its existing transactions can still be captured, voided and refunded. Emits `subscription.disabled.v1`. Answers 200 with an empty body; disabling a DISABLED subscription again is a no-op.
-         *
-         *     **Errors**
+         * Disable a subscription (200, empty body)
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -8674,10 +8441,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update a subscription
-         * @description Changes the metadata of an ACTIVE subscription: the expected recurring `amount` (≥ 1), `type` (SCHEDULED needs an `interval` {period DAY|WEEK|MONTH|YEAR, frequency 1–31}), `expiryDate` and `interval` (null clears them). The card is not touched. Answers the updated subscription. A subscription in another state is a 422 on `subscriptionId`.
-         *
-         *     **Errors**
+         * Update an ACTIVE subscription (amount, type, expiry, interval)
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -8686,8 +8451,6 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such subscription for this account |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | The subscription is not ACTIVE |
-         *     | 422 | `VALIDATION_ERROR` | SCHEDULED without an interval |
          *     | 422 | `VALIDATION_ERROR` | `amount` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -8904,16 +8667,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a CIT payment session
-         * @description Starts a customer-initiated payment: the answer holds `paymentWindowUrl`, the hosted payment window where the customer pays (redirect to it, or embed it with the `javascript` script and the session's public `key`). Settings left out are taken from the point of sale's `hostedConfiguration`; URLs must be on its approved domain (else 422 on that field).
-         *
-         *     - `amount: 0` stores the card only; `customerId` links the stored card to the customer;
-         *     - `subscription` (`type` SCHEDULED with an `interval`, or UNSCHEDULED) creates an ACTIVE subscription when the session completes, for later `POST /mit`; with `subscription.billingAgreement` the agreement on that plan is created too;
-         *     - `scaMode` (SKIP, NORMAL, FORCE) decides 3-D Secure; `instantCapture` captures at once.
-         *
-         *     The session is `PENDING` until the customer submits, `PROCESSING` while a payment runs, then `COMPLETED` (paid; `transactionId` set) or `EXPIRED` after `timeout` minutes; a failed attempt leaves it open while `maxAttempts` allow. The outcome goes to `notificationUrl`, and the customer to `successUrl` or `failureUrl`.
-         *
-         *     **Errors**
+         * Create a CIT payment session (hosted payment window)
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -8921,7 +8676,6 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | notificationUrl is off the approved domain |
          *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -9238,9 +8992,7 @@ export interface paths {
         };
         /**
          * Get a CIT session
-         * @description One CIT session: `state` (PENDING, PROCESSING, COMPLETED, EXPIRED), `attempts`, and once known the `transactionId`, `subscriptionId` and `paymentMethodId` it produced. Poll it when the callback has not arrived, or to find the subscription a card-storing session created.
-         *
-         *     **Errors**
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -9463,10 +9215,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Pay a session in the sandbox
-         * @description Sandbox only (operator key): does what the customer does in the payment window — pays with `card` (the sandbox test cards decide the outcome: 4111111111111111 approves, 4000000000009995 declines with `INSUFFICIENT_FUNDS`, 4000000000003220 asks for a 3-D Secure challenge) or with a wallet `paymentMethodType` (e.g. `KLARNA`, `VIABILL`). The answer is the session and the attempt's transaction; a declined attempt leaves the session open while attempts remain. 409 `CONFLICT` when the session is no longer payable (completed, expired, or a payment is running).
-         *
-         *     **Errors**
+         * The customer pays in the payment window (card or wallet)
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -9474,7 +9224,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | A merchant credential was sent |
          *     | 404 | `NOT_FOUND` | No such session for this account |
-         *     | 409 | `CONFLICT` | The session is paid or expired |
+         *     | 409 | `CONFLICT` | The resource’s state does not allow this |
          *     | 422 | `VALIDATION_ERROR` | `sessionId` is invalid |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -11581,10 +11331,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List billing plans
-         * @description The account's billing plans, newest first, in the page envelope. Rate limited as a list endpoint.
-         *
-         *     **Errors**
+         * List billing plans (page pagination, newest first)
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -11614,42 +11362,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "page": 1,
-                         *       "perPage": 25,
-                         *       "lastPage": 1,
-                         *       "total": 1,
-                         *       "from": 1,
-                         *       "to": 1,
-                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/subscriptions/billing/plans?page=1&perPage=25",
-                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/subscriptions/billing/plans?page=1&perPage=25",
-                         *       "nextPageUrl": null,
-                         *       "previousPageUrl": null,
-                         *       "path": "https://payments.example.com/public/api/v1/subscriptions/billing/plans",
-                         *       "nextPage": null,
-                         *       "previousPage": null,
-                         *       "items": [
-                         *         {
-                         *           "billingPlan": {
-                         *             "id": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
-                         *             "name": "Coffee club",
-                         *             "amount": 1299,
-                         *             "currency": "EUR",
-                         *             "maxAttempts": 3,
-                         *             "interval": {
-                         *               "period": "MONTH",
-                         *               "frequency": 1
-                         *             },
-                         *             "instantCapture": "NO_VOID",
-                         *             "color": null,
-                         *             "emoji": null,
-                         *             "createdAt": "2026-11-25T13:29:05.471Z"
-                         *           }
-                         *         }
-                         *       ]
-                         *     }
-                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -11758,9 +11470,7 @@ export interface paths {
         put?: never;
         /**
          * Create a billing plan
-         * @description A billing plan is the price list entry of automatic billing: `amount` (≥ 1, minor units) in `currency` every `interval` (`{period: DAY|WEEK|MONTH|YEAR, frequency: 1–31}`), and `maxAttempts` (1–31): how often a declined charge is tried before the period ends. Optional `instantCapture`, `color` and `emoji` (for the dashboard). Attach it to a subscription with `POST /subscriptions/billing/agreements`. Plans cannot be changed; create a new one.
-         *
-         *     **Errors**
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -11959,9 +11669,7 @@ export interface paths {
         };
         /**
          * Get a billing plan
-         * @description One billing plan of the account. An id that is not one of the account's plans is a 404.
-         *
-         *     **Errors**
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -12104,10 +11812,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List billing agreements
-         * @description The account's billing agreements (every state), newest first, in the page envelope. Rate limited as a list endpoint.
-         *
-         *     **Errors**
+         * List billing agreements (page pagination, newest first)
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -12137,41 +11843,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "page": 1,
-                         *       "perPage": 25,
-                         *       "lastPage": 1,
-                         *       "total": 1,
-                         *       "from": 1,
-                         *       "to": 1,
-                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/subscriptions/billing/agreements?page=1&perPage=25",
-                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/subscriptions/billing/agreements?page=1&perPage=25",
-                         *       "nextPageUrl": null,
-                         *       "previousPageUrl": null,
-                         *       "path": "https://payments.example.com/public/api/v1/subscriptions/billing/agreements",
-                         *       "nextPage": null,
-                         *       "previousPage": null,
-                         *       "items": [
-                         *         {
-                         *           "billingAgreement": {
-                         *             "id": "2371383f-4d2d-46ca-8ea8-0fe7925f8f5b",
-                         *             "billingPlanId": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
-                         *             "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
-                         *             "sessionId": null,
-                         *             "customerId": "customer-81",
-                         *             "nextChargeAt": "2026-12-01T00:00:00.000Z",
-                         *             "lastChargeAt": null,
-                         *             "desiredDate": 1,
-                         *             "state": "ACTIVE",
-                         *             "stateChangedAt": "2026-11-25T13:29:05.480Z",
-                         *             "reference": "coffee-club-81",
-                         *             "createdAt": "2026-11-25T13:29:05.480Z"
-                         *           }
-                         *         }
-                         *       ]
-                         *     }
-                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -12278,10 +11949,8 @@ export interface paths {
         };
         put?: never;
         /**
-         * Create a billing agreement
-         * @description Puts an ACTIVE subscription on a billing plan: the service then charges the plan's amount automatically every interval, from `nextChargeAt` (default: today plus one plan interval; a date means 00:00 UTC). The agreement starts `ACTIVE`. Each charge is a billing agreement charge whose attempts are MIT transactions; a declined charge is retried up to the plan's `maxAttempts` before the next period starts, then ends `FAILED`. Plan and subscription must have the same currency. A subscription that is not ACTIVE is a 422 on `subscriptionId`; an unknown plan a 422 on `billingPlanId`.
-         *
-         *     **Errors**
+         * Create a billing agreement on an ACTIVE subscription
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -12289,8 +11958,6 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | The subscription is not ACTIVE |
-         *     | 422 | `VALIDATION_ERROR` | Plan and subscription currencies differ |
          *     | 422 | `VALIDATION_ERROR` | `billingPlanId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -12458,9 +12125,7 @@ export interface paths {
         };
         /**
          * Get a billing agreement
-         * @description One billing agreement: its plan and subscription, `state` (PENDING while it waits on a CIT session, ACTIVE, STOPPED), `nextChargeAt` and `lastChargeAt`, and `desiredDate` (the day of the month MONTH plans aim for).
-         *
-         *     **Errors**
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -12603,17 +12268,14 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Stop a billing agreement
-         * @description Stops automatic charging: the agreement becomes `STOPPED` with `nextChargeAt` null, and no charge is created until it is resumed. A PENDING agreement can be stopped too; stopping a STOPPED agreement changes nothing. The subscription stays ACTIVE (MIT still works). Emits `subscription-billing.agreement-stopped.v1`.
-         *
-         *     **Errors**
+         * Stop automatic charges (STOPPED, nextChargeAt null)
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such billing agreement for this account |
-         *     | 409 | `CONFLICT` | Changed by another request meanwhile |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -12765,10 +12427,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resume a billing agreement
-         * @description Resumes a STOPPED agreement: it becomes `ACTIVE` again and the first charge after resuming is made at `nextChargeAt` (not before today; a date means 00:00 UTC). `desiredDate` is kept. An agreement that is not STOPPED is a 409 `CONFLICT`.
-         *
-         *     **Errors**
+         * Resume a STOPPED agreement; the first charge is made at nextChargeAt
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -12776,9 +12436,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such billing agreement for this account |
-         *     | 409 | `CONFLICT` | The agreement is ACTIVE already |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | nextChargeAt is in the past |
          *     | 422 | `VALIDATION_ERROR` | `nextChargeAt` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -12949,10 +12607,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List billing agreement charges
-         * @description The charges of every billing agreement of the account (or of one, with `billingAgreementId`), newest first, in the page envelope. A charge is `PROCESSING` while attempts remain (`nextAttemptAt` says when the next one runs), then `SUCCESS` or `FAILED` (after `maxAttempts` declined attempts, all before `deadlineAt`). Rate limited as a list endpoint.
-         *
-         *     **Errors**
+         * List billing agreement charges (page pagination, newest first)
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -12983,67 +12639,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "page": 1,
-                         *       "perPage": 25,
-                         *       "lastPage": 1,
-                         *       "total": 2,
-                         *       "from": 1,
-                         *       "to": 2,
-                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/subscriptions/billing/charges?page=1&perPage=25",
-                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/subscriptions/billing/charges?page=1&perPage=25",
-                         *       "nextPageUrl": null,
-                         *       "previousPageUrl": null,
-                         *       "path": "https://payments.example.com/public/api/v1/subscriptions/billing/charges",
-                         *       "nextPage": null,
-                         *       "previousPage": null,
-                         *       "items": [
-                         *         {
-                         *           "billingAgreementCharge": {
-                         *             "id": "5e0c1f9a-2b7d-4c3e-8a1f-6d9b0e2c4a71",
-                         *             "state": "PROCESSING",
-                         *             "transactionId": "H04RP2QX8KM",
-                         *             "transactionIds": [
-                         *               "H04RP2QX8KM"
-                         *             ],
-                         *             "billingPlanId": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
-                         *             "billingAgreementId": "8c1d2e3f-4a5b-4c6d-9e7f-0a1b2c3d4e5f",
-                         *             "amount": 1299,
-                         *             "currency": "EUR",
-                         *             "periodStart": "2026-12-01T00:00:00.000Z",
-                         *             "deadlineAt": "2027-01-01T00:00:00.000Z",
-                         *             "nextAttemptAt": "2026-12-02T00:00:00.000Z",
-                         *             "attempts": 1,
-                         *             "maxAttempts": 3,
-                         *             "createdAt": "2026-12-01T00:00:02.097Z",
-                         *             "finalizedAt": null
-                         *           }
-                         *         },
-                         *         {
-                         *           "billingAgreementCharge": {
-                         *             "id": "01a236ca-8a69-731a-a13b-2fcb6e6a5c1c",
-                         *             "state": "SUCCESS",
-                         *             "transactionId": "H04RNFP0V2W",
-                         *             "transactionIds": [
-                         *               "H04RNFP0V2W"
-                         *             ],
-                         *             "billingPlanId": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
-                         *             "billingAgreementId": "2371383f-4d2d-46ca-8ea8-0fe7925f8f5b",
-                         *             "amount": 1299,
-                         *             "currency": "EUR",
-                         *             "periodStart": "2026-12-01T00:00:00.000Z",
-                         *             "deadlineAt": "2027-01-01T00:00:00.000Z",
-                         *             "nextAttemptAt": null,
-                         *             "attempts": 1,
-                         *             "maxAttempts": 3,
-                         *             "createdAt": "2026-12-01T00:00:02.097Z",
-                         *             "finalizedAt": "2026-12-01T00:00:02.120Z"
-                         *           }
-                         *         }
-                         *       ]
-                         *     }
-                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -13170,10 +12765,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a billing agreement charge
-         * @description One charge with the transactions of its attempts, oldest first (each carries `billingAgreementChargeId`). Use it to see why a charge failed: each declined attempt has its `errorCode`.
-         *
-         *     **Errors**
+         * Get a billing agreement charge with its attempts' transactions
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -13200,71 +12793,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "billingAgreementCharge": {
-                         *         "id": "01a236ca-8a69-731a-a13b-2fcb6e6a5c1c",
-                         *         "state": "SUCCESS",
-                         *         "transactionId": "H04RNFP0V2W",
-                         *         "transactionIds": [
-                         *           "H04RNFP0V2W"
-                         *         ],
-                         *         "billingPlanId": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
-                         *         "billingAgreementId": "2371383f-4d2d-46ca-8ea8-0fe7925f8f5b",
-                         *         "amount": 1299,
-                         *         "currency": "EUR",
-                         *         "periodStart": "2026-12-01T00:00:00.000Z",
-                         *         "deadlineAt": "2027-01-01T00:00:00.000Z",
-                         *         "nextAttemptAt": null,
-                         *         "attempts": 1,
-                         *         "maxAttempts": 3,
-                         *         "createdAt": "2026-12-01T00:00:02.097Z",
-                         *         "finalizedAt": "2026-12-01T00:00:02.120Z"
-                         *       },
-                         *       "transactions": [
-                         *         {
-                         *           "transaction": {
-                         *             "id": "H04RNFP0V2W",
-                         *             "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
-                         *             "billingAgreementChargeId": "01a236ca-8a69-731a-a13b-2fcb6e6a5c1c",
-                         *             "state": "SUCCESS",
-                         *             "errorCode": null,
-                         *             "externalStatusCodes": {
-                         *               "terminal": null,
-                         *               "acquirer": "00",
-                         *               "network": "00",
-                         *               "sca": null
-                         *             },
-                         *             "createdAt": "2026-12-01T00:00:02.098Z",
-                         *             "sessionId": null,
-                         *             "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
-                         *             "paymentMethodType": "CARD",
-                         *             "paymentMethodSubType": "Visa",
-                         *             "paymentMethodExpiry": "2030-12-31",
-                         *             "paymentMethodDisplayText": "41111111XXXX1111",
-                         *             "paymentMethodHolderName": "Test Holder",
-                         *             "scaMode": "SKIP",
-                         *             "customerId": "customer-81",
-                         *             "amount": 1299,
-                         *             "fee": 0,
-                         *             "currency": "EUR",
-                         *             "instantCapture": "OFF",
-                         *             "notificationUrl": null,
-                         *             "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
-                         *             "reference": null,
-                         *             "textOnStatement": null,
-                         *             "descriptor": null,
-                         *             "exemptions": null,
-                         *             "attributes": null,
-                         *             "clientIp": null,
-                         *             "clientCountry": null,
-                         *             "type": "PAYMENT",
-                         *             "terminalId": null
-                         *           }
-                         *         }
-                         *       ]
-                         *     }
-                         */
                         "application/json": {
                             billingAgreementCharge: {
                                 /** Format: uuid */
@@ -13420,10 +12948,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Tap a card on a sandbox terminal
-         * @description Sandbox only (operator key): the customer presents `card` on the terminal, which pays the sale waiting there. The sandbox test cards decide the outcome (4111111111111111 approves; 4000000000000002 declines). The answer is the sale's transaction in its final state (`SUCCESS`, or `FAILED` with `errorCode`); its callback goes to `notificationUrl`. 409 `CONFLICT` when no sale is waiting for a card on the terminal.
-         *
-         *     **Errors**
+         * A customer presents a card on the terminal (pays the sale waiting there)
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -13431,7 +12957,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | A merchant credential was sent |
          *     | 404 | `NOT_FOUND` | No such terminal for this account |
-         *     | 409 | `CONFLICT` | No sale is waiting on this terminal |
+         *     | 409 | `CONFLICT` | The resource’s state does not allow this |
          *     | 422 | `VALIDATION_ERROR` | `card` is invalid |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -13857,10 +13383,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List settlement transfers
-         * @description The bank transfers the acquirer made to the merchant, newest first, in the cursor envelope. A transfer carries its `netAmount` (decimal string: the sum of its transactions' nets plus its own adjustments), `postingDate`, transfer-level `adjustments` (FEE, RESERVE, ADJUSTMENT) and `adjustmentSums` (per fee type, over its transactions). Emitted as `settlement.transfer-ready.v1` when ready. Rate limited as a list endpoint.
-         *
-         *     **Errors**
+         * List settlement transfers (cursor pagination, newest first)
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -14058,9 +13582,7 @@ export interface paths {
         };
         /**
          * Get a settlement transfer
-         * @description One settlement transfer of the account, with its amounts as exact decimal strings in the currency's exponent.
-         *
-         *     **Errors**
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -14231,10 +13753,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the transactions of a settlement transfer
-         * @description The settlement records of one transfer, newest first, in the cursor envelope — one per settled capture, sale, refund and payout — each with the transaction it settles. `settlementNetAmount` = gross + the sum of its `adjustments` (`ACQUIRER_FEE`, `INTERCHANGE_FEE`, `SCHEME_FEE`, negative decimal strings); refunds and payouts have a negative gross. Use it to reconcile the bank statement line by line. Rate limited as a list endpoint.
-         *
-         *     **Errors**
+         * List a transfer's settlement transactions with their transactions (cursor pagination, newest first)
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -14267,85 +13787,6 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        /**
-                         * @example {
-                         *       "currentOffset": "",
-                         *       "nextOffset": null,
-                         *       "perPage": 25,
-                         *       "hasMore": false,
-                         *       "items": [
-                         *         {
-                         *           "settlementTransaction": {
-                         *             "id": "01a236ca-8a70-73f2-bcbc-d670bbca2abb",
-                         *             "settlementTransferId": "d5216ae8-bed3-47b3-a263-21e83accbb7c",
-                         *             "transactionId": "59JXY3CGEZ0",
-                         *             "agreementId": "sandbox-df5c9f106c0d",
-                         *             "merchantReference": "order-1042",
-                         *             "acquirerReference": "SBX4594BC118C3FFABC6",
-                         *             "postingDate": "2026-11-28",
-                         *             "settlementNetAmount": "24.44",
-                         *             "settlementCurrency": "EUR",
-                         *             "adjustments": [
-                         *               {
-                         *                 "type": "ACQUIRER_FEE",
-                         *                 "amount": "-0.49",
-                         *                 "description": "Acquirer service fee (0.95 % + fixed)"
-                         *               },
-                         *               {
-                         *                 "type": "INTERCHANGE_FEE",
-                         *                 "amount": "-0.05",
-                         *                 "description": "Interchange fee (0.20 %)"
-                         *               },
-                         *               {
-                         *                 "type": "SCHEME_FEE",
-                         *                 "amount": "-0.02",
-                         *                 "description": "Card scheme fee (0.08 %)"
-                         *               }
-                         *             ],
-                         *             "createdAt": "2026-11-28T13:29:05.608Z"
-                         *           },
-                         *           "transaction": {
-                         *             "id": "59JXY3CGEZ0",
-                         *             "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
-                         *             "billingAgreementChargeId": null,
-                         *             "state": "SUCCESS",
-                         *             "errorCode": null,
-                         *             "externalStatusCodes": {
-                         *               "terminal": null,
-                         *               "acquirer": "00",
-                         *               "network": "00",
-                         *               "sca": null
-                         *             },
-                         *             "createdAt": "2026-11-25T13:29:04.808Z",
-                         *             "sessionId": "55c75b55-c752-4e79-8175-d58f891d1538",
-                         *             "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
-                         *             "paymentMethodType": "CARD",
-                         *             "paymentMethodSubType": "Visa",
-                         *             "paymentMethodExpiry": "2030-12-31",
-                         *             "paymentMethodDisplayText": "41111111XXXX1111",
-                         *             "paymentMethodHolderName": "Test Holder",
-                         *             "scaMode": "SKIP",
-                         *             "customerId": "customer-81",
-                         *             "amount": 2500,
-                         *             "fee": 0,
-                         *             "currency": "EUR",
-                         *             "instantCapture": "OFF",
-                         *             "notificationUrl": "https://shop.example.com/payments/callback",
-                         *             "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
-                         *             "reference": "order-1042",
-                         *             "textOnStatement": null,
-                         *             "descriptor": null,
-                         *             "exemptions": [],
-                         *             "attributes": null,
-                         *             "clientIp": "203.0.113.24",
-                         *             "clientCountry": null,
-                         *             "type": "PAYMENT",
-                         *             "terminalId": null
-                         *           }
-                         *         }
-                         *       ]
-                         *     }
-                         */
                         "application/json": {
                             currentOffset: string;
                             nextOffset: string | null;
@@ -14521,10 +13962,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Run a sandbox settlement
-         * @description Sandbox only (operator key): settles every capture, sale, refund and payout not yet settled, for every merchant — one transfer per merchant and currency, dated `postingDate` (default today on the service clock). The sandbox fee schedule puts a negative `ACQUIRER_FEE` (and interchange and scheme fees) on every settled row. A run with nothing new to settle creates no transfer and answers an empty list.
-         *
-         *     **Errors**
+         * Settle every capture, sale, refund and payout not yet settled: one transfer per merchant and currency
+         * @description **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|

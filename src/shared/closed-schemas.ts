@@ -1,0 +1,21 @@
+/**
+ * Request bodies are closed: a field the contract does not define is refused with 422 naming it,
+ * instead of being dropped while the request goes on (a `"currancy"` typo used to charge in the
+ * subscription's currency). Every object of a body schema that names its properties and says
+ * nothing about others gets `additionalProperties: false`; maps (`attributes`: patternProperties or
+ * additionalProperties of their own) stay open. Fields that production defines and this service
+ * ignores are named in the schemas (e.g. `processor`), so they stay accepted.
+ *
+ * A copy: the module's schema objects are shared with responses and examples.
+ */
+type Json = Record<string, unknown>;
+
+export function closedSchema<T>(schema: T): T {
+  if (Array.isArray(schema)) return schema.map(closedSchema) as T;
+  if (schema === null || typeof schema !== 'object') return schema;
+  const copy: Json = {};
+  for (const [key, value] of Object.entries(schema as Json)) copy[key] = key === 'examples' || key === 'default' ? value : closedSchema(value);
+  // TypeBox's kind symbols are not enumerable; they are not needed by the validator or the document.
+  if (copy.properties && copy.additionalProperties === undefined && copy.patternProperties === undefined) copy.additionalProperties = false;
+  return copy as T;
+}
