@@ -56,7 +56,7 @@ const isGreen = ([r = 0, g = 0, b = 0]: number[]): boolean => g > r + 40 && g > 
 async function colours(badge: Locator): Promise<{ color: number[]; background: number[] }> {
   // `any`: the test is compiled without the DOM library; the function runs in the page.
   const [color, background] = await badge.evaluate((el: any) => {
-    const style = getComputedStyle(el);
+    const style = (globalThis as any).getComputedStyle(el);
     return [style.color, style.backgroundColor];
   });
   return { color: rgb(color), background: rgb(background) };
