@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip } from 'chart.js';
 import { api } from './api';
-import { money, plural } from './format';
+import { exponentOf, money, plural } from './format';
 import type { CursorPage, Transaction } from './types';
 import { summarize, type OverviewFigures } from './figures';
 
@@ -96,7 +96,7 @@ export function Overview() {
         <>
           {truncated && <p class="hint">Only the newest {MAX_ROWS} payments of the range are counted.</p>}
           <p>
-            <strong>{figures.total}</strong> payments, success rate{' '}
+            <strong>{figures.total}</strong> {figures.total === 1 ? 'payment' : 'payments'}, success rate{' '}
             <strong>{figures.successRate === null ? '—' : `${(figures.successRate * 100).toFixed(1)} %`}</strong>
           </p>
           <div class="chart-row">
@@ -143,7 +143,7 @@ export function Overview() {
               series={[
                 {
                   label: `Volume ${currency}`,
-                  data: figures.days.map((d) => (d.volume[currency] ?? 0) / (currency === 'JPY' || currency === 'ISK' ? 1 : 100)),
+                  data: figures.days.map((d) => (d.volume[currency] ?? 0) / 10 ** exponentOf(currency)),
                   color: '#1565c0',
                 },
               ]}
