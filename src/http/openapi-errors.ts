@@ -111,21 +111,41 @@ const RESOURCE_OF_PARAM: Record<string, string> = {
   operationId: 'operation in doubt',
 };
 
-type JsonSchema = { properties?: Record<string, JsonSchema>; required?: string[]; format?: string; maximum?: number; default?: unknown };
+type JsonSchema = {
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  format?: string;
+  pattern?: string;
+  maxLength?: number;
+  maximum?: number;
+  default?: unknown;
+};
 
 /**
  * A field error this route really answers, in the words of the error handler (field-errors.ts):
  * a required body field left out, else a path id in the wrong format, else a query value out of range.
  */
 function validationExample(def: RouteDef): ErrorExample | null {
-  const body = def.schema.body as JsonSchema | undefined;
+  const declared = def.schema.body as (JsonSchema & { anyOf?: JsonSchema[] }) | undefined;
+  // A body that is one of several shapes (a union): the first shape's fields.
+  const body = declared?.anyOf?.[0] ?? declared;
   const params = def.schema.params as JsonSchema | undefined;
   const query = def.schema.querystring as JsonSchema | undefined;
   let errors: FieldErrors | null = null;
   const required = body?.required?.find((name) => !(body.properties?.[name] && 'default' in body.properties[name]!));
   if (required) errors = toFieldErrors([{ keyword: 'required', instancePath: '', params: { missingProperty: required } }], 'body');
-  const uuidParam = Object.entries(params?.properties ?? {}).find(([, schema]) => schema.format === 'uuid');
-  if (!errors && uuidParam) errors = toFieldErrors([{ keyword: 'format', instancePath: `/${uuidParam[0]}`, params: { format: 'uuid' } }], 'path');
+  const [paramName, param] = Object.entries(params?.properties ?? {}).pop() ?? [];
+  if (!errors && paramName && param) {
+    const error: SchemaError | null =
+      param.format === 'uuid'
+        ? { keyword: 'format', instancePath: `/${paramName}`, params: { format: 'uuid' } }
+        : param.pattern
+          ? { keyword: 'pattern', instancePath: `/${paramName}`, params: { pattern: param.pattern } }
+          : param.maxLength
+            ? { keyword: 'maxLength', instancePath: `/${paramName}`, params: { limit: param.maxLength } }
+            : null;
+    if (error) errors = toFieldErrors([error], 'path');
+  }
   const bounded = Object.entries(query?.properties ?? {}).find(([, schema]) => typeof schema.maximum === 'number');
   if (!errors && bounded) {
     const error: SchemaError = { keyword: 'maximum', instancePath: `/${bounded[0]}`, params: { limit: bounded[1].maximum } };

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageEnvelope } from '../../shared/pagination.js';
+import { PageEnvelope, pageExample } from '../../shared/pagination.js';
 import { DateOnly, DateTime, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
 import { AGREEMENT_STATES, type BillingAgreement } from './agreement.js';
 
@@ -71,7 +71,9 @@ export const BillingAgreementResponse = Type.Object(
     ],
   },
 );
-export const BillingAgreementPage = PageEnvelope(BillingAgreementResponse);
+export const BillingAgreementPage = PageEnvelope(BillingAgreementResponse, {
+  examples: [pageExample('/subscriptions/billing/agreements', [...(BillingAgreementResponse.examples as unknown[])])],
+});
 export const BillingAgreementParams = Type.Object({ agreementId: Type.String({ minLength: 1, maxLength: 64 }) });
 
 export function billingAgreementWire(a: BillingAgreement) {

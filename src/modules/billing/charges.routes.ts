@@ -11,7 +11,11 @@ export function billingChargesRoutes(service: BillingChargesService): RouteDef[]
       ...common,
       method: 'GET',
       url: '/subscriptions/billing/charges',
-      summary: 'List billing agreement charges (page pagination, newest first)',
+      summary: 'List billing agreement charges',
+      description:
+        'The charges of every billing agreement of the account (or of one, with `billingAgreementId`), newest first, in the page ' +
+        'envelope. A charge is `PROCESSING` while attempts remain (`nextAttemptAt` says when the next one runs), then `SUCCESS` or ' +
+        '`FAILED` (after `maxAttempts` declined attempts, all before `deadlineAt`). Rate limited as a list endpoint.',
       rateLimit: 'list',
       schema: { querystring: BillingChargeListQuery, response: { 200: BillingChargePage } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
@@ -24,7 +28,10 @@ export function billingChargesRoutes(service: BillingChargesService): RouteDef[]
       ...common,
       method: 'GET',
       url: '/subscriptions/billing/charges/:billingAgreementChargeId',
-      summary: "Get a billing agreement charge with its attempts' transactions",
+      summary: 'Get a billing agreement charge',
+      description:
+        'One charge with the transactions of its attempts, oldest first (each carries `billingAgreementChargeId`). Use it to see why ' +
+        'a charge failed: each declined attempt has its `errorCode`.',
       schema: { params: BillingChargeParams, response: { 200: BillingChargeDetailResponse } },
       handler: async ({ params, accountId }) => {
         const view = await service.get(accountId, params.billingAgreementChargeId);

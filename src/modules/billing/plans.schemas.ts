@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageEnvelope } from '../../shared/pagination.js';
+import { PageEnvelope, pageExample } from '../../shared/pagination.js';
 import { Currency, DateTime, Nullable, PositiveAmount, StringEnum, Uuid } from '../../shared/wire.js';
 import { INSTANT_CAPTURE_MODES } from '../transactions/transaction.js';
 import { INTERVAL_PERIODS } from './billing-schedule.js';
@@ -60,7 +60,9 @@ export const BillingPlanResponse = Type.Object(
     ],
   },
 );
-export const BillingPlanPage = PageEnvelope(BillingPlanResponse);
+export const BillingPlanPage = PageEnvelope(BillingPlanResponse, {
+  examples: [pageExample('/subscriptions/billing/plans', [...(BillingPlanResponse.examples as unknown[])])],
+});
 // The seed types the path id as a string: an id that is not one of ours is a 404, like any unknown id.
 export const BillingPlanParams = Type.Object({ planId: Type.String({ minLength: 1, maxLength: 64 }) });
 

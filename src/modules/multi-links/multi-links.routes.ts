@@ -7,12 +7,20 @@ import { type Static, Type } from '@sinclair/typebox';
 import { linkGonePage, LINK_PAGE_HEADERS, linkNotFoundPage, linkUnavailablePage, qrPng } from '../../pages/multi-link.js';
 import { FieldErrorCollector } from '../../shared/errors.js';
 import { TRANSACTION_ID_PATTERN } from '../../shared/ids.js';
-import { PageEnvelope, pageEnvelope, pageOffset } from '../../shared/pagination.js';
-import { defineRoute, type HtmlResult, type RouteDef } from '../../shared/route.js';
+import { pageEnvelope, pageOffset } from '../../shared/pagination.js';
+import { defineRoute, fieldErrorExample, type HtmlResult, type RouteDef } from '../../shared/route.js';
 import { paymentWindowUrl } from '../sessions/sessions.routes.js';
 import type { MultiLink } from './multi-link.js';
 import type { MultiLinkFilter } from './multi-links.repository.js';
-import { CreateMultiLinkBody, MultiLinkListQuery, MultiLinkParams, MultiLinkResponse, multiLinkWire } from './multi-links.schemas.js';
+import {
+  CreateMultiLinkBody,
+  DeactivatedMultiLinkResponse,
+  MultiLinkList,
+  MultiLinkListQuery,
+  MultiLinkParams,
+  MultiLinkResponse,
+  multiLinkWire,
+} from './multi-links.schemas.js';
 import type { MultiLinksService } from './multi-links.service.js';
 
 /** Where a multi-link's public pages live (outside the API prefix, like the payment window). */
@@ -52,7 +60,17 @@ export function multiLinksRoutes(service: MultiLinksService): RouteDef[] {
       ...common,
       method: 'POST',
       url: '/multi-links',
-      summary: 'Create a multi-link (a reusable link: every visit starts a new CIT session)',
+      summary: 'Create a multi-link',
+      description:
+        'A reusable payment link for an ONLINE point of sale — a QR code on a market stall, a donation button: every visit of ' +
+        "`url` (or scan of `qrUrl`) starts a new, independent CIT session from the link's settings and forwards the customer to its " +
+        "payment window. Settings left out (null in the record) are taken from the point of sale's `hostedConfiguration` when a " +
+        'session starts, except redirect and notification URLs, which must be on the approved domain. `orderLines` are shown in the ' +
+        'window; `subscription` makes each session store the card; `dynamicAmount` lets the customer enter the amount. The link ' +
+        'stays `ACTIVE` until deactivated.',
+      errorExamples: {
+        422: [fieldErrorExample('The point of sale is PHYSICAL', 'pointOfSaleId', 'in:ONLINE', 'must be an ONLINE point of sale')],
+      },
       idempotent: true,
       schema: { body: CreateMultiLinkBody, response: { 200: MultiLinkResponse } },
       handler: async ({ body, accountId, baseUrl, effect }) => wrap(await service.create(accountId, body, effect), baseUrl),
@@ -61,9 +79,12 @@ export function multiLinksRoutes(service: MultiLinksService): RouteDef[] {
       ...common,
       method: 'GET',
       url: '/multi-links',
-      summary: 'List multi-links (page pagination, newest first)',
+      summary: 'List multi-links',
+      description:
+        "The account's multi-links, newest first, in the page envelope; filter by `pointOfSaleId`, `state` (ACTIVE, DEACTIVATED) " +
+        'and `createdAfter`/`createdBefore` (inclusive). Rate limited as a list endpoint.',
       rateLimit: 'list',
-      schema: { querystring: MultiLinkListQuery, response: { 200: PageEnvelope(MultiLinkResponse) } },
+      schema: { querystring: MultiLinkListQuery, response: { 200: MultiLinkList } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
         const result = await service.list(accountId, toFilter(query), pageOffset(query.page, query.perPage), query.perPage);
         return pageEnvelope(
@@ -78,6 +99,7 @@ export function multiLinksRoutes(service: MultiLinksService): RouteDef[] {
       method: 'GET',
       url: '/multi-links/:multiLinkId',
       summary: 'Get a multi-link',
+      description: 'One multi-link with its `url` and `qrUrl`.',
       schema: { params: MultiLinkParams, response: { 200: MultiLinkResponse } },
       handler: async ({ params, accountId, baseUrl }) => wrap(await service.get(accountId, params.multiLinkId), baseUrl),
     }),
@@ -85,9 +107,12 @@ export function multiLinksRoutes(service: MultiLinksService): RouteDef[] {
       ...common,
       method: 'DELETE',
       url: '/multi-links/:multiLinkId',
-      summary: 'Deactivate a multi-link (200 with the record; idempotent; sessions already started are not affected)',
+      summary: 'Deactivate a multi-link',
+      description:
+        'Deactivates the link: state `DEACTIVATED`, and its `url` shows a "no longer active" page (HTTP 410). Sessions already ' +
+        'started from it are not affected. Answers the record; deactivating it again answers the same.',
       idempotent: true,
-      schema: { params: MultiLinkParams, response: { 200: MultiLinkResponse } },
+      schema: { params: MultiLinkParams, response: { 200: DeactivatedMultiLinkResponse } },
       handler: async ({ params, accountId, baseUrl }) => wrap(await service.deactivate(accountId, params.multiLinkId), baseUrl),
     }),
     defineRoute({

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../shared/pagination.js';
+import { PageEnvelope, pageExample, PageQuery } from '../../shared/pagination.js';
 import { Amount, Attributes, Currency, DateOnly, DateTime, Nullable, StringEnum, TransactionId, Url, Uuid } from '../../shared/wire.js';
 import { OrderLineRecord } from '../sessions/sessions.schemas.js';
 import { SUBSCRIPTION_TYPES } from '../subscriptions/subscription.js';
@@ -44,29 +44,48 @@ export const AgeVerificationInput = Type.Object({
 });
 
 /** POST /multi-links (INTERFACE §11.3). Settings left out come from the point of sale when a session starts. */
-export const CreateMultiLinkBody = Type.Object({
-  pointOfSaleId: Uuid,
-  amount: Amount,
-  currency: Currency,
-  reference: Opt(Type.String({ pattern: '^[A-Za-z0-9-]{1,36}$', description: 'Copied to every session the link starts.' })),
-  scaMode: Opt(StringEnum(SCA_MODES)),
-  timeout: Opt(Type.Integer({ minimum: 1, maximum: 120, description: 'Minutes each started session lives.' })),
-  instantCapture: Opt(StringEnum(INSTANT_CAPTURE_MODES)),
-  textOnStatement: Opt(Type.String({ minLength: 1, maxLength: 39 })),
-  attributes: Opt(Attributes),
-  reportFailure: Opt(Type.Boolean()),
-  reportExpired: Opt(Type.Boolean()),
-  dynamicAmount: Opt(Type.Boolean()),
-  notificationUrl: Opt(Url),
-  successUrl: Opt(Url),
-  failureUrl: Opt(Url),
-  retryUrl: Opt(Url),
-  returnUrl: Opt(Url),
-  allowedPaymentMethods: Opt(Type.Array(StringEnum(ALLOWED_PAYMENT_METHOD_TYPES), { maxItems: ALLOWED_PAYMENT_METHOD_TYPES.length })),
-  ageVerification: Opt(AgeVerificationInput),
-  orderLines: Opt(Type.Array(OrderLineInput, { maxItems: MAX_ORDER_LINES })),
-  subscription: Opt(MultiLinkSubscriptionInput),
-});
+export const CreateMultiLinkBody = Type.Object(
+  {
+    pointOfSaleId: Uuid,
+    amount: Amount,
+    currency: Currency,
+    reference: Opt(Type.String({ pattern: '^[A-Za-z0-9-]{1,36}$', description: 'Copied to every session the link starts.' })),
+    scaMode: Opt(StringEnum(SCA_MODES)),
+    timeout: Opt(Type.Integer({ minimum: 1, maximum: 120, description: 'Minutes each started session lives.' })),
+    instantCapture: Opt(StringEnum(INSTANT_CAPTURE_MODES)),
+    textOnStatement: Opt(Type.String({ minLength: 1, maxLength: 39 })),
+    attributes: Opt(Attributes),
+    reportFailure: Opt(Type.Boolean()),
+    reportExpired: Opt(Type.Boolean()),
+    dynamicAmount: Opt(Type.Boolean()),
+    notificationUrl: Opt(Url),
+    successUrl: Opt(Url),
+    failureUrl: Opt(Url),
+    retryUrl: Opt(Url),
+    returnUrl: Opt(Url),
+    allowedPaymentMethods: Opt(Type.Array(StringEnum(ALLOWED_PAYMENT_METHOD_TYPES), { maxItems: ALLOWED_PAYMENT_METHOD_TYPES.length })),
+    ageVerification: Opt(AgeVerificationInput),
+    orderLines: Opt(Type.Array(OrderLineInput, { maxItems: MAX_ORDER_LINES })),
+    subscription: Opt(MultiLinkSubscriptionInput),
+  },
+  {
+    examples: [
+      {
+        pointOfSaleId: '571e0f76-1342-418a-902b-27dd6fc9543e',
+        amount: 4500,
+        currency: 'EUR',
+        reference: 'market-stall-qr',
+        timeout: 15,
+        successUrl: 'https://shop.example.com/checkout/success',
+        notificationUrl: 'https://shop.example.com/payments/callback',
+        orderLines: [
+          { description: 'Coffee beans, 1 kg', quantity: 1, unitPrice: 3900, totalAmount: 3900, type: 'PHYSICAL' },
+          { description: 'Shipping', quantity: 1, unitPrice: 600, totalAmount: 600, type: 'SHIPPING_FEE' },
+        ],
+      },
+    ],
+  },
+);
 
 const SubscriptionRecord = Type.Object({
   type: StringEnum(SUBSCRIPTION_TYPES),
@@ -103,11 +122,52 @@ export const MultiLinkRecord = Type.Object({
   createdAt: DateTime,
 });
 
-export const MultiLinkResponse = Type.Object({
+/** The link the request example creates; settings it left out are null. */
+const MULTI_LINK_EXAMPLE = {
+  id: '93T9K65YAPG',
+  pointOfSaleId: '571e0f76-1342-418a-902b-27dd6fc9543e',
+  state: 'ACTIVE',
+  amount: 4500,
+  currency: 'EUR',
+  subscription: null,
+  scaMode: null,
+  timeout: 15,
+  instantCapture: null,
+  textOnStatement: null,
+  attributes: null,
+  reportFailure: null,
+  reportExpired: null,
+  dynamicAmount: null,
+  notificationUrl: 'https://shop.example.com/payments/callback',
+  successUrl: 'https://shop.example.com/checkout/success',
+  failureUrl: null,
+  retryUrl: null,
+  returnUrl: null,
+  allowedPaymentMethods: null,
+  ageVerification: null,
+  orderLines: [
+    { description: 'Coffee beans, 1 kg', imageUrl: null, quantity: 1, unitPrice: 3900, totalAmount: 3900, type: 'PHYSICAL' },
+    { description: 'Shipping', imageUrl: null, quantity: 1, unitPrice: 600, totalAmount: 600, type: 'SHIPPING_FEE' },
+  ],
+  createdAt: '2026-11-25T13:40:13.256Z',
+};
+const multiLinkResponseExample = (multiLink: typeof MULTI_LINK_EXAMPLE) => ({
+  multiLink,
+  url: `https://payments.example.com/ml/${multiLink.id}`,
+  qrUrl: `https://payments.example.com/ml/${multiLink.id}/qr.png`,
+});
+
+const MultiLinkFields = {
   multiLink: MultiLinkRecord,
   url: Type.String({ description: 'Public page: every visit starts a new session and forwards (303) to its payment window; 410 once deactivated.' }),
   qrUrl: Type.String({ description: 'PNG image of a QR code of `url`.' }),
+};
+export const MultiLinkResponse = Type.Object(MultiLinkFields, { examples: [multiLinkResponseExample(MULTI_LINK_EXAMPLE)] });
+/** DELETE answers the record in state DEACTIVATED. */
+export const DeactivatedMultiLinkResponse = Type.Object(MultiLinkFields, {
+  examples: [multiLinkResponseExample({ ...MULTI_LINK_EXAMPLE, state: 'DEACTIVATED' })],
 });
+export const MultiLinkList = PageEnvelope(MultiLinkResponse, { examples: [pageExample('/multi-links', [multiLinkResponseExample(MULTI_LINK_EXAMPLE)])] });
 
 export const MultiLinkParams = Type.Object({ multiLinkId: TransactionId });
 

@@ -11,7 +11,7 @@ export function inDoubtRoutes<R extends PipelineRepos>(service: InDoubtService<R
       ...partner,
       method: 'GET',
       url: '/partner/payments-in-doubt',
-      summary: 'Captures, refunds and payouts whose outcome at the acquirer is in doubt',
+      summary: 'List payments in doubt',
       description:
         'A request to an acquirer without idempotency (Clearhaus) that may have reached it and got no answer is never sent again: ' +
         'the operation stays PROCESSING, holding its amount, until an operator checks with the acquirer and resolves it. Oldest first.',

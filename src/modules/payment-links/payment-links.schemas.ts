@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../shared/pagination.js';
+import { PageEnvelope, pageExample, PageQuery } from '../../shared/pagination.js';
 import { TRANSACTION_ID_PATTERN } from '../../shared/ids.js';
 import { DateTime, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
 import { CreateCitBody } from '../sessions/sessions.schemas.js';
@@ -87,6 +87,10 @@ export const PaymentLinkResponse = Type.Object(
     ],
   },
 );
+export const PaymentLinkList = PageEnvelope(PaymentLinkResponse, {
+  examples: [pageExample('/payment-links', [...(PaymentLinkResponse.examples as unknown[])])],
+});
+
 /** POST /payment-links (INTERFACE §11.5): flat; GET answers the wrapped record. */
 export const CreatePaymentLinkResponse = Type.Object(
   {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../shared/pagination.js';
+import { PageEnvelope, pageExample, PageQuery } from '../../shared/pagination.js';
 import { DateTime, Nullable, NullableStringEnum, StringEnum, Uuid } from '../../shared/wire.js';
 import { PAYMENT_METHOD_TYPES } from '../transactions/transaction.js';
 import { type CardObject } from './card.js';
@@ -45,29 +45,77 @@ export const CardRecord = Type.Object({
   Funding: NullableStringEnum(['debit', 'credit', 'prepaid'] as const),
 });
 
-export const PaymentMethodResponse = Type.Object({ paymentMethod: PaymentMethodRecord });
+/** The sandbox Visa a customer stored in a CIT session. */
+const PAYMENT_METHOD_EXAMPLE = {
+  id: '59803fc4-a7bb-40ea-b77e-13bf5457b04f',
+  type: 'CARD',
+  subType: 'Visa',
+  expiry: '2030-12-31',
+  displayText: '41111111XXXX1111',
+  holderName: 'Test Holder',
+  customerId: 'customer-81',
+  accountUpdatesEnabled: false,
+  createdAt: '2026-11-25T13:29:04.806Z',
+};
+const CARD_RECORD_EXAMPLE = {
+  pan: '41111111XXXX1111',
+  expireMonth: '12',
+  expireYear: '30',
+  par: 'S0016003394DCDCA3ACB6D8B64A8F',
+  Issuer: 'Sandbox Bank',
+  Scheme: 'VISA',
+  Country: 'DK',
+  Segment: 'consumer',
+  Funding: 'credit',
+};
+
+export const PaymentMethodResponse = Type.Object({ paymentMethod: PaymentMethodRecord }, { examples: [{ paymentMethod: PAYMENT_METHOD_EXAMPLE }] });
+export const PaymentMethodList = PageEnvelope(PaymentMethodResponse, {
+  examples: [pageExample('/payment-methods', [{ paymentMethod: PAYMENT_METHOD_EXAMPLE }])],
+});
 /** GET /payment-methods/{id} and the account-update answers (INTERFACE §11.4): `card` null for other methods. */
-export const PaymentMethodDetailResponse = Type.Object({ paymentMethod: PaymentMethodRecord, card: Nullable(CardRecord) });
+export const PaymentMethodDetailResponse = Type.Object(
+  { paymentMethod: PaymentMethodRecord, card: Nullable(CardRecord) },
+  { examples: [{ paymentMethod: PAYMENT_METHOD_EXAMPLE, card: CARD_RECORD_EXAMPLE }] },
+);
+/** The card once enrolled in the account updater. */
+export const AccountUpdatesResponse = Type.Object(PaymentMethodDetailResponse.properties, {
+  examples: [{ paymentMethod: { ...PAYMENT_METHOD_EXAMPLE, accountUpdatesEnabled: true }, card: CARD_RECORD_EXAMPLE }],
+});
+/** The enrolled card after the issuer's new expiry (September 2031). */
+export const AccountUpdateResponse = Type.Object(PaymentMethodDetailResponse.properties, {
+  examples: [
+    {
+      paymentMethod: { ...PAYMENT_METHOD_EXAMPLE, expiry: '2031-09-30', accountUpdatesEnabled: true },
+      card: { ...CARD_RECORD_EXAMPLE, expireMonth: '09', expireYear: '31' },
+    },
+  ],
+});
 export const PaymentMethodParams = Type.Object({ paymentMethodId: Uuid });
-export const AccountUpdatesBody = Type.Object({ enabled: Type.Boolean() });
+export const AccountUpdatesBody = Type.Object({ enabled: Type.Boolean() }, { examples: [{ enabled: true }, { enabled: false }] });
 
 /**
  * The sandbox account updater (INTERFACE §11.4): the issuer's new expiry, or the card it reissued.
  * One of the two; checked by the service (the card rules, and which one was sent).
  */
-export const AccountUpdateBody = Type.Object({
-  expiryMonth: Type.Optional(Type.Integer({ description: '1–12.' })),
-  expiryYear: Type.Optional(Type.Integer({ description: 'Four digits.' })),
-  card: Type.Optional(
-    Type.Object({
-      number: Type.String({ minLength: 1, maxLength: 32, description: 'Digits only.' }),
-      expiryMonth: Type.Integer({ description: '1–12.' }),
-      expiryYear: Type.Integer({ description: 'Four digits.' }),
-      cvc: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 8, description: '3 or 4 digits; not needed.' }))),
-      holderName: Type.Optional(Nullable(Type.String({ maxLength: 128 }))),
-    }),
-  ),
-});
+export const AccountUpdateBody = Type.Object(
+  {
+    expiryMonth: Type.Optional(Type.Integer({ description: '1–12.' })),
+    expiryYear: Type.Optional(Type.Integer({ description: 'Four digits.' })),
+    card: Type.Optional(
+      Type.Object({
+        number: Type.String({ minLength: 1, maxLength: 32, description: 'Digits only.' }),
+        expiryMonth: Type.Integer({ description: '1–12.' }),
+        expiryYear: Type.Integer({ description: 'Four digits.' }),
+        cvc: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 8, description: '3 or 4 digits; not needed.' }))),
+        holderName: Type.Optional(Nullable(Type.String({ maxLength: 128 }))),
+      }),
+    ),
+  },
+  {
+    examples: [{ expiryMonth: 9, expiryYear: 2031 }, { card: { number: '5555555555554444', expiryMonth: 3, expiryYear: 2032, holderName: 'Test Holder' } }],
+  },
+);
 export const PaymentMethodListQuery = Type.Composite([PageQuery, Type.Object({ customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) })]);
 
 /** Entity → wire record (INTERFACE §7): no account id, no vault or card internals. */

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { PageEnvelope, pageExample } from '../../shared/pagination.js';
 import { DateTime, HeaderValue, Nullable, StringEnum, Url, Uuid } from '../../shared/wire.js';
 import { EXEMPTIONS, INSTANT_CAPTURE_MODES, SCA_MODES } from '../transactions/transaction.js';
 
@@ -44,35 +45,110 @@ export const PointOfSaleRecord = Type.Object({
   updatedAt: DateTime,
 });
 
-export const PointOfSaleResponse = Type.Object({ pointOfSale: PointOfSaleRecord, hostedConfiguration: HostedConfigurationRecord });
+/** The web shop of the examples, with the defaults a session takes for what it leaves out. */
+export const POINT_OF_SALE_EXAMPLE = {
+  id: '571e0f76-1342-418a-902b-27dd6fc9543e',
+  name: 'Web shop',
+  type: 'ONLINE',
+  domain: 'shop.example.com',
+  descriptor: null,
+  createdAt: '2026-11-24T09:12:40.253Z',
+  updatedAt: '2026-11-24T09:12:40.253Z',
+};
+/** The card terminals' point of sale of the examples. */
+export const PHYSICAL_POINT_OF_SALE_EXAMPLE = {
+  ...POINT_OF_SALE_EXAMPLE,
+  id: '710fe949-df64-4f3c-9c7f-e16153a026a9',
+  name: 'Store Copenhagen',
+  type: 'PHYSICAL',
+  createdAt: '2026-11-24T09:13:02.276Z',
+  updatedAt: '2026-11-24T09:13:02.276Z',
+};
+const HOSTED_CONFIGURATION_EXAMPLE = {
+  instantCapture: 'OFF',
+  scaMode: 'SKIP',
+  timeout: 30,
+  notificationUrl: null,
+  successUrl: null,
+  failureUrl: null,
+  retryUrl: null,
+  maxAttempts: 3,
+  processor: [],
+  exemptions: [],
+  reportFailure: false,
+  reportExpired: false,
+};
+
+export const PointOfSaleResponse = Type.Object(
+  { pointOfSale: PointOfSaleRecord, hostedConfiguration: HostedConfigurationRecord },
+  { examples: [{ pointOfSale: POINT_OF_SALE_EXAMPLE, hostedConfiguration: HOSTED_CONFIGURATION_EXAMPLE }] },
+);
+
+export const PointOfSaleList = PageEnvelope(PointOfSaleResponse, {
+  examples: [
+    pageExample('/management/point-of-sales', [
+      { pointOfSale: PHYSICAL_POINT_OF_SALE_EXAMPLE, hostedConfiguration: HOSTED_CONFIGURATION_EXAMPLE },
+      { pointOfSale: POINT_OF_SALE_EXAMPLE, hostedConfiguration: HOSTED_CONFIGURATION_EXAMPLE },
+    ]),
+  ],
+});
 
 /** A single point of sale as its owner reads it (create, GET, rotation; never lists): with the credentials of its callbacks. */
-export const PointOfSaleDetailResponse = Type.Object({
-  pointOfSale: Type.Composite([
-    PointOfSaleRecord,
-    Type.Object({
-      webhookAuthentication: Type.String({ description: 'The literal Authorization header value sent with every callback of this point of sale.' }),
-      signingSecret: Type.String({
-        pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
-        description: 'Signs every callback (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Rotate with POST .../signing-secret.',
+export const PointOfSaleDetailResponse = Type.Object(
+  {
+    pointOfSale: Type.Composite([
+      PointOfSaleRecord,
+      Type.Object({
+        webhookAuthentication: Type.String({ description: 'The literal Authorization header value sent with every callback of this point of sale.' }),
+        signingSecret: Type.String({
+          pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+          description:
+            'Signs every callback (Standard Webhooks: headers webhook-id, webhook-timestamp, webhook-signature). Rotate with POST .../signing-secret.',
+        }),
       }),
-    }),
-  ]),
-  hostedConfiguration: HostedConfigurationRecord,
-});
+    ]),
+    hostedConfiguration: HostedConfigurationRecord,
+  },
+  {
+    examples: [
+      {
+        pointOfSale: {
+          ...POINT_OF_SALE_EXAMPLE,
+          webhookAuthentication: 'Bearer 3f9c2b7e51d04a8c',
+          signingSecret: 'whsec_+U2nBTtZu3G//XrMd3QjujhGpbwVQAN51gSI5B9C4Ys=',
+        },
+        hostedConfiguration: HOSTED_CONFIGURATION_EXAMPLE,
+      },
+    ],
+  },
+);
 
-export const CreatePointOfSaleBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 256 }),
-  domain: Type.String({
-    minLength: 1,
-    maxLength: 253,
-    pattern: '^[A-Za-z0-9.-]+$',
-    description: 'Approved domain for callback, webhook and redirect URLs (and its sub-domains).',
-  }),
-  webhookAuthentication: HeaderValue('Literal Authorization header value sent with every callback (printable ASCII).'),
-  type: Type.Optional(StringEnum(['ONLINE', 'PHYSICAL'] as const)),
-  descriptor: Type.Optional(Type.String({ minLength: 1, maxLength: 22 })),
-  hostedConfiguration: Type.Optional(HostedConfigurationInput),
-});
+export const CreatePointOfSaleBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 256 }),
+    domain: Type.String({
+      minLength: 1,
+      maxLength: 253,
+      pattern: '^[A-Za-z0-9.-]+$',
+      description: 'Approved domain for callback, webhook and redirect URLs (and its sub-domains).',
+    }),
+    webhookAuthentication: HeaderValue('Literal Authorization header value sent with every callback (printable ASCII).'),
+    type: Type.Optional(StringEnum(['ONLINE', 'PHYSICAL'] as const)),
+    descriptor: Type.Optional(Type.String({ minLength: 1, maxLength: 22 })),
+    hostedConfiguration: Type.Optional(HostedConfigurationInput),
+  },
+  {
+    examples: [
+      { name: 'Web shop', domain: 'shop.example.com', webhookAuthentication: 'Bearer 3f9c2b7e51d04a8c', type: 'ONLINE' },
+      {
+        name: 'Store Copenhagen',
+        domain: 'shop.example.com',
+        webhookAuthentication: 'Bearer 3f9c2b7e51d04a8c',
+        type: 'PHYSICAL',
+        descriptor: 'NORDIC COFFEE CPH',
+      },
+    ],
+  },
+);
 
 export const PointOfSaleParams = Type.Object({ pointOfSaleId: Uuid });

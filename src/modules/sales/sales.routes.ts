@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../shared/errors.js';
 import { toDecimalString } from '../../shared/money.js';
-import { defineRoute, EMPTY_BODY, type RouteDef } from '../../shared/route.js';
+import { defineRoute, EMPTY_BODY, errorExample, fieldErrorExample, type RouteDef } from '../../shared/route.js';
 import { ErrorResponse, ValidationErrorResponse } from '../../shared/wire.js';
 import { renderTerminalNotFound, renderVirtualTerminal, terminalMessage, type VirtualTerminalView } from '../../pages/virtual-terminal.js';
 import { TransactionParams, transactionWire } from '../transactions/transactions.schemas.js';
@@ -20,7 +20,28 @@ export function salesRoutes<R extends SaleRepos>(service: SalesService<R>): Rout
       method: 'POST',
       url: '/sale',
       idempotent: true,
-      summary: 'Physical sale on a card terminal (confirms creation only; the outcome goes to notificationUrl)',
+      summary: 'Start a sale on a card terminal',
+      description:
+        'Sends an in-person payment to a card terminal of a PHYSICAL point of sale: the terminal named by `terminal.id`, else the ' +
+        "point of sale's fallback terminal. The answer confirms creation only — the transaction in state `PENDING` while the " +
+        'terminal waits for the card, not that the customer paid. When the card is tapped, the sale (operation `SALE`: authorized ' +
+        'and captured in one step, never voidable) ends `SUCCESS` or `FAILED`, and the outcome is POSTed to ' +
+        '`transaction.notificationUrl`. `transaction.type: PAYOUT` sends money to the card presented instead: the only way to refund a ' +
+        'physical sale.\n\n' +
+        'An early rejection answers the final state at once with no callback: `FAILED` with `TERMINAL_BUSY` (another sale is waiting ' +
+        'on the terminal) or `TERMINAL_NOT_CONFIGURED`. A point of sale that is not PHYSICAL, or a terminal of another point of sale, is ' +
+        'a 422. In the sandbox, pay with `POST /sandbox/v1/terminals/{terminalId}/tap`.',
+      errorExamples: {
+        422: [
+          fieldErrorExample('The point of sale is ONLINE', 'transaction.pointOfSaleId', 'in:PHYSICAL', 'must be a PHYSICAL point of sale'),
+          fieldErrorExample(
+            'The terminal belongs to another point of sale',
+            'terminal.id',
+            'in:existing',
+            'must be a terminal of the point of sale transaction.pointOfSaleId',
+          ),
+        ],
+      },
       schema: { body: SaleBody, response: { 200: SaleResponse, 422: ValidationErrorResponse } },
       handler: async ({ body, accountId, effect }) => ({ transaction: transactionWire(await service.create(accountId, body, effect)) }),
     }),
@@ -30,7 +51,20 @@ export function salesRoutes<R extends SaleRepos>(service: SalesService<R>): Rout
       method: 'POST',
       url: '/transactions/:transactionId/abort',
       idempotent: true,
-      summary: 'Abort an unpaid card terminal transaction before the card is tapped (200 with an empty body)',
+      summary: 'Abort a terminal sale',
+      description:
+        'Stops a card terminal sale that is waiting for the card, before the customer taps it. The sale ends `FAILED` with ' +
+        '`errorCode` `MANUAL_ABORTED` and its callback goes to `notificationUrl`. This is not a void or refund of a paid sale. ' +
+        'Answers 200 with an empty body.\n\n' +
+        'Refused with 409 `CONFLICT` once a card was presented, when the sale has not reached the terminal yet, or when it is already ' +
+        'paid, declined, aborted or expired; 400 `BAD_REQUEST` for a transaction that is not a terminal sale.',
+      errorExamples: {
+        400: [errorExample('Not a terminal sale', 'BAD_REQUEST', 'Only a card terminal transaction (a physical sale) can be aborted.')],
+        409: [
+          errorExample('A card was presented already', 'CONFLICT', 'A card has already been presented on the terminal.'),
+          errorExample('The sale has not reached the terminal yet', 'CONFLICT', 'The sale has not reached the terminal yet.'),
+        ],
+      },
       schema: { params: TransactionParams, response: { 200: Type.Null({ description: 'Empty body.' }), ...errors } },
       handler: async ({ params, accountId }) => {
         await service.abort(accountId, params.transactionId);
@@ -49,7 +83,15 @@ export function salesSandboxRoutes<R extends SaleRepos>(service: SalesService<R>
       root: true,
       method: 'POST',
       url: '/sandbox/v1/terminals/:terminalId/tap',
-      summary: 'A customer presents a card on the terminal (pays the sale waiting there)',
+      summary: 'Tap a card on a sandbox terminal',
+      description:
+        'Sandbox only (operator key): the customer presents `card` on the terminal, which pays the sale waiting there. The sandbox test ' +
+        "cards decide the outcome (4111111111111111 approves; 4000000000000002 declines). The answer is the sale's transaction in its " +
+        'final state (`SUCCESS`, or `FAILED` with `errorCode`); its callback goes to `notificationUrl`. 409 `CONFLICT` when no sale ' +
+        'is waiting for a card on the terminal.',
+      errorExamples: {
+        409: [errorExample('No sale is waiting on this terminal', 'CONFLICT', 'No sale is waiting for a card on this terminal.')],
+      },
       schema: { params: TapParams, body: TapBody, response: { 200: TapResponse, ...errors } },
       handler: async ({ params, body }) => ({ transaction: transactionWire(await service.tap(params.terminalId, body.card)) }),
     }),

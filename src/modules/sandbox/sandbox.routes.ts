@@ -1,7 +1,7 @@
 /** Sandbox controls (INTERFACE §9): only registered when PAYMENTS_SANDBOX=1; operator key as Bearer. */
 import { LATEST_SERVICE_TIME_MS, type ServiceClock } from '../../clock.js';
 import { fieldError } from '../../shared/errors.js';
-import { defineRoute, type RouteDef } from '../../shared/route.js';
+import { defineRoute, fieldErrorExample, type RouteDef } from '../../shared/route.js';
 import { ClockResponse, MoveClockBody } from './sandbox.schemas.js';
 
 export const SANDBOX_PREFIX = '/sandbox/v1';
@@ -14,6 +14,9 @@ export function sandboxClockRoutes(clock: ServiceClock): RouteDef[] {
       method: 'GET',
       url: `${SANDBOX_PREFIX}/clock`,
       summary: 'Read the service clock',
+      description:
+        'Sandbox only (operator key): the service clock that every scheduled thing follows — billing charges, retries, deadlines, ' +
+        'session expiry, settlement dates, token expiry.',
       schema: { response: { 200: ClockResponse } },
       handler: async () => {
         await clock.refresh();
@@ -24,7 +27,12 @@ export function sandboxClockRoutes(clock: ServiceClock): RouteDef[] {
       ...common,
       method: 'POST',
       url: `${SANDBOX_PREFIX}/clock`,
-      summary: 'Move the service clock forward (never backwards)',
+      summary: 'Move the service clock',
+      description:
+        'Sandbox only (operator key): moves the service clock forward by `advanceSeconds`, or to `now`; never backwards (422). ' +
+        'What fell due runs promptly: billing charges and their retries, session expiry, the daily settlement run. Access tokens ' +
+        'expire on this clock too — use an API key in tests that move it.',
+      errorExamples: { 422: [fieldErrorExample('The clock would move backwards', 'now', 'date', 'the service clock never moves backwards')] },
       schema: { body: MoveClockBody, response: { 200: ClockResponse } },
       handler: async ({ body }) => {
         await clock.refresh();

@@ -9,7 +9,7 @@ import { challengeDonePage, challengePage, methodDonePage, methodPage } from '..
 import { METHOD_WAIT_MS } from '../three-d-secure/three-ds-attempt.js';
 import type { Authenticated, FlowUrls, ThreeDSecureService } from '../three-d-secure/three-d-secure.service.js';
 import { AppError } from '../../shared/errors.js';
-import { defineRoute, type HtmlResult, type RouteDef } from '../../shared/route.js';
+import { defineRoute, errorExample, fieldErrorExample, type HtmlResult, type RouteDef } from '../../shared/route.js';
 import {
   ageStep,
   checkoutScript,
@@ -25,7 +25,7 @@ import {
 import { fromDecimalString, MAX_AMOUNT, toDecimalString } from '../../shared/money.js';
 import type { CardInput } from '../payment-methods/card.js';
 import type { WalletType } from '../payment-methods/payment-methods.service.js';
-import type { PointOfSale } from '../points-of-sale/point-of-sale.js';
+import { approvedDomainRule, type PointOfSale } from '../points-of-sale/point-of-sale.js';
 import type { Session } from './session.js';
 import {
   CompleteSessionBody,
@@ -370,7 +370,21 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
       ...common,
       method: 'POST',
       url: '/cit',
-      summary: 'Create a CIT payment session (hosted payment window)',
+      summary: 'Create a CIT payment session',
+      description:
+        'Starts a customer-initiated payment: the answer holds `paymentWindowUrl`, the hosted payment window where the customer ' +
+        "pays (redirect to it, or embed it with the `javascript` script and the session's public `key`). Settings left out are taken " +
+        "from the point of sale's `hostedConfiguration`; URLs must be on its approved domain (else 422 on that field).\n\n" +
+        '- `amount: 0` stores the card only; `customerId` links the stored card to the customer;\n' +
+        '- `subscription` (`type` SCHEDULED with an `interval`, or UNSCHEDULED) creates an ACTIVE subscription when the session ' +
+        'completes, for later `POST /mit`; with `subscription.billingAgreement` the agreement on that plan is created too;\n' +
+        '- `scaMode` (SKIP, NORMAL, FORCE) decides 3-D Secure; `instantCapture` captures at once.\n\n' +
+        'The session is `PENDING` until the customer submits, `PROCESSING` while a payment runs, then `COMPLETED` (paid; ' +
+        '`transactionId` set) or `EXPIRED` after `timeout` minutes; a failed attempt leaves it open while `maxAttempts` allow. The ' +
+        'outcome goes to `notificationUrl`, and the customer to `successUrl` or `failureUrl`.',
+      errorExamples: {
+        422: [fieldErrorExample('notificationUrl is off the approved domain', 'notificationUrl', 'url', approvedDomainRule('shop.example.com'))],
+      },
       idempotent: true,
       schema: { body: CreateCitBody, response: { 200: CreateCitResponse } },
       handler: async ({ body, accountId, baseUrl }) => {
@@ -388,6 +402,10 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
       method: 'GET',
       url: '/sessions/:sessionId',
       summary: 'Get a CIT session',
+      description:
+        'One CIT session: `state` (PENDING, PROCESSING, COMPLETED, EXPIRED), `attempts`, and once known the `transactionId`, ' +
+        '`subscriptionId` and `paymentMethodId` it produced. Poll it when the callback has not arrived, or to find the subscription ' +
+        'a card-storing session created.',
       schema: { params: SessionParams, response: { 200: SessionResponse } },
       handler: async ({ params, accountId }) => ({ session: sessionWire(await service.get(accountId, params.sessionId)) }),
     }),
@@ -512,7 +530,14 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
         tags: ['Sandbox'],
         method: 'POST',
         url: `${SANDBOX_PREFIX}/sessions/:sessionId/complete`,
-        summary: 'The customer pays in the payment window (card or wallet)',
+        summary: 'Pay a session in the sandbox',
+        description:
+          'Sandbox only (operator key): does what the customer does in the payment window — pays with `card` (the sandbox test ' +
+          'cards decide the outcome: 4111111111111111 approves, 4000000000009995 declines with `INSUFFICIENT_FUNDS`, ' +
+          '4000000000003220 asks for a 3-D Secure challenge) or with a wallet `paymentMethodType` (e.g. `KLARNA`, `VIABILL`). The ' +
+          "answer is the session and the attempt's transaction; a declined attempt leaves the session open while attempts remain. " +
+          '409 `CONFLICT` when the session is no longer payable (completed, expired, or a payment is running).',
+        errorExamples: { 409: [errorExample('The session is paid or expired', 'CONFLICT', 'The session changed meanwhile (paid or expired).')] },
         schema: { params: SessionParams, body: CompleteSessionBody, response: { 200: CompleteSessionResponse } },
         handler: async ({ params, body, clientIp }) => {
           const session = await service.byIdAnyAccount(params.sessionId);

@@ -249,10 +249,21 @@ export const CompleteSessionBody = Type.Object(
   },
 );
 
-export const CompleteSessionResponse = Type.Object({
-  session: SessionRecord,
-  transaction: Nullable(Type.Object({ id: Type.String(), state: Type.String(), errorCode: NullableString })),
-});
+export const CompleteSessionResponse = Type.Object(
+  {
+    session: SessionRecord,
+    transaction: Nullable(Type.Object({ id: Type.String(), state: Type.String(), errorCode: NullableString })),
+  },
+  {
+    examples: [
+      { session: COMPLETED_SESSION_EXAMPLE, transaction: { id: '59JXY3CGEZ0', state: 'SUCCESS', errorCode: null } },
+      {
+        session: { ...SESSION_EXAMPLE, state: 'PENDING', attempts: 1, errorCode: 'INSUFFICIENT_FUNDS' },
+        transaction: { id: '59JXY3D8K2P', state: 'FAILED', errorCode: 'INSUFFICIENT_FUNDS' },
+      },
+    ],
+  },
+);
 
 /** Entity → wire record (no account id, no client key). */
 export function sessionWire(s: Session) {

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { CursorEnvelope, CursorQuery } from '../../shared/pagination.js';
+import { CursorEnvelope, cursorExample, CursorQuery } from '../../shared/pagination.js';
 import { toDecimalString } from '../../shared/money.js';
 import { DateOnly, DateTime, Nullable, StringEnum } from '../../shared/wire.js';
-import { TransactionRecord, transactionWire } from '../transactions/transactions.schemas.js';
+import { TRANSACTION_EXAMPLE, TransactionRecord, transactionWire } from '../transactions/transactions.schemas.js';
 import type { Transaction } from '../transactions/transaction.js';
 import { TRANSACTION_FEE_TYPES, TRANSFER_ADJUSTMENT_TYPES, type TransactionFeeType } from './fees.js';
 import type { SettlementTransaction, SettlementTransfer } from './settlement.js';
@@ -72,7 +72,33 @@ export const SettlementTransferResponse = Type.Object(
 export const SettlementTransferList = Type.Object(CursorEnvelope(SettlementTransferResponse).properties, {
   examples: [{ currentOffset: '', nextOffset: null, perPage: 25, hasMore: false, items: [{ settlementTransfer: SETTLEMENT_TRANSFER_EXAMPLE }] }],
 });
-export const SettlementTransactionList = CursorEnvelope(Type.Object({ settlementTransaction: SettlementTransactionRecord, transaction: TransactionRecord }));
+/** The settled capture of TRANSACTION_EXAMPLE (EUR 25.00) in that transfer, with its three fees. */
+const SETTLEMENT_TRANSACTION_EXAMPLE = {
+  id: '01a236ca-8a70-73f2-bcbc-d670bbca2abb',
+  settlementTransferId: SETTLEMENT_TRANSFER_EXAMPLE.id,
+  transactionId: TRANSACTION_EXAMPLE.id,
+  agreementId: 'sandbox-df5c9f106c0d',
+  merchantReference: 'order-1042',
+  acquirerReference: 'SBX4594BC118C3FFABC6',
+  postingDate: '2026-11-28',
+  settlementNetAmount: '24.44',
+  settlementCurrency: 'EUR',
+  adjustments: [
+    { type: 'ACQUIRER_FEE', amount: '-0.49', description: 'Acquirer service fee (0.95 % + fixed)' },
+    { type: 'INTERCHANGE_FEE', amount: '-0.05', description: 'Interchange fee (0.20 %)' },
+    { type: 'SCHEME_FEE', amount: '-0.02', description: 'Card scheme fee (0.08 %)' },
+  ],
+  createdAt: '2026-11-28T13:29:05.608Z',
+};
+
+export const SettlementTransactionList = CursorEnvelope(Type.Object({ settlementTransaction: SettlementTransactionRecord, transaction: TransactionRecord }), {
+  examples: [
+    cursorExample(
+      [{ settlementTransaction: SETTLEMENT_TRANSACTION_EXAMPLE, transaction: TRANSACTION_EXAMPLE }],
+      ({ settlementTransaction }) => settlementTransaction,
+    ),
+  ],
+});
 export const SettlementListQuery = CursorQuery;
 export const TransferParams = Type.Object({ transferId: Type.String({ minLength: 1, maxLength: 64 }) });
 export const SettlementRunBody = Type.Object({ postingDate: Type.Optional(DateOnly) }, { examples: [{ postingDate: '2026-11-28' }] });

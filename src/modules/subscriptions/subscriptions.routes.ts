@@ -1,9 +1,9 @@
 import type { Static } from '@sinclair/typebox';
-import { PageEnvelope, pageEnvelope, pageOffset } from '../../shared/pagination.js';
+import { pageEnvelope, pageOffset } from '../../shared/pagination.js';
 import { FieldErrorCollector } from '../../shared/errors.js';
-import { defineRoute, EMPTY_BODY, type RouteDef } from '../../shared/route.js';
+import { defineRoute, EMPTY_BODY, fieldErrorExample, type RouteDef } from '../../shared/route.js';
 import type { SubscriptionFilter } from './subscriptions.repository.js';
-import { SubscriptionListQuery, SubscriptionParams, SubscriptionResponse, UpdateSubscriptionBody } from './subscriptions.schemas.js';
+import { SubscriptionListQuery, SubscriptionListResponse, SubscriptionParams, SubscriptionResponse, UpdateSubscriptionBody } from './subscriptions.schemas.js';
 import type { SubscriptionsService } from './subscriptions.service.js';
 
 function toFilter(q: Static<typeof SubscriptionListQuery>): SubscriptionFilter {
@@ -33,9 +33,14 @@ export function subscriptionsRoutes(service: SubscriptionsService): RouteDef[] {
       ...common,
       method: 'GET',
       url: '/subscriptions',
-      summary: 'List subscriptions (page pagination, newest first)',
+      summary: 'List subscriptions',
+      description:
+        "The account's subscriptions with their payment methods, newest first, in the page envelope. Filters combine: " +
+        '`createdAfter`/`createdBefore` (inclusive; fix `createdBefore` when importing, so that new rows do not shift the pages), ' +
+        '`customerId`, `reference` (exact), `currency`, `state` (PENDING, ACTIVE, INVALID, DISABLED), `paymentMethodId`, ' +
+        '`pointOfSaleId`, `type` (SCHEDULED, UNSCHEDULED). Rate limited as a list endpoint.',
       rateLimit: 'list',
-      schema: { querystring: SubscriptionListQuery, response: { 200: PageEnvelope(SubscriptionResponse) } },
+      schema: { querystring: SubscriptionListQuery, response: { 200: SubscriptionListResponse } },
       handler: async ({ query, accountId, baseUrl, path, rawQuery }) => {
         const page = await service.list(accountId, toFilter(query), pageOffset(query.page, query.perPage), query.perPage);
         return pageEnvelope({ ...query, url: baseUrl + path, query: rawQuery }, page.items, page.total);
@@ -45,7 +50,11 @@ export function subscriptionsRoutes(service: SubscriptionsService): RouteDef[] {
       ...common,
       method: 'GET',
       url: '/subscriptions/:subscriptionId',
-      summary: 'Get a subscription with its payment method',
+      summary: 'Get a subscription',
+      description:
+        'A subscription — the link between the merchant and a card the customer stored through a CIT session with `subscription` — ' +
+        'with its payment method (null once that was deleted). Only an ACTIVE subscription can be charged with `POST /mit` or ' +
+        'carry a billing agreement; `statusReason` says why one is not.',
       schema: { params: SubscriptionParams, response: { 200: SubscriptionResponse } },
       handler: async ({ params, accountId }) => service.view(accountId, params.subscriptionId),
     }),
@@ -53,7 +62,22 @@ export function subscriptionsRoutes(service: SubscriptionsService): RouteDef[] {
       ...common,
       method: 'PATCH',
       url: '/subscriptions/:subscriptionId',
-      summary: 'Update an ACTIVE subscription (amount, type, expiry, interval)',
+      summary: 'Update a subscription',
+      description:
+        'Changes the metadata of an ACTIVE subscription: the expected recurring `amount` (≥ 1), `type` (SCHEDULED needs an ' +
+        '`interval` {period DAY|WEEK|MONTH|YEAR, frequency 1–31}), `expiryDate` and `interval` (null clears them). The card is not ' +
+        'touched. Answers the updated subscription. A subscription in another state is a 422 on `subscriptionId`.',
+      errorExamples: {
+        422: [
+          fieldErrorExample(
+            'The subscription is not ACTIVE',
+            'subscriptionId',
+            'in:ACTIVE',
+            'the subscription is DISABLED; update needs an ACTIVE subscription',
+          ),
+          fieldErrorExample('SCHEDULED without an interval', 'interval', 'required', 'is required for a SCHEDULED subscription'),
+        ],
+      },
       idempotent: true,
       schema: { params: SubscriptionParams, body: UpdateSubscriptionBody, response: { 200: SubscriptionResponse } },
       handler: async ({ params, body, accountId }) => {
@@ -65,7 +89,11 @@ export function subscriptionsRoutes(service: SubscriptionsService): RouteDef[] {
       ...common,
       method: 'DELETE',
       url: '/subscriptions/:subscriptionId',
-      summary: 'Disable a subscription (200, empty body)',
+      summary: 'Disable a subscription',
+      description:
+        'Disables a subscription (PENDING, ACTIVE or INVALID): state `DISABLED` (statusReason `DISABLED_BY_MERCHANT`); no new MIT or ' +
+        'billing charge can be created for it, while its existing transactions can still be captured, voided and refunded. Emits ' +
+        '`subscription.disabled.v1`. Answers 200 with an empty body; disabling a DISABLED subscription again is a no-op.',
       idempotent: true,
       schema: { params: SubscriptionParams },
       handler: async ({ params, accountId }) => {

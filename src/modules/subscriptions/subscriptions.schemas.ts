@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery } from '../../shared/pagination.js';
+import { PageEnvelope, pageExample, PageQuery } from '../../shared/pagination.js';
 import { Currency, DateOnly, DateTime, Nullable, PositiveAmount, StringEnum, Uuid } from '../../shared/wire.js';
 import { PaymentMethodRecord } from '../payment-methods/payment-methods.schemas.js';
 import { INTERVAL_PERIODS, type Subscription, SUBSCRIPTION_STATES, SUBSCRIPTION_TYPES } from './subscription.js';
@@ -28,41 +28,44 @@ export const SubscriptionRecord = Type.Object({
 });
 
 /** GET and list items: the subscription with its payment method (null once that was deleted). */
+/** An ACTIVE monthly subscription on the sandbox Visa card. */
+export const SUBSCRIPTION_RESPONSE_EXAMPLE = {
+  subscription: {
+    id: 'cdbf1049-856b-45ca-835e-f968c7637235',
+    paymentMethodId: '59803fc4-a7bb-40ea-b77e-13bf5457b04f',
+    currency: 'EUR',
+    customerId: 'customer-81',
+    pointOfSaleId: '571e0f76-1342-418a-902b-27dd6fc9543e',
+    reference: 'customer-81-card',
+    description: null,
+    state: 'ACTIVE',
+    statusReason: null,
+    type: 'SCHEDULED',
+    expiryDate: null,
+    interval: { period: 'MONTH', frequency: 1 },
+    createdAt: '2026-11-25T13:29:04.814Z',
+  },
+  paymentMethod: {
+    id: '59803fc4-a7bb-40ea-b77e-13bf5457b04f',
+    type: 'CARD',
+    subType: 'Visa',
+    expiry: '2030-12-31',
+    displayText: '41111111XXXX1111',
+    holderName: 'Test Holder',
+    customerId: 'customer-81',
+    accountUpdatesEnabled: false,
+    createdAt: '2026-11-25T13:29:04.806Z',
+  },
+};
+
 export const SubscriptionResponse = Type.Object(
   { subscription: SubscriptionRecord, paymentMethod: Nullable(PaymentMethodRecord) },
-  {
-    examples: [
-      {
-        subscription: {
-          id: 'cdbf1049-856b-45ca-835e-f968c7637235',
-          paymentMethodId: '59803fc4-a7bb-40ea-b77e-13bf5457b04f',
-          currency: 'EUR',
-          customerId: 'customer-81',
-          pointOfSaleId: '571e0f76-1342-418a-902b-27dd6fc9543e',
-          reference: 'customer-81-card',
-          description: null,
-          state: 'ACTIVE',
-          statusReason: null,
-          type: 'SCHEDULED',
-          expiryDate: null,
-          interval: { period: 'MONTH', frequency: 1 },
-          createdAt: '2026-11-25T13:29:04.814Z',
-        },
-        paymentMethod: {
-          id: '59803fc4-a7bb-40ea-b77e-13bf5457b04f',
-          type: 'CARD',
-          subType: 'Visa',
-          expiry: '2030-12-31',
-          displayText: '41111111XXXX1111',
-          holderName: 'Test Holder',
-          customerId: 'customer-81',
-          accountUpdatesEnabled: false,
-          createdAt: '2026-11-25T13:29:04.806Z',
-        },
-      },
-    ],
-  },
+  { examples: [SUBSCRIPTION_RESPONSE_EXAMPLE] },
 );
+
+export const SubscriptionListResponse = PageEnvelope(SubscriptionResponse, {
+  examples: [pageExample('/subscriptions', [SUBSCRIPTION_RESPONSE_EXAMPLE])],
+});
 
 export const SubscriptionParams = Type.Object({ subscriptionId: Uuid });
 

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { PageEnvelope, pageExample } from '../../shared/pagination.js';
 import { DateTime, HeaderValue, Nullable, StringEnum, Uuid } from '../../shared/wire.js';
 import type { DeliveryWithAttempts } from './webhooks.repository.js';
 import { PAUSE_REASONS, type Webhook, WEBHOOK_EVENTS } from './webhook.js';
@@ -100,6 +101,53 @@ export const DeliveryRecord = Type.Object({
 });
 
 export const DeliveryResponse = Type.Object({ delivery: DeliveryRecord });
+
+/** The registered webhook of the examples, bare as the list shows it (INTERFACE §11.9). */
+const WEBHOOK_RECORD_EXAMPLE = (WebhookResponse.examples as Array<{ webhook: Record<string, unknown> }>)[0]!.webhook;
+export const WebhookList = PageEnvelope(WebhookRecord, {
+  examples: [
+    pageExample('/webhooks', [
+      WEBHOOK_RECORD_EXAMPLE,
+      {
+        ...WEBHOOK_RECORD_EXAMPLE,
+        id: '3e9a6c41-5f0b-4d2e-8a17-9c4b2d6e0f18',
+        url: 'https://erp.example.com/hooks/payments',
+        events: ['settlement.transfer-ready.v1'],
+        pausedAt: '2026-11-24T08:00:00.000Z',
+        pauseReason: 'ERROR_RATE_TOO_HIGH',
+        createdAt: '2026-11-20T10:15:31.000Z',
+      },
+    ]),
+  ],
+});
+/** A paused webhook (POST .../pause) and a resumed one (POST .../resume). */
+export const PausedWebhookResponse = Type.Object(WebhookResponse.properties, {
+  examples: [{ webhook: { ...WEBHOOK_RECORD_EXAMPLE, pausedAt: '2026-11-26T08:12:44.120Z', pauseReason: 'PAUSED_BY_MERCHANT' } }],
+});
+export const DeliveryList = PageEnvelope(DeliveryResponse, {
+  examples: [
+    pageExample(`/webhooks/${String(WEBHOOK_RECORD_EXAMPLE.id)}/deliveries`, [
+      {
+        delivery: {
+          id: '01a236ca-8b02-7c4e-9d1f-2a3b4c5d6e7f',
+          webhookId: WEBHOOK_RECORD_EXAMPLE.id,
+          eventId: '01a236ca-87b8-74e0-9728-69ad2a51fba7',
+          event: 'transaction.success.v1',
+          state: 'DELIVERED',
+          attempts: 2,
+          nextAttemptAt: null,
+          lastAttemptAt: '2026-11-25T13:29:06.902Z',
+          createdAt: '2026-11-25T13:29:04.814Z',
+          finishedAt: '2026-11-25T13:29:06.902Z',
+          attemptLog: [
+            { attempt: 1, attemptedAt: '2026-11-25T13:29:04.851Z', success: false, httpStatus: 502, error: 'HTTP 502', durationMs: 212 },
+            { attempt: 2, attemptedAt: '2026-11-25T13:29:06.902Z', success: true, httpStatus: 200, error: null, durationMs: 48 },
+          ],
+        },
+      },
+    ]),
+  ],
+});
 
 /** A webhook as the list shows it (INTERFACE §11.9); create and get wrap it (webhookWire). */
 export const webhookRecord = (w: Webhook) => ({

@@ -11,8 +11,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List stored payment methods (optionally of one customer)
-         * @description **Errors**
+         * List stored payment methods
+         * @description The payment methods customers stored with the merchant (cards saved in CIT sessions with a `customerId` or a `subscription`), in the page envelope; `customerId` narrows it to one customer — the cards to offer at checkout. Deleted payment methods are left out. Rate limited as a list endpoint.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -43,6 +45,38 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "page": 1,
+                         *       "perPage": 25,
+                         *       "lastPage": 1,
+                         *       "total": 1,
+                         *       "from": 1,
+                         *       "to": 1,
+                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/payment-methods?page=1&perPage=25",
+                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/payment-methods?page=1&perPage=25",
+                         *       "nextPageUrl": null,
+                         *       "previousPageUrl": null,
+                         *       "path": "https://payments.example.com/public/api/v1/payment-methods",
+                         *       "nextPage": null,
+                         *       "previousPage": null,
+                         *       "items": [
+                         *         {
+                         *           "paymentMethod": {
+                         *             "id": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *             "type": "CARD",
+                         *             "subType": "Visa",
+                         *             "expiry": "2030-12-31",
+                         *             "displayText": "41111111XXXX1111",
+                         *             "holderName": "Test Holder",
+                         *             "customerId": "customer-81",
+                         *             "accountUpdatesEnabled": false,
+                         *             "createdAt": "2026-11-25T13:29:04.806Z"
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -159,8 +193,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a stored payment method with its masked card (card null for other methods)
-         * @description **Errors**
+         * Get a stored payment method
+         * @description One stored payment method with its masked `card` (first 8 and last 4 digits, two-digit expiry, issuer, scheme, country, segment, funding); `card` is null for other payment methods. The card number is never returned.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -187,6 +223,32 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "paymentMethod": {
+                         *         "id": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *         "type": "CARD",
+                         *         "subType": "Visa",
+                         *         "expiry": "2030-12-31",
+                         *         "displayText": "41111111XXXX1111",
+                         *         "holderName": "Test Holder",
+                         *         "customerId": "customer-81",
+                         *         "accountUpdatesEnabled": false,
+                         *         "createdAt": "2026-11-25T13:29:04.806Z"
+                         *       },
+                         *       "card": {
+                         *         "pan": "41111111XXXX1111",
+                         *         "expireMonth": "12",
+                         *         "expireYear": "30",
+                         *         "par": "S0016003394DCDCA3ACB6D8B64A8F",
+                         *         "Issuer": "Sandbox Bank",
+                         *         "Scheme": "VISA",
+                         *         "Country": "DK",
+                         *         "Segment": "consumer",
+                         *         "Funding": "credit"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             paymentMethod: {
                                 /** Format: uuid */
@@ -284,7 +346,9 @@ export interface paths {
         post?: never;
         /**
          * Delete a stored payment method
-         * @description **Errors**
+         * @description Deletes a stored payment method: it is no longer listed or usable, and a subscription on it can no longer be charged (MIT answers 422 on `subscriptionId`). Answers 200 with an empty body.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -402,8 +466,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Enrol a stored card in the account updater (or withdraw it): the issuer's new expiry or reissued card replaces the stored one
-         * @description **Errors**
+         * Enrol a card in the account updater
+         * @description With `enabled: true` the stored card takes part in the account updater: when the issuer reissues the card or extends its expiry, the stored payment method takes the new details at once and later MITs use them, so subscriptions keep working. `enabled: false` withdraws it. Answers the payment method with `accountUpdatesEnabled`; setting the current value again changes nothing. Cards only: another payment method is a 422 on `enabled`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -412,6 +478,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such payment method for this account |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | Not a card |
          *     | 422 | `VALIDATION_ERROR` | `enabled` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -445,6 +512,32 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "paymentMethod": {
+                         *         "id": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *         "type": "CARD",
+                         *         "subType": "Visa",
+                         *         "expiry": "2030-12-31",
+                         *         "displayText": "41111111XXXX1111",
+                         *         "holderName": "Test Holder",
+                         *         "customerId": "customer-81",
+                         *         "accountUpdatesEnabled": true,
+                         *         "createdAt": "2026-11-25T13:29:04.806Z"
+                         *       },
+                         *       "card": {
+                         *         "pan": "41111111XXXX1111",
+                         *         "expireMonth": "12",
+                         *         "expireYear": "30",
+                         *         "par": "S0016003394DCDCA3ACB6D8B64A8F",
+                         *         "Issuer": "Sandbox Bank",
+                         *         "Scheme": "VISA",
+                         *         "Country": "DK",
+                         *         "Segment": "consumer",
+                         *         "Funding": "credit"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             paymentMethod: {
                                 /** Format: uuid */
@@ -1456,14 +1549,17 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Callbacks of a transaction with every delivery attempt
-         * @description **Errors**
+         * List the callbacks of a transaction
+         * @description The callbacks (NotificationWebhook POSTs to `notificationUrl`) of one transaction with every delivery attempt: the receiver's HTTP status, the error, the duration. `state` is `PENDING` while retries remain (`nextAttemptAt`), `DELIVERED` on a 2xx, `FAILED` after the last of 25 attempts (retried at once, then after 2^n s, capped at 3 h).
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such transaction for this account |
+         *     | 422 | `VALIDATION_ERROR` | `transactionId` is invalid |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -1483,6 +1579,40 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notifications": [
+                         *         {
+                         *           "id": "01a236ca-87b9-7408-b029-9eac67d9133e",
+                         *           "transactionId": "59JXY3CGEZ0",
+                         *           "event": "SUCCESS",
+                         *           "url": "https://shop.example.com/payments/callback",
+                         *           "state": "DELIVERED",
+                         *           "attemptCount": 2,
+                         *           "lastStatus": 200,
+                         *           "nextAttemptAt": null,
+                         *           "createdAt": "2026-11-25T13:29:04.815Z",
+                         *           "deliveredAt": "2026-11-25T13:29:04.902Z",
+                         *           "attempts": [
+                         *             {
+                         *               "attempt": 1,
+                         *               "statusCode": 503,
+                         *               "error": "HTTP 503",
+                         *               "durationMs": 31,
+                         *               "createdAt": "2026-11-25T13:29:04.851Z"
+                         *             },
+                         *             {
+                         *               "attempt": 2,
+                         *               "statusCode": 200,
+                         *               "error": null,
+                         *               "durationMs": 44,
+                         *               "createdAt": "2026-11-25T13:29:04.902Z"
+                         *             }
+                         *           ]
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             notifications: {
                                 /** Format: uuid */
@@ -1586,8 +1716,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a callback again (same X-Delivery-Id, fresh retry schedule)
-         * @description **Errors**
+         * Resend a callback
+         * @description Sends a callback again — after fixing the receiver, say — with the same body and `X-Delivery-Id` (so receivers can de-duplicate) and a fresh retry schedule. Answers the callback with its attempts; it is `PENDING` until the new delivery succeeds or fails.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -1623,6 +1755,38 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "notification": {
+                         *         "id": "01a236ca-87b9-7408-b029-9eac67d9133e",
+                         *         "transactionId": "59JXY3CGEZ0",
+                         *         "event": "SUCCESS",
+                         *         "url": "https://shop.example.com/payments/callback",
+                         *         "state": "PENDING",
+                         *         "attemptCount": 2,
+                         *         "lastStatus": 500,
+                         *         "nextAttemptAt": "2026-11-25T15:02:00.000Z",
+                         *         "createdAt": "2026-11-25T13:29:04.815Z",
+                         *         "deliveredAt": null,
+                         *         "attempts": [
+                         *           {
+                         *             "attempt": 1,
+                         *             "statusCode": 500,
+                         *             "error": "HTTP 500",
+                         *             "durationMs": 31,
+                         *             "createdAt": "2026-11-25T13:29:04.851Z"
+                         *           },
+                         *           {
+                         *             "attempt": 2,
+                         *             "statusCode": 500,
+                         *             "error": "HTTP 500",
+                         *             "durationMs": 28,
+                         *             "createdAt": "2026-11-25T13:29:04.902Z"
+                         *           }
+                         *         ]
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             notification: {
                                 /** Format: uuid */
@@ -1732,7 +1896,9 @@ export interface paths {
         };
         /**
          * List merchant accounts
-         * @description **Errors**
+         * @description Partner tier (operator key). Every merchant account of the deployment, in the page envelope.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -1761,6 +1927,49 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "page": 1,
+                         *       "perPage": 25,
+                         *       "lastPage": 1,
+                         *       "total": 1,
+                         *       "from": 1,
+                         *       "to": 1,
+                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/partner/accounts?page=1&perPage=25",
+                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/partner/accounts?page=1&perPage=25",
+                         *       "nextPageUrl": null,
+                         *       "previousPageUrl": null,
+                         *       "path": "https://payments.example.com/public/api/v1/partner/accounts",
+                         *       "nextPage": null,
+                         *       "previousPage": null,
+                         *       "items": [
+                         *         {
+                         *           "account": {
+                         *             "id": "01a236ca-86c5-727b-8285-99017f402a3e",
+                         *             "name": "Nordic Coffee ApS",
+                         *             "addressLineOne": null,
+                         *             "addressLineTwo": null,
+                         *             "city": null,
+                         *             "postalCode": null,
+                         *             "countryCode": null,
+                         *             "phone": null,
+                         *             "email": "payments@nordic-coffee.example",
+                         *             "timezone": "Europe/Copenhagen",
+                         *             "invoiceEmail": null,
+                         *             "invoiceAttention": null,
+                         *             "vat": null,
+                         *             "currencyCode": "EUR",
+                         *             "status": "ACTIVE",
+                         *             "capabilities": {
+                         *               "moto": false,
+                         *               "syncPayout": false
+                         *             },
+                         *             "createdAt": "2026-11-24T09:10:12.165Z"
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -1857,7 +2066,9 @@ export interface paths {
         put?: never;
         /**
          * Create a merchant account
-         * @description **Errors**
+         * @description Partner tier (operator key). Creates a merchant account in status `PENDING`, with its settlement `currencyCode`, `timezone` and the first approved `domain`. Activate it with `PATCH .../activate`, then mint an access token for it; capabilities (MOTO, synchronous payouts) start off.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -1884,6 +2095,16 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Nordic Coffee ApS",
+                     *       "email": "payments@nordic-coffee.example",
+                     *       "currencyCode": "EUR",
+                     *       "timezone": "Europe/Copenhagen",
+                     *       "domain": "shop.example.com",
+                     *       "language": "da"
+                     *     }
+                     */
                     "application/json": {
                         name: string;
                         /** Format: email */
@@ -1906,6 +2127,32 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "account": {
+                         *         "id": "01a236ca-86c5-727b-8285-99017f402a3e",
+                         *         "name": "Nordic Coffee ApS",
+                         *         "addressLineOne": null,
+                         *         "addressLineTwo": null,
+                         *         "city": null,
+                         *         "postalCode": null,
+                         *         "countryCode": null,
+                         *         "phone": null,
+                         *         "email": "payments@nordic-coffee.example",
+                         *         "timezone": "Europe/Copenhagen",
+                         *         "invoiceEmail": null,
+                         *         "invoiceAttention": null,
+                         *         "vat": null,
+                         *         "currencyCode": "EUR",
+                         *         "status": "PENDING",
+                         *         "capabilities": {
+                         *           "moto": false,
+                         *           "syncPayout": false
+                         *         },
+                         *         "createdAt": "2026-11-24T09:10:12.165Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             account: {
                                 /** Format: uuid */
@@ -2017,7 +2264,9 @@ export interface paths {
         };
         /**
          * Get a merchant account
-         * @description **Errors**
+         * @description Partner tier (operator key). One merchant account with its `status` (PENDING, ACTIVE, CLOSED) and `capabilities`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -2044,6 +2293,32 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "account": {
+                         *         "id": "01a236ca-86c5-727b-8285-99017f402a3e",
+                         *         "name": "Nordic Coffee ApS",
+                         *         "addressLineOne": null,
+                         *         "addressLineTwo": null,
+                         *         "city": null,
+                         *         "postalCode": null,
+                         *         "countryCode": null,
+                         *         "phone": null,
+                         *         "email": "payments@nordic-coffee.example",
+                         *         "timezone": "Europe/Copenhagen",
+                         *         "invoiceEmail": null,
+                         *         "invoiceAttention": null,
+                         *         "vat": null,
+                         *         "currencyCode": "EUR",
+                         *         "status": "PENDING",
+                         *         "capabilities": {
+                         *           "moto": false,
+                         *           "syncPayout": false
+                         *         },
+                         *         "createdAt": "2026-11-24T09:10:12.165Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             account: {
                                 /** Format: uuid */
@@ -2134,14 +2409,17 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a merchant account; its credentials stop working at once
-         * @description **Errors**
+         * Delete a merchant account
+         * @description Partner tier (operator key). Closes the account (status `CLOSED`): its access tokens and API keys stop working at once (401). Answers 200 with an empty body.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | A merchant credential was sent |
          *     | 404 | `NOT_FOUND` | No such account for this account |
+         *     | 409 | `CONFLICT` | The account was deleted already |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | `accountId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
@@ -2258,13 +2536,16 @@ export interface paths {
         head?: never;
         /**
          * Activate a merchant account
-         * @description **Errors**
+         * @description Partner tier (operator key). Moves a PENDING account to `ACTIVE`. A deleted (CLOSED) account cannot be activated: 409 `CONFLICT`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | A merchant credential was sent |
          *     | 404 | `NOT_FOUND` | No such account for this account |
+         *     | 409 | `CONFLICT` | The account was deleted |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | `accountId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
@@ -2293,6 +2574,32 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "account": {
+                         *         "id": "01a236ca-86c5-727b-8285-99017f402a3e",
+                         *         "name": "Nordic Coffee ApS",
+                         *         "addressLineOne": null,
+                         *         "addressLineTwo": null,
+                         *         "city": null,
+                         *         "postalCode": null,
+                         *         "countryCode": null,
+                         *         "phone": null,
+                         *         "email": "payments@nordic-coffee.example",
+                         *         "timezone": "Europe/Copenhagen",
+                         *         "invoiceEmail": null,
+                         *         "invoiceAttention": null,
+                         *         "vat": null,
+                         *         "currencyCode": "EUR",
+                         *         "status": "ACTIVE",
+                         *         "capabilities": {
+                         *           "moto": false,
+                         *           "syncPayout": false
+                         *         },
+                         *         "createdAt": "2026-11-24T09:10:12.165Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             account: {
                                 /** Format: uuid */
@@ -2401,8 +2708,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Mint an access token (valid 8 h)
-         * @description **Errors**
+         * Create an access token
+         * @description Partner tier (operator key). Mints a bearer token for the merchant tier of the account, valid 8 hours on the service clock (`expiresAt`). For long-lived server credentials, create an API key with it (`POST /management/api-keys`).
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -2410,6 +2719,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | A merchant credential was sent |
          *     | 404 | `NOT_FOUND` | No such account for this account |
+         *     | 409 | `CONFLICT` | The account was deleted |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | `environment` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
@@ -2432,6 +2742,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "environment": "test"
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         environment: "test" | "live";
@@ -2445,6 +2760,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "accessToken": "pat_vmTzZGdzcIL0TH7mqF5qfE4mCSHhHuEvQFhREKJqvo4",
+                         *       "expiresAt": "2026-11-24T17:10:12.213Z"
+                         *     }
+                         */
                         "application/json": {
                             accessToken: string;
                             /** Format: date-time */
@@ -2548,8 +2869,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Grant or withdraw MOTO and synchronous payouts
-         * @description **Errors**
+         * Set the capabilities of an account
+         * @description Partner tier (operator key). Grants or withdraws `moto` (needs the merchant's PCI-DSS documentation) and `syncPayout` (needs explicit approval); a field left out keeps its value. Without the capability, `POST /moto` and `POST /payout-sync` answer 403 `CAPABILITY_NOT_ENABLED`. Answers the account.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -2557,6 +2880,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | A merchant credential was sent |
          *     | 404 | `NOT_FOUND` | No such account for this account |
+         *     | 409 | `CONFLICT` | The account was deleted |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | `accountId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
@@ -2592,6 +2916,32 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "account": {
+                         *         "id": "01a236ca-86c5-727b-8285-99017f402a3e",
+                         *         "name": "Nordic Coffee ApS",
+                         *         "addressLineOne": null,
+                         *         "addressLineTwo": null,
+                         *         "city": null,
+                         *         "postalCode": null,
+                         *         "countryCode": null,
+                         *         "phone": null,
+                         *         "email": "payments@nordic-coffee.example",
+                         *         "timezone": "Europe/Copenhagen",
+                         *         "invoiceEmail": null,
+                         *         "invoiceAttention": null,
+                         *         "vat": null,
+                         *         "currencyCode": "EUR",
+                         *         "status": "ACTIVE",
+                         *         "capabilities": {
+                         *           "moto": true,
+                         *           "syncPayout": false
+                         *         },
+                         *         "createdAt": "2026-11-24T09:10:12.165Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             account: {
                                 /** Format: uuid */
@@ -2709,8 +3059,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create an API key (shown once)
-         * @description **Errors**
+         * Create an API key
+         * @description Creates a long-lived merchant credential (`sk_…`) for server-to-server calls, used as `Authorization: Bearer <key>`. The key is shown once in this answer and stored only as a hash: keep it safe.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -2737,6 +3089,11 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "name": "Order service"
+                     *     }
+                     */
                     "application/json": {
                         name: string;
                     };
@@ -2749,6 +3106,12 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "name": "Order service",
+                         *       "key": "sk_4ywUVyRszpzA2CpB93jJNXgT-fyRha4TbV-h9_07PmA"
+                         *     }
+                         */
                         "application/json": {
                             name: string;
                             /** @description Shown once; only a hash is kept. */
@@ -3274,7 +3637,9 @@ export interface paths {
         };
         /**
          * List points of sale
-         * @description **Errors**
+         * @description The account's points of sale with their hosted configuration, in the page envelope (without callback credentials: read one point of sale for those). Rate limited as a list endpoint.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -3304,6 +3669,75 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "page": 1,
+                         *       "perPage": 25,
+                         *       "lastPage": 1,
+                         *       "total": 2,
+                         *       "from": 1,
+                         *       "to": 2,
+                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/management/point-of-sales?page=1&perPage=25",
+                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/management/point-of-sales?page=1&perPage=25",
+                         *       "nextPageUrl": null,
+                         *       "previousPageUrl": null,
+                         *       "path": "https://payments.example.com/public/api/v1/management/point-of-sales",
+                         *       "nextPage": null,
+                         *       "previousPage": null,
+                         *       "items": [
+                         *         {
+                         *           "pointOfSale": {
+                         *             "id": "710fe949-df64-4f3c-9c7f-e16153a026a9",
+                         *             "name": "Store Copenhagen",
+                         *             "type": "PHYSICAL",
+                         *             "domain": "shop.example.com",
+                         *             "descriptor": null,
+                         *             "createdAt": "2026-11-24T09:13:02.276Z",
+                         *             "updatedAt": "2026-11-24T09:13:02.276Z"
+                         *           },
+                         *           "hostedConfiguration": {
+                         *             "instantCapture": "OFF",
+                         *             "scaMode": "SKIP",
+                         *             "timeout": 30,
+                         *             "notificationUrl": null,
+                         *             "successUrl": null,
+                         *             "failureUrl": null,
+                         *             "retryUrl": null,
+                         *             "maxAttempts": 3,
+                         *             "processor": [],
+                         *             "exemptions": [],
+                         *             "reportFailure": false,
+                         *             "reportExpired": false
+                         *           }
+                         *         },
+                         *         {
+                         *           "pointOfSale": {
+                         *             "id": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *             "name": "Web shop",
+                         *             "type": "ONLINE",
+                         *             "domain": "shop.example.com",
+                         *             "descriptor": null,
+                         *             "createdAt": "2026-11-24T09:12:40.253Z",
+                         *             "updatedAt": "2026-11-24T09:12:40.253Z"
+                         *           },
+                         *           "hostedConfiguration": {
+                         *             "instantCapture": "OFF",
+                         *             "scaMode": "SKIP",
+                         *             "timeout": 30,
+                         *             "notificationUrl": null,
+                         *             "successUrl": null,
+                         *             "failureUrl": null,
+                         *             "retryUrl": null,
+                         *             "maxAttempts": 3,
+                         *             "processor": [],
+                         *             "exemptions": [],
+                         *             "reportFailure": false,
+                         *             "reportExpired": false
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -3422,7 +3856,9 @@ export interface paths {
         put?: never;
         /**
          * Create a point of sale
-         * @description **Errors**
+         * @description A point of sale is where payments happen: an `ONLINE` shop (CIT sessions, payment links, MIT, MOTO) or a `PHYSICAL` store whose card terminals take in-person sales (default `ONLINE`). `domain` becomes an approved domain: every callback, webhook and redirect URL of the merchant must be on it or a sub-domain. `webhookAuthentication` is the literal `Authorization` value sent with each callback, and the answer also shows the `signingSecret` that signs them (Standard Webhooks headers). `hostedConfiguration` sets the defaults a CIT session takes for what it leaves out.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -3484,6 +3920,35 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "pointOfSale": {
+                         *         "id": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *         "name": "Web shop",
+                         *         "type": "ONLINE",
+                         *         "domain": "shop.example.com",
+                         *         "descriptor": null,
+                         *         "createdAt": "2026-11-24T09:12:40.253Z",
+                         *         "updatedAt": "2026-11-24T09:12:40.253Z",
+                         *         "webhookAuthentication": "Bearer 3f9c2b7e51d04a8c",
+                         *         "signingSecret": "whsec_+U2nBTtZu3G//XrMd3QjujhGpbwVQAN51gSI5B9C4Ys="
+                         *       },
+                         *       "hostedConfiguration": {
+                         *         "instantCapture": "OFF",
+                         *         "scaMode": "SKIP",
+                         *         "timeout": 30,
+                         *         "notificationUrl": null,
+                         *         "successUrl": null,
+                         *         "failureUrl": null,
+                         *         "retryUrl": null,
+                         *         "maxAttempts": 3,
+                         *         "processor": [],
+                         *         "exemptions": [],
+                         *         "reportFailure": false,
+                         *         "reportExpired": false
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             pointOfSale: {
                                 /** Format: uuid */
@@ -3603,8 +4068,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a point of sale, with the Authorization value and signing secret of its callbacks
-         * @description **Errors**
+         * Get a point of sale
+         * @description One point of sale with its hosted configuration, the `webhookAuthentication` value of its callbacks and their current `signingSecret`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -3631,6 +4098,35 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "pointOfSale": {
+                         *         "id": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *         "name": "Web shop",
+                         *         "type": "ONLINE",
+                         *         "domain": "shop.example.com",
+                         *         "descriptor": null,
+                         *         "createdAt": "2026-11-24T09:12:40.253Z",
+                         *         "updatedAt": "2026-11-24T09:12:40.253Z",
+                         *         "webhookAuthentication": "Bearer 3f9c2b7e51d04a8c",
+                         *         "signingSecret": "whsec_+U2nBTtZu3G//XrMd3QjujhGpbwVQAN51gSI5B9C4Ys="
+                         *       },
+                         *       "hostedConfiguration": {
+                         *         "instantCapture": "OFF",
+                         *         "scaMode": "SKIP",
+                         *         "timeout": 30,
+                         *         "notificationUrl": null,
+                         *         "successUrl": null,
+                         *         "failureUrl": null,
+                         *         "retryUrl": null,
+                         *         "maxAttempts": 3,
+                         *         "processor": [],
+                         *         "exemptions": [],
+                         *         "reportFailure": false,
+                         *         "reportExpired": false
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             pointOfSale: {
                                 /** Format: uuid */
@@ -3745,8 +4241,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate the signing secret of its callbacks; the old one keeps signing (a second signature) for 24 hours
-         * @description **Errors**
+         * Rotate the signing secret of a point of sale
+         * @description Replaces the `signingSecret` that signs this point of sale's callbacks and answers the point of sale with the new one. For 24 hours the old secret keeps signing too (a second signature in `webhook-signature`), so receivers can switch without losing a callback.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -3781,6 +4279,35 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "pointOfSale": {
+                         *         "id": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *         "name": "Web shop",
+                         *         "type": "ONLINE",
+                         *         "domain": "shop.example.com",
+                         *         "descriptor": null,
+                         *         "createdAt": "2026-11-24T09:12:40.253Z",
+                         *         "updatedAt": "2026-11-24T09:12:40.253Z",
+                         *         "webhookAuthentication": "Bearer 3f9c2b7e51d04a8c",
+                         *         "signingSecret": "whsec_+U2nBTtZu3G//XrMd3QjujhGpbwVQAN51gSI5B9C4Ys="
+                         *       },
+                         *       "hostedConfiguration": {
+                         *         "instantCapture": "OFF",
+                         *         "scaMode": "SKIP",
+                         *         "timeout": 30,
+                         *         "notificationUrl": null,
+                         *         "successUrl": null,
+                         *         "failureUrl": null,
+                         *         "retryUrl": null,
+                         *         "maxAttempts": 3,
+                         *         "processor": [],
+                         *         "exemptions": [],
+                         *         "reportFailure": false,
+                         *         "reportExpired": false
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             pointOfSale: {
                                 /** Format: uuid */
@@ -3902,8 +4429,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Add a terminal to a PHYSICAL point of sale
-         * @description **Errors**
+         * Add a card terminal
+         * @description Adds a card terminal to a PHYSICAL point of sale (422 on `pointOfSaleId` for an ONLINE one); in the sandbox it runs on a simulated device. A point of sale has at most one fallback terminal — the one `POST /sale` uses when no `terminal.id` is given: the first terminal, unless another is created with `fallback: true`. Answers the terminal, its point of sale and its device.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -3912,6 +4441,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such point of sale for this account |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | The point of sale is ONLINE |
          *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -3947,6 +4477,33 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "terminal": {
+                         *         "id": "caf3cf7a-b952-491a-9534-481373c19cbc",
+                         *         "pointOfSaleId": "710fe949-df64-4f3c-9c7f-e16153a026a9",
+                         *         "deviceId": "01a236ca-875e-72ab-b84d-2caeade6c077",
+                         *         "externalId": null,
+                         *         "name": "Till 1",
+                         *         "fallback": true,
+                         *         "createdAt": "2026-11-24T09:13:31.317Z"
+                         *       },
+                         *       "pointOfSale": {
+                         *         "id": "710fe949-df64-4f3c-9c7f-e16153a026a9",
+                         *         "name": "Store Copenhagen",
+                         *         "type": "PHYSICAL",
+                         *         "domain": "shop.example.com",
+                         *         "descriptor": null,
+                         *         "createdAt": "2026-11-24T09:13:02.276Z",
+                         *         "updatedAt": "2026-11-24T09:13:02.276Z"
+                         *       },
+                         *       "device": {
+                         *         "id": "01a236ca-875e-72ab-b84d-2caeade6c077",
+                         *         "description": "Virtual card terminal (sandbox simulator)",
+                         *         "createdAt": "2026-11-24T09:13:31.317Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             terminal: {
                                 /** Format: uuid */
@@ -4072,8 +4629,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List terminals (filters pointOfSaleId and deviceId, combinable)
-         * @description **Errors**
+         * List terminals
+         * @description The account's card terminals with their points of sale and devices, in the page envelope; filter by `pointOfSaleId` and `deviceId` (combinable). Rate limited as a list endpoint.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -4106,6 +4665,50 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "page": 1,
+                         *       "perPage": 25,
+                         *       "lastPage": 1,
+                         *       "total": 1,
+                         *       "from": 1,
+                         *       "to": 1,
+                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/terminals?page=1&perPage=25",
+                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/terminals?page=1&perPage=25",
+                         *       "nextPageUrl": null,
+                         *       "previousPageUrl": null,
+                         *       "path": "https://payments.example.com/public/api/v1/terminals",
+                         *       "nextPage": null,
+                         *       "previousPage": null,
+                         *       "items": [
+                         *         {
+                         *           "terminal": {
+                         *             "id": "caf3cf7a-b952-491a-9534-481373c19cbc",
+                         *             "pointOfSaleId": "710fe949-df64-4f3c-9c7f-e16153a026a9",
+                         *             "deviceId": "01a236ca-875e-72ab-b84d-2caeade6c077",
+                         *             "externalId": null,
+                         *             "name": "Till 1",
+                         *             "fallback": true,
+                         *             "createdAt": "2026-11-24T09:13:31.317Z"
+                         *           },
+                         *           "pointOfSale": {
+                         *             "id": "710fe949-df64-4f3c-9c7f-e16153a026a9",
+                         *             "name": "Store Copenhagen",
+                         *             "type": "PHYSICAL",
+                         *             "domain": "shop.example.com",
+                         *             "descriptor": null,
+                         *             "createdAt": "2026-11-24T09:13:02.276Z",
+                         *             "updatedAt": "2026-11-24T09:13:02.276Z"
+                         *           },
+                         *           "device": {
+                         *             "id": "01a236ca-875e-72ab-b84d-2caeade6c077",
+                         *             "description": "Virtual card terminal (sandbox simulator)",
+                         *             "createdAt": "2026-11-24T09:13:31.317Z"
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -4239,7 +4842,9 @@ export interface paths {
         };
         /**
          * Get a terminal
-         * @description **Errors**
+         * @description One card terminal with its point of sale and its device (null when none is attached).
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -4266,6 +4871,33 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "terminal": {
+                         *         "id": "caf3cf7a-b952-491a-9534-481373c19cbc",
+                         *         "pointOfSaleId": "710fe949-df64-4f3c-9c7f-e16153a026a9",
+                         *         "deviceId": "01a236ca-875e-72ab-b84d-2caeade6c077",
+                         *         "externalId": null,
+                         *         "name": "Till 1",
+                         *         "fallback": true,
+                         *         "createdAt": "2026-11-24T09:13:31.317Z"
+                         *       },
+                         *       "pointOfSale": {
+                         *         "id": "710fe949-df64-4f3c-9c7f-e16153a026a9",
+                         *         "name": "Store Copenhagen",
+                         *         "type": "PHYSICAL",
+                         *         "domain": "shop.example.com",
+                         *         "descriptor": null,
+                         *         "createdAt": "2026-11-24T09:13:02.276Z",
+                         *         "updatedAt": "2026-11-24T09:13:02.276Z"
+                         *       },
+                         *       "device": {
+                         *         "id": "01a236ca-875e-72ab-b84d-2caeade6c077",
+                         *         "description": "Virtual card terminal (sandbox simulator)",
+                         *         "createdAt": "2026-11-24T09:13:31.317Z"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             terminal: {
                                 /** Format: uuid */
@@ -4385,7 +5017,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such transaction for this account |
-         *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `transactionId` is invalid |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -5197,6 +5829,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such transaction for this account |
+         *     | 422 | `VALIDATION_ERROR` | `transactionId` is invalid |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -5997,6 +6630,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such transaction for this account |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `transactionId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -6133,7 +6767,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Captures, refunds and payouts whose outcome at the acquirer is in doubt
+         * List payments in doubt
          * @description A request to an acquirer without idempotency (Clearhaus) that may have reached it and got no answer is never sent again: the operation stays PROCESSING, holding its amount, until an operator checks with the acquirer and resolves it. Oldest first.
          *
          *     **Errors**
@@ -6446,8 +7080,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the merchant's webhooks (paused ones included)
-         * @description **Errors**
+         * List webhooks
+         * @description The merchant's webhooks, paused ones included, as bare records in the page envelope (no signing secret: read one webhook for it). Rate limited as a list endpoint.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -6477,6 +7113,47 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "page": 1,
+                         *       "perPage": 25,
+                         *       "lastPage": 1,
+                         *       "total": 2,
+                         *       "from": 1,
+                         *       "to": 2,
+                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/webhooks?page=1&perPage=25",
+                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/webhooks?page=1&perPage=25",
+                         *       "nextPageUrl": null,
+                         *       "previousPageUrl": null,
+                         *       "path": "https://payments.example.com/public/api/v1/webhooks",
+                         *       "nextPage": null,
+                         *       "previousPage": null,
+                         *       "items": [
+                         *         {
+                         *           "id": "b4d5082d-2471-43ec-b9f0-0db4bb0bd649",
+                         *           "url": "https://shop.example.com/payments/events",
+                         *           "events": [
+                         *             "transaction.success.v1",
+                         *             "transaction.failed.v1",
+                         *             "subscription-billing.charge-failed.v1"
+                         *           ],
+                         *           "pausedAt": null,
+                         *           "pauseReason": null,
+                         *           "createdAt": "2026-11-25T13:29:05.489Z"
+                         *         },
+                         *         {
+                         *           "id": "3e9a6c41-5f0b-4d2e-8a17-9c4b2d6e0f18",
+                         *           "url": "https://erp.example.com/hooks/payments",
+                         *           "events": [
+                         *             "settlement.transfer-ready.v1"
+                         *           ],
+                         *           "pausedAt": "2026-11-24T08:00:00.000Z",
+                         *           "pauseReason": "ERROR_RATE_TOO_HIGH",
+                         *           "createdAt": "2026-11-20T10:15:31.000Z"
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -6573,7 +7250,9 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook
-         * @description **Errors**
+         * @description Subscribes a URL to system-wide events of the merchant — for systems other than the one that made the payment (an ERP, a CRM); payment outcomes themselves go to each request's `notificationUrl`. Each delivery POSTs `{event, data}` with `Authorization: <secret>` and Standard Webhooks signature headers (the `signingSecret` in the answer). `url` must be on an approved domain; at most 10 active webhooks per merchant (422). A webhook failing more than half of its deliveries over 7 days (at least 20) is paused with `ERROR_RATE_TOO_HIGH`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -6581,6 +7260,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | Ten webhooks are active already |
          *     | 422 | `VALIDATION_ERROR` | `url` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -6745,8 +7425,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a webhook, with the secret that signs its deliveries
-         * @description **Errors**
+         * Get a webhook
+         * @description One webhook with its events, pause state and the `signingSecret` that signs its deliveries.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -6867,8 +7549,10 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete a webhook; its pending deliveries stop at once
-         * @description **Errors**
+         * Delete a webhook
+         * @description Deletes the webhook: nothing more is delivered to its URL, and its pending deliveries stop at once. Answers 200 with an empty body.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -6986,8 +7670,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Rotate the signing secret; the old one keeps signing (a second signature) for 24 hours
-         * @description **Errors**
+         * Rotate the signing secret of a webhook
+         * @description Replaces the webhook's `signingSecret` and answers the webhook with the new one. For 24 hours the old secret keeps signing too (a second signature in `webhook-signature`), so the receiver can switch without losing a delivery.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -7138,8 +7824,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Pause a webhook (PAUSED_BY_MERCHANT)
-         * @description **Errors**
+         * Pause a webhook
+         * @description Stops deliveries to the webhook (`pauseReason` `PAUSED_BY_MERCHANT`) until it is resumed; it stays listed and no longer counts against the 10 active webhooks. Answers the webhook.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -7184,8 +7872,8 @@ export interface paths {
                          *           "transaction.failed.v1",
                          *           "subscription-billing.charge-failed.v1"
                          *         ],
-                         *         "pausedAt": null,
-                         *         "pauseReason": null,
+                         *         "pausedAt": "2026-11-26T08:12:44.120Z",
+                         *         "pauseReason": "PAUSED_BY_MERCHANT",
                          *         "createdAt": "2026-11-25T13:29:05.489Z"
                          *       }
                          *     }
@@ -7287,8 +7975,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resume a paused webhook
-         * @description **Errors**
+         * Resume a webhook
+         * @description Resumes deliveries to a paused webhook (paused by the merchant or for `ERROR_RATE_TOO_HIGH`): `pausedAt` and `pauseReason` become null. It counts against the 10 active webhooks again (422 when that is full). Answers the webhook.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -7296,6 +7986,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such webhook for this account |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | Ten webhooks are active already |
          *     | 422 | `VALIDATION_ERROR` | `webhookId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -7434,8 +8125,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A webhook's deliveries with every attempt, newest first
-         * @description **Errors**
+         * List the deliveries of a webhook
+         * @description The deliveries of one webhook, newest first, in the page envelope, each with every attempt: HTTP status, error, duration. `state` is PENDING while retries remain (`nextAttemptAt`), then DELIVERED, FAILED, or CANCELLED (the webhook was deleted). Rate limited as a list endpoint.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -7468,6 +8161,57 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "page": 1,
+                         *       "perPage": 25,
+                         *       "lastPage": 1,
+                         *       "total": 1,
+                         *       "from": 1,
+                         *       "to": 1,
+                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/webhooks/b4d5082d-2471-43ec-b9f0-0db4bb0bd649/deliveries?page=1&perPage=25",
+                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/webhooks/b4d5082d-2471-43ec-b9f0-0db4bb0bd649/deliveries?page=1&perPage=25",
+                         *       "nextPageUrl": null,
+                         *       "previousPageUrl": null,
+                         *       "path": "https://payments.example.com/public/api/v1/webhooks/b4d5082d-2471-43ec-b9f0-0db4bb0bd649/deliveries",
+                         *       "nextPage": null,
+                         *       "previousPage": null,
+                         *       "items": [
+                         *         {
+                         *           "delivery": {
+                         *             "id": "01a236ca-8b02-7c4e-9d1f-2a3b4c5d6e7f",
+                         *             "webhookId": "b4d5082d-2471-43ec-b9f0-0db4bb0bd649",
+                         *             "eventId": "01a236ca-87b8-74e0-9728-69ad2a51fba7",
+                         *             "event": "transaction.success.v1",
+                         *             "state": "DELIVERED",
+                         *             "attempts": 2,
+                         *             "nextAttemptAt": null,
+                         *             "lastAttemptAt": "2026-11-25T13:29:06.902Z",
+                         *             "createdAt": "2026-11-25T13:29:04.814Z",
+                         *             "finishedAt": "2026-11-25T13:29:06.902Z",
+                         *             "attemptLog": [
+                         *               {
+                         *                 "attempt": 1,
+                         *                 "attemptedAt": "2026-11-25T13:29:04.851Z",
+                         *                 "success": false,
+                         *                 "httpStatus": 502,
+                         *                 "error": "HTTP 502",
+                         *                 "durationMs": 212
+                         *               },
+                         *               {
+                         *                 "attempt": 2,
+                         *                 "attemptedAt": "2026-11-25T13:29:06.902Z",
+                         *                 "success": true,
+                         *                 "httpStatus": 200,
+                         *                 "error": null,
+                         *                 "durationMs": 48
+                         *               }
+                         *             ]
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -7607,8 +8351,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Physical sale on a card terminal (confirms creation only; the outcome goes to notificationUrl)
-         * @description **Errors**
+         * Start a sale on a card terminal
+         * @description Sends an in-person payment to a card terminal of a PHYSICAL point of sale: the terminal named by `terminal.id`, else the point of sale's fallback terminal. The answer confirms creation only — the transaction in state `PENDING` while the terminal waits for the card, not that the customer paid. When the card is tapped, the sale (operation `SALE`: authorized and captured in one step, never voidable) ends `SUCCESS` or `FAILED`, and the outcome is POSTed to `transaction.notificationUrl`. `transaction.type: PAYOUT` sends money to the card presented instead: the only way to refund a physical sale.
+         *
+         *     An early rejection answers the final state at once with no callback: `FAILED` with `TERMINAL_BUSY` (another sale is waiting on the terminal) or `TERMINAL_NOT_CONFIGURED`. A point of sale that is not PHYSICAL, or a terminal of another point of sale, is a 422. In the sandbox, pay with `POST /sandbox/v1/terminals/{terminalId}/tap`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -7616,6 +8364,8 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | The point of sale is ONLINE |
+         *     | 422 | `VALIDATION_ERROR` | The terminal belongs to another point of sale |
          *     | 422 | `VALIDATION_ERROR` | `transaction` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -7863,16 +8613,24 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Abort an unpaid card terminal transaction before the card is tapped (200 with an empty body)
-         * @description **Errors**
+         * Abort a terminal sale
+         * @description Stops a card terminal sale that is waiting for the card, before the customer taps it. The sale ends `FAILED` with `errorCode` `MANUAL_ABORTED` and its callback goes to `notificationUrl`. This is not a void or refund of a paid sale. Answers 200 with an empty body.
+         *
+         *     Refused with 409 `CONFLICT` once a card was presented, when the sale has not reached the terminal yet, or when it is already paid, declined, aborted or expired; 400 `BAD_REQUEST` for a transaction that is not a terminal sale.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
+         *     | 400 | `BAD_REQUEST` | Not a terminal sale |
          *     | 400 | `BAD_REQUEST` | The request could not be understood. |
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such transaction for this account |
+         *     | 409 | `CONFLICT` | A card was presented already |
+         *     | 409 | `CONFLICT` | The sale has not reached the terminal yet |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `transactionId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -7990,8 +8748,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List subscriptions (page pagination, newest first)
-         * @description **Errors**
+         * List subscriptions
+         * @description The account's subscriptions with their payment methods, newest first, in the page envelope. Filters combine: `createdAfter`/`createdBefore` (inclusive; fix `createdBefore` when importing, so that new rows do not shift the pages), `customerId`, `reference` (exact), `currency`, `state` (PENDING, ACTIVE, INVALID, DISABLED), `paymentMethodId`, `pointOfSaleId`, `type` (SCHEDULED, UNSCHEDULED). Rate limited as a list endpoint.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -8031,6 +8791,56 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "page": 1,
+                         *       "perPage": 25,
+                         *       "lastPage": 1,
+                         *       "total": 1,
+                         *       "from": 1,
+                         *       "to": 1,
+                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/subscriptions?page=1&perPage=25",
+                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/subscriptions?page=1&perPage=25",
+                         *       "nextPageUrl": null,
+                         *       "previousPageUrl": null,
+                         *       "path": "https://payments.example.com/public/api/v1/subscriptions",
+                         *       "nextPage": null,
+                         *       "previousPage": null,
+                         *       "items": [
+                         *         {
+                         *           "subscription": {
+                         *             "id": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *             "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *             "currency": "EUR",
+                         *             "customerId": "customer-81",
+                         *             "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *             "reference": "customer-81-card",
+                         *             "description": null,
+                         *             "state": "ACTIVE",
+                         *             "statusReason": null,
+                         *             "type": "SCHEDULED",
+                         *             "expiryDate": null,
+                         *             "interval": {
+                         *               "period": "MONTH",
+                         *               "frequency": 1
+                         *             },
+                         *             "createdAt": "2026-11-25T13:29:04.814Z"
+                         *           },
+                         *           "paymentMethod": {
+                         *             "id": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *             "type": "CARD",
+                         *             "subType": "Visa",
+                         *             "expiry": "2030-12-31",
+                         *             "displayText": "41111111XXXX1111",
+                         *             "holderName": "Test Holder",
+                         *             "customerId": "customer-81",
+                         *             "accountUpdatesEnabled": false,
+                         *             "createdAt": "2026-11-25T13:29:04.806Z"
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -8170,8 +8980,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a subscription with its payment method
-         * @description **Errors**
+         * Get a subscription
+         * @description A subscription — the link between the merchant and a card the customer stored through a CIT session with `subscription` — with its payment method (null once that was deleted). Only an ACTIVE subscription can be charged with `POST /mit` or carry a billing agreement; `statusReason` says why one is not.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -8334,8 +9146,10 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Disable a subscription (200, empty body)
-         * @description **Errors**
+         * Disable a subscription
+         * @description Disables a subscription (PENDING, ACTIVE or INVALID): state `DISABLED` (statusReason `DISABLED_BY_MERCHANT`); no new MIT or billing charge can be created for it, while its existing transactions can still be captured, voided and refunded. Emits `subscription.disabled.v1`. Answers 200 with an empty body; disabling a DISABLED subscription again is a no-op.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -8441,8 +9255,10 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Update an ACTIVE subscription (amount, type, expiry, interval)
-         * @description **Errors**
+         * Update a subscription
+         * @description Changes the metadata of an ACTIVE subscription: the expected recurring `amount` (≥ 1), `type` (SCHEDULED needs an `interval` {period DAY|WEEK|MONTH|YEAR, frequency 1–31}), `expiryDate` and `interval` (null clears them). The card is not touched. Answers the updated subscription. A subscription in another state is a 422 on `subscriptionId`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -8451,6 +9267,8 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such subscription for this account |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | The subscription is not ACTIVE |
+         *     | 422 | `VALIDATION_ERROR` | SCHEDULED without an interval |
          *     | 422 | `VALIDATION_ERROR` | `amount` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -8667,8 +9485,16 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a CIT payment session (hosted payment window)
-         * @description **Errors**
+         * Create a CIT payment session
+         * @description Starts a customer-initiated payment: the answer holds `paymentWindowUrl`, the hosted payment window where the customer pays (redirect to it, or embed it with the `javascript` script and the session's public `key`). Settings left out are taken from the point of sale's `hostedConfiguration`; URLs must be on its approved domain (else 422 on that field).
+         *
+         *     - `amount: 0` stores the card only; `customerId` links the stored card to the customer;
+         *     - `subscription` (`type` SCHEDULED with an `interval`, or UNSCHEDULED) creates an ACTIVE subscription when the session completes, for later `POST /mit`; with `subscription.billingAgreement` the agreement on that plan is created too;
+         *     - `scaMode` (SKIP, NORMAL, FORCE) decides 3-D Secure; `instantCapture` captures at once.
+         *
+         *     The session is `PENDING` until the customer submits, `PROCESSING` while a payment runs, then `COMPLETED` (paid; `transactionId` set) or `EXPIRED` after `timeout` minutes; a failed attempt leaves it open while `maxAttempts` allow. The outcome goes to `notificationUrl`, and the customer to `successUrl` or `failureUrl`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -8676,6 +9502,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | notificationUrl is off the approved domain |
          *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -8992,7 +9819,9 @@ export interface paths {
         };
         /**
          * Get a CIT session
-         * @description **Errors**
+         * @description One CIT session: `state` (PENDING, PROCESSING, COMPLETED, EXPIRED), `attempts`, and once known the `transactionId`, `subscriptionId` and `paymentMethodId` it produced. Poll it when the callback has not arrived, or to find the subscription a card-storing session created.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -9215,8 +10044,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The customer pays in the payment window (card or wallet)
-         * @description **Errors**
+         * Pay a session in the sandbox
+         * @description Sandbox only (operator key): does what the customer does in the payment window — pays with `card` (the sandbox test cards decide the outcome: 4111111111111111 approves, 4000000000009995 declines with `INSUFFICIENT_FUNDS`, 4000000000003220 asks for a 3-D Secure challenge) or with a wallet `paymentMethodType` (e.g. `KLARNA`, `VIABILL`). The answer is the session and the attempt's transaction; a declined attempt leaves the session open while attempts remain. 409 `CONFLICT` when the session is no longer payable (completed, expired, or a payment is running).
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -9224,7 +10055,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | A merchant credential was sent |
          *     | 404 | `NOT_FOUND` | No such session for this account |
-         *     | 409 | `CONFLICT` | The resource’s state does not allow this |
+         *     | 409 | `CONFLICT` | The session is paid or expired |
          *     | 422 | `VALIDATION_ERROR` | `sessionId` is invalid |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -9979,8 +10810,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List payment links (page pagination, newest first)
-         * @description **Errors**
+         * List payment links
+         * @description The account's payment links, newest first, in the page envelope; see the query parameters for filters. Rate limited as a list endpoint.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -10012,6 +10845,42 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "page": 1,
+                         *       "perPage": 25,
+                         *       "lastPage": 1,
+                         *       "total": 1,
+                         *       "from": 1,
+                         *       "to": 1,
+                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/payment-links?page=1&perPage=25",
+                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/payment-links?page=1&perPage=25",
+                         *       "nextPageUrl": null,
+                         *       "previousPageUrl": null,
+                         *       "path": "https://payments.example.com/public/api/v1/payment-links",
+                         *       "nextPage": null,
+                         *       "previousPage": null,
+                         *       "items": [
+                         *         {
+                         *           "paymentLink": {
+                         *             "id": "VBE7204R11R",
+                         *             "sessionId": "91279d8a-287c-4d56-ae5d-bca6d9b17c41",
+                         *             "url": "https://payments.example.com/pay/pk_um2YzGvb6CrZVFVH6k4fobk1uepvBcrs",
+                         *             "state": "ACTIVE",
+                         *             "amount": 4995,
+                         *             "currency": "EUR",
+                         *             "reference": "invoice-7731",
+                         *             "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *             "customerId": "customer-81",
+                         *             "transactionId": null,
+                         *             "expiresAt": "2026-12-02T13:29:05.399Z",
+                         *             "stateChangedAt": "2026-11-25T13:29:05.399Z",
+                         *             "createdAt": "2026-11-25T13:29:05.399Z"
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -10121,8 +10990,10 @@ export interface paths {
         };
         put?: never;
         /**
-         * Create a payment link (a CIT session behind a shareable URL): {id, sessionId, url, qrCode}
-         * @description **Errors**
+         * Create a payment link
+         * @description A CIT session behind a shareable URL — send it by e-mail or SMS, print its QR code on an invoice. The body is that of `POST /cit` (`timeout` up to 86,400 minutes, default 60 days). The answer is flat: `id` (transaction-id format), the `sessionId`, the customer-facing `url` and `qrCode` (base64 PNG, no `data:` prefix). The link is `ACTIVE` until paid (`PAID`, with `transactionId`), cancelled (`CANCELLED`) or expired (`EXPIRED`); the outcome goes to `notificationUrl`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -10332,13 +11203,16 @@ export interface paths {
         };
         /**
          * Get a payment link
-         * @description **Errors**
+         * @description One payment link with its `state` (ACTIVE, PAID, CANCELLED, EXPIRED) and, once paid, its `transactionId`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such payment link for this account |
+         *     | 422 | `VALIDATION_ERROR` | `paymentLinkId` is invalid |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -10465,15 +11339,19 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Cancel an ACTIVE payment link (200, empty body)
-         * @description **Errors**
+         * Cancel a payment link
+         * @description Cancels an ACTIVE payment link: state `CANCELLED`, and its session can no longer be paid. A link that is PAID, EXPIRED or CANCELLED already is a 409 `CONFLICT`. Answers 200 with an empty body.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such payment link for this account |
+         *     | 409 | `CONFLICT` | The link was paid already |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `paymentLinkId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -10582,8 +11460,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List multi-links (page pagination, newest first)
-         * @description **Errors**
+         * List multi-links
+         * @description The account's multi-links, newest first, in the page envelope; filter by `pointOfSaleId`, `state` (ACTIVE, DEACTIVATED) and `createdAfter`/`createdBefore` (inclusive). Rate limited as a list endpoint.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -10617,6 +11497,71 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "page": 1,
+                         *       "perPage": 25,
+                         *       "lastPage": 1,
+                         *       "total": 1,
+                         *       "from": 1,
+                         *       "to": 1,
+                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/multi-links?page=1&perPage=25",
+                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/multi-links?page=1&perPage=25",
+                         *       "nextPageUrl": null,
+                         *       "previousPageUrl": null,
+                         *       "path": "https://payments.example.com/public/api/v1/multi-links",
+                         *       "nextPage": null,
+                         *       "previousPage": null,
+                         *       "items": [
+                         *         {
+                         *           "multiLink": {
+                         *             "id": "93T9K65YAPG",
+                         *             "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *             "state": "ACTIVE",
+                         *             "amount": 4500,
+                         *             "currency": "EUR",
+                         *             "subscription": null,
+                         *             "scaMode": null,
+                         *             "timeout": 15,
+                         *             "instantCapture": null,
+                         *             "textOnStatement": null,
+                         *             "attributes": null,
+                         *             "reportFailure": null,
+                         *             "reportExpired": null,
+                         *             "dynamicAmount": null,
+                         *             "notificationUrl": "https://shop.example.com/payments/callback",
+                         *             "successUrl": "https://shop.example.com/checkout/success",
+                         *             "failureUrl": null,
+                         *             "retryUrl": null,
+                         *             "returnUrl": null,
+                         *             "allowedPaymentMethods": null,
+                         *             "ageVerification": null,
+                         *             "orderLines": [
+                         *               {
+                         *                 "description": "Coffee beans, 1 kg",
+                         *                 "imageUrl": null,
+                         *                 "quantity": 1,
+                         *                 "unitPrice": 3900,
+                         *                 "totalAmount": 3900,
+                         *                 "type": "PHYSICAL"
+                         *               },
+                         *               {
+                         *                 "description": "Shipping",
+                         *                 "imageUrl": null,
+                         *                 "quantity": 1,
+                         *                 "unitPrice": 600,
+                         *                 "totalAmount": 600,
+                         *                 "type": "SHIPPING_FEE"
+                         *               }
+                         *             ],
+                         *             "createdAt": "2026-11-25T13:40:13.256Z"
+                         *           },
+                         *           "url": "https://payments.example.com/ml/93T9K65YAPG",
+                         *           "qrUrl": "https://payments.example.com/ml/93T9K65YAPG/qr.png"
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -10762,8 +11707,10 @@ export interface paths {
         };
         put?: never;
         /**
-         * Create a multi-link (a reusable link: every visit starts a new CIT session)
-         * @description **Errors**
+         * Create a multi-link
+         * @description A reusable payment link for an ONLINE point of sale — a QR code on a market stall, a donation button: every visit of `url` (or scan of `qrUrl`) starts a new, independent CIT session from the link's settings and forwards the customer to its payment window. Settings left out (null in the record) are taken from the point of sale's `hostedConfiguration` when a session starts, except redirect and notification URLs, which must be on the approved domain. `orderLines` are shown in the window; `subscription` makes each session store the card; `dynamicAmount` lets the customer enter the amount. The link stays `ACTIVE` until deactivated.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -10771,6 +11718,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | The point of sale is PHYSICAL |
          *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -10790,6 +11738,33 @@ export interface paths {
             };
             requestBody: {
                 content: {
+                    /**
+                     * @example {
+                     *       "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                     *       "amount": 4500,
+                     *       "currency": "EUR",
+                     *       "reference": "market-stall-qr",
+                     *       "timeout": 15,
+                     *       "successUrl": "https://shop.example.com/checkout/success",
+                     *       "notificationUrl": "https://shop.example.com/payments/callback",
+                     *       "orderLines": [
+                     *         {
+                     *           "description": "Coffee beans, 1 kg",
+                     *           "quantity": 1,
+                     *           "unitPrice": 3900,
+                     *           "totalAmount": 3900,
+                     *           "type": "PHYSICAL"
+                     *         },
+                     *         {
+                     *           "description": "Shipping",
+                     *           "quantity": 1,
+                     *           "unitPrice": 600,
+                     *           "totalAmount": 600,
+                     *           "type": "SHIPPING_FEE"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** Format: uuid */
                         pointOfSaleId: string;
@@ -10859,6 +11834,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "multiLink": {
+                         *         "id": "93T9K65YAPG",
+                         *         "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *         "state": "ACTIVE",
+                         *         "amount": 4500,
+                         *         "currency": "EUR",
+                         *         "subscription": null,
+                         *         "scaMode": null,
+                         *         "timeout": 15,
+                         *         "instantCapture": null,
+                         *         "textOnStatement": null,
+                         *         "attributes": null,
+                         *         "reportFailure": null,
+                         *         "reportExpired": null,
+                         *         "dynamicAmount": null,
+                         *         "notificationUrl": "https://shop.example.com/payments/callback",
+                         *         "successUrl": "https://shop.example.com/checkout/success",
+                         *         "failureUrl": null,
+                         *         "retryUrl": null,
+                         *         "returnUrl": null,
+                         *         "allowedPaymentMethods": null,
+                         *         "ageVerification": null,
+                         *         "orderLines": [
+                         *           {
+                         *             "description": "Coffee beans, 1 kg",
+                         *             "imageUrl": null,
+                         *             "quantity": 1,
+                         *             "unitPrice": 3900,
+                         *             "totalAmount": 3900,
+                         *             "type": "PHYSICAL"
+                         *           },
+                         *           {
+                         *             "description": "Shipping",
+                         *             "imageUrl": null,
+                         *             "quantity": 1,
+                         *             "unitPrice": 600,
+                         *             "totalAmount": 600,
+                         *             "type": "SHIPPING_FEE"
+                         *           }
+                         *         ],
+                         *         "createdAt": "2026-11-25T13:40:13.256Z"
+                         *       },
+                         *       "url": "https://payments.example.com/ml/93T9K65YAPG",
+                         *       "qrUrl": "https://payments.example.com/ml/93T9K65YAPG/qr.png"
+                         *     }
+                         */
                         "application/json": {
                             multiLink: {
                                 /** @description 11 characters of Crockford base32. */
@@ -11003,13 +12026,16 @@ export interface paths {
         };
         /**
          * Get a multi-link
-         * @description **Errors**
+         * @description One multi-link with its `url` and `qrUrl`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such multi-link for this account |
+         *     | 422 | `VALIDATION_ERROR` | `multiLinkId` is invalid |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -11030,6 +12056,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "multiLink": {
+                         *         "id": "93T9K65YAPG",
+                         *         "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *         "state": "ACTIVE",
+                         *         "amount": 4500,
+                         *         "currency": "EUR",
+                         *         "subscription": null,
+                         *         "scaMode": null,
+                         *         "timeout": 15,
+                         *         "instantCapture": null,
+                         *         "textOnStatement": null,
+                         *         "attributes": null,
+                         *         "reportFailure": null,
+                         *         "reportExpired": null,
+                         *         "dynamicAmount": null,
+                         *         "notificationUrl": "https://shop.example.com/payments/callback",
+                         *         "successUrl": "https://shop.example.com/checkout/success",
+                         *         "failureUrl": null,
+                         *         "retryUrl": null,
+                         *         "returnUrl": null,
+                         *         "allowedPaymentMethods": null,
+                         *         "ageVerification": null,
+                         *         "orderLines": [
+                         *           {
+                         *             "description": "Coffee beans, 1 kg",
+                         *             "imageUrl": null,
+                         *             "quantity": 1,
+                         *             "unitPrice": 3900,
+                         *             "totalAmount": 3900,
+                         *             "type": "PHYSICAL"
+                         *           },
+                         *           {
+                         *             "description": "Shipping",
+                         *             "imageUrl": null,
+                         *             "quantity": 1,
+                         *             "unitPrice": 600,
+                         *             "totalAmount": 600,
+                         *             "type": "SHIPPING_FEE"
+                         *           }
+                         *         ],
+                         *         "createdAt": "2026-11-25T13:40:13.256Z"
+                         *       },
+                         *       "url": "https://payments.example.com/ml/93T9K65YAPG",
+                         *       "qrUrl": "https://payments.example.com/ml/93T9K65YAPG/qr.png"
+                         *     }
+                         */
                         "application/json": {
                             multiLink: {
                                 /** @description 11 characters of Crockford base32. */
@@ -11153,8 +12227,10 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Deactivate a multi-link (200 with the record; idempotent; sessions already started are not affected)
-         * @description **Errors**
+         * Deactivate a multi-link
+         * @description Deactivates the link: state `DEACTIVATED`, and its `url` shows a "no longer active" page (HTTP 410). Sessions already started from it are not affected. Answers the record; deactivating it again answers the same.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -11162,6 +12238,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such multi-link for this account |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `multiLinkId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -11189,6 +12266,54 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "multiLink": {
+                         *         "id": "93T9K65YAPG",
+                         *         "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *         "state": "DEACTIVATED",
+                         *         "amount": 4500,
+                         *         "currency": "EUR",
+                         *         "subscription": null,
+                         *         "scaMode": null,
+                         *         "timeout": 15,
+                         *         "instantCapture": null,
+                         *         "textOnStatement": null,
+                         *         "attributes": null,
+                         *         "reportFailure": null,
+                         *         "reportExpired": null,
+                         *         "dynamicAmount": null,
+                         *         "notificationUrl": "https://shop.example.com/payments/callback",
+                         *         "successUrl": "https://shop.example.com/checkout/success",
+                         *         "failureUrl": null,
+                         *         "retryUrl": null,
+                         *         "returnUrl": null,
+                         *         "allowedPaymentMethods": null,
+                         *         "ageVerification": null,
+                         *         "orderLines": [
+                         *           {
+                         *             "description": "Coffee beans, 1 kg",
+                         *             "imageUrl": null,
+                         *             "quantity": 1,
+                         *             "unitPrice": 3900,
+                         *             "totalAmount": 3900,
+                         *             "type": "PHYSICAL"
+                         *           },
+                         *           {
+                         *             "description": "Shipping",
+                         *             "imageUrl": null,
+                         *             "quantity": 1,
+                         *             "unitPrice": 600,
+                         *             "totalAmount": 600,
+                         *             "type": "SHIPPING_FEE"
+                         *           }
+                         *         ],
+                         *         "createdAt": "2026-11-25T13:40:13.256Z"
+                         *       },
+                         *       "url": "https://payments.example.com/ml/93T9K65YAPG",
+                         *       "qrUrl": "https://payments.example.com/ml/93T9K65YAPG/qr.png"
+                         *     }
+                         */
                         "application/json": {
                             multiLink: {
                                 /** @description 11 characters of Crockford base32. */
@@ -11331,8 +12456,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List billing plans (page pagination, newest first)
-         * @description **Errors**
+         * List billing plans
+         * @description The account's billing plans, newest first, in the page envelope. Rate limited as a list endpoint.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -11362,6 +12489,42 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "page": 1,
+                         *       "perPage": 25,
+                         *       "lastPage": 1,
+                         *       "total": 1,
+                         *       "from": 1,
+                         *       "to": 1,
+                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/subscriptions/billing/plans?page=1&perPage=25",
+                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/subscriptions/billing/plans?page=1&perPage=25",
+                         *       "nextPageUrl": null,
+                         *       "previousPageUrl": null,
+                         *       "path": "https://payments.example.com/public/api/v1/subscriptions/billing/plans",
+                         *       "nextPage": null,
+                         *       "previousPage": null,
+                         *       "items": [
+                         *         {
+                         *           "billingPlan": {
+                         *             "id": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
+                         *             "name": "Coffee club",
+                         *             "amount": 1299,
+                         *             "currency": "EUR",
+                         *             "maxAttempts": 3,
+                         *             "interval": {
+                         *               "period": "MONTH",
+                         *               "frequency": 1
+                         *             },
+                         *             "instantCapture": "NO_VOID",
+                         *             "color": null,
+                         *             "emoji": null,
+                         *             "createdAt": "2026-11-25T13:29:05.471Z"
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -11470,7 +12633,9 @@ export interface paths {
         put?: never;
         /**
          * Create a billing plan
-         * @description **Errors**
+         * @description A billing plan is the price list entry of automatic billing: `amount` (≥ 1, minor units) in `currency` every `interval` (`{period: DAY|WEEK|MONTH|YEAR, frequency: 1–31}`), and `maxAttempts` (1–31): how often a declined charge is tried before the period ends. Optional `instantCapture`, `color` and `emoji` (for the dashboard). Attach it to a subscription with `POST /subscriptions/billing/agreements`. Plans cannot be changed; create a new one.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -11669,13 +12834,16 @@ export interface paths {
         };
         /**
          * Get a billing plan
-         * @description **Errors**
+         * @description One billing plan of the account. An id that is not one of the account's plans is a 404.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such billing plan for this account |
+         *     | 422 | `VALIDATION_ERROR` | `planId` is invalid |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -11812,8 +12980,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List billing agreements (page pagination, newest first)
-         * @description **Errors**
+         * List billing agreements
+         * @description The account's billing agreements (every state), newest first, in the page envelope. Rate limited as a list endpoint.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -11843,6 +13013,41 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "page": 1,
+                         *       "perPage": 25,
+                         *       "lastPage": 1,
+                         *       "total": 1,
+                         *       "from": 1,
+                         *       "to": 1,
+                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/subscriptions/billing/agreements?page=1&perPage=25",
+                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/subscriptions/billing/agreements?page=1&perPage=25",
+                         *       "nextPageUrl": null,
+                         *       "previousPageUrl": null,
+                         *       "path": "https://payments.example.com/public/api/v1/subscriptions/billing/agreements",
+                         *       "nextPage": null,
+                         *       "previousPage": null,
+                         *       "items": [
+                         *         {
+                         *           "billingAgreement": {
+                         *             "id": "2371383f-4d2d-46ca-8ea8-0fe7925f8f5b",
+                         *             "billingPlanId": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
+                         *             "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *             "sessionId": null,
+                         *             "customerId": "customer-81",
+                         *             "nextChargeAt": "2026-12-01T00:00:00.000Z",
+                         *             "lastChargeAt": null,
+                         *             "desiredDate": 1,
+                         *             "state": "ACTIVE",
+                         *             "stateChangedAt": "2026-11-25T13:29:05.480Z",
+                         *             "reference": "coffee-club-81",
+                         *             "createdAt": "2026-11-25T13:29:05.480Z"
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -11949,8 +13154,10 @@ export interface paths {
         };
         put?: never;
         /**
-         * Create a billing agreement on an ACTIVE subscription
-         * @description **Errors**
+         * Create a billing agreement
+         * @description Puts an ACTIVE subscription on a billing plan: the service then charges the plan's amount automatically every interval, from `nextChargeAt` (default: today plus one plan interval; a date means 00:00 UTC). The agreement starts `ACTIVE`. Each charge is a billing agreement charge whose attempts are MIT transactions; a declined charge is retried up to the plan's `maxAttempts` before the next period starts, then ends `FAILED`. Plan and subscription must have the same currency. A subscription that is not ACTIVE is a 422 on `subscriptionId`; an unknown plan a 422 on `billingPlanId`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -11958,6 +13165,8 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | The subscription is not ACTIVE |
+         *     | 422 | `VALIDATION_ERROR` | Plan and subscription currencies differ |
          *     | 422 | `VALIDATION_ERROR` | `billingPlanId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -12125,13 +13334,16 @@ export interface paths {
         };
         /**
          * Get a billing agreement
-         * @description **Errors**
+         * @description One billing agreement: its plan and subscription, `state` (PENDING while it waits on a CIT session, ACTIVE, STOPPED), `nextChargeAt` and `lastChargeAt`, and `desiredDate` (the day of the month MONTH plans aim for).
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such billing agreement for this account |
+         *     | 422 | `VALIDATION_ERROR` | `agreementId` is invalid |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -12268,15 +13480,19 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Stop automatic charges (STOPPED, nextChargeAt null)
-         * @description **Errors**
+         * Stop a billing agreement
+         * @description Stops automatic charging: the agreement becomes `STOPPED` with `nextChargeAt` null, and no charge is created until it is resumed. A PENDING agreement can be stopped too; stopping a STOPPED agreement changes nothing. The subscription stays ACTIVE (MIT still works). Emits `subscription-billing.agreement-stopped.v1`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such billing agreement for this account |
+         *     | 409 | `CONFLICT` | Changed by another request meanwhile |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | `agreementId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -12427,8 +13643,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Resume a STOPPED agreement; the first charge is made at nextChargeAt
-         * @description **Errors**
+         * Resume a billing agreement
+         * @description Resumes a STOPPED agreement: it becomes `ACTIVE` again and the first charge after resuming is made at `nextChargeAt` (not before today; a date means 00:00 UTC). `desiredDate` is kept. An agreement that is not STOPPED is a 409 `CONFLICT`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -12436,7 +13654,9 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such billing agreement for this account |
+         *     | 409 | `CONFLICT` | The agreement is ACTIVE already |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
+         *     | 422 | `VALIDATION_ERROR` | nextChargeAt is in the past |
          *     | 422 | `VALIDATION_ERROR` | `nextChargeAt` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
@@ -12607,8 +13827,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List billing agreement charges (page pagination, newest first)
-         * @description **Errors**
+         * List billing agreement charges
+         * @description The charges of every billing agreement of the account (or of one, with `billingAgreementId`), newest first, in the page envelope. A charge is `PROCESSING` while attempts remain (`nextAttemptAt` says when the next one runs), then `SUCCESS` or `FAILED` (after `maxAttempts` declined attempts, all before `deadlineAt`). Rate limited as a list endpoint.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -12639,6 +13861,67 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "page": 1,
+                         *       "perPage": 25,
+                         *       "lastPage": 1,
+                         *       "total": 2,
+                         *       "from": 1,
+                         *       "to": 2,
+                         *       "firstPageUrl": "https://payments.example.com/public/api/v1/subscriptions/billing/charges?page=1&perPage=25",
+                         *       "lastPageUrl": "https://payments.example.com/public/api/v1/subscriptions/billing/charges?page=1&perPage=25",
+                         *       "nextPageUrl": null,
+                         *       "previousPageUrl": null,
+                         *       "path": "https://payments.example.com/public/api/v1/subscriptions/billing/charges",
+                         *       "nextPage": null,
+                         *       "previousPage": null,
+                         *       "items": [
+                         *         {
+                         *           "billingAgreementCharge": {
+                         *             "id": "5e0c1f9a-2b7d-4c3e-8a1f-6d9b0e2c4a71",
+                         *             "state": "PROCESSING",
+                         *             "transactionId": "H04RP2QX8KM",
+                         *             "transactionIds": [
+                         *               "H04RP2QX8KM"
+                         *             ],
+                         *             "billingPlanId": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
+                         *             "billingAgreementId": "8c1d2e3f-4a5b-4c6d-9e7f-0a1b2c3d4e5f",
+                         *             "amount": 1299,
+                         *             "currency": "EUR",
+                         *             "periodStart": "2026-12-01T00:00:00.000Z",
+                         *             "deadlineAt": "2027-01-01T00:00:00.000Z",
+                         *             "nextAttemptAt": "2026-12-02T00:00:00.000Z",
+                         *             "attempts": 1,
+                         *             "maxAttempts": 3,
+                         *             "createdAt": "2026-12-01T00:00:02.097Z",
+                         *             "finalizedAt": null
+                         *           }
+                         *         },
+                         *         {
+                         *           "billingAgreementCharge": {
+                         *             "id": "01a236ca-8a69-731a-a13b-2fcb6e6a5c1c",
+                         *             "state": "SUCCESS",
+                         *             "transactionId": "H04RNFP0V2W",
+                         *             "transactionIds": [
+                         *               "H04RNFP0V2W"
+                         *             ],
+                         *             "billingPlanId": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
+                         *             "billingAgreementId": "2371383f-4d2d-46ca-8ea8-0fe7925f8f5b",
+                         *             "amount": 1299,
+                         *             "currency": "EUR",
+                         *             "periodStart": "2026-12-01T00:00:00.000Z",
+                         *             "deadlineAt": "2027-01-01T00:00:00.000Z",
+                         *             "nextAttemptAt": null,
+                         *             "attempts": 1,
+                         *             "maxAttempts": 3,
+                         *             "createdAt": "2026-12-01T00:00:02.097Z",
+                         *             "finalizedAt": "2026-12-01T00:00:02.120Z"
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             page: number;
                             perPage: number;
@@ -12765,8 +14048,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a billing agreement charge with its attempts' transactions
-         * @description **Errors**
+         * Get a billing agreement charge
+         * @description One charge with the transactions of its attempts, oldest first (each carries `billingAgreementChargeId`). Use it to see why a charge failed: each declined attempt has its `errorCode`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -12793,6 +14078,71 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "billingAgreementCharge": {
+                         *         "id": "01a236ca-8a69-731a-a13b-2fcb6e6a5c1c",
+                         *         "state": "SUCCESS",
+                         *         "transactionId": "H04RNFP0V2W",
+                         *         "transactionIds": [
+                         *           "H04RNFP0V2W"
+                         *         ],
+                         *         "billingPlanId": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
+                         *         "billingAgreementId": "2371383f-4d2d-46ca-8ea8-0fe7925f8f5b",
+                         *         "amount": 1299,
+                         *         "currency": "EUR",
+                         *         "periodStart": "2026-12-01T00:00:00.000Z",
+                         *         "deadlineAt": "2027-01-01T00:00:00.000Z",
+                         *         "nextAttemptAt": null,
+                         *         "attempts": 1,
+                         *         "maxAttempts": 3,
+                         *         "createdAt": "2026-12-01T00:00:02.097Z",
+                         *         "finalizedAt": "2026-12-01T00:00:02.120Z"
+                         *       },
+                         *       "transactions": [
+                         *         {
+                         *           "transaction": {
+                         *             "id": "H04RNFP0V2W",
+                         *             "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *             "billingAgreementChargeId": "01a236ca-8a69-731a-a13b-2fcb6e6a5c1c",
+                         *             "state": "SUCCESS",
+                         *             "errorCode": null,
+                         *             "externalStatusCodes": {
+                         *               "terminal": null,
+                         *               "acquirer": "00",
+                         *               "network": "00",
+                         *               "sca": null
+                         *             },
+                         *             "createdAt": "2026-12-01T00:00:02.098Z",
+                         *             "sessionId": null,
+                         *             "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *             "paymentMethodType": "CARD",
+                         *             "paymentMethodSubType": "Visa",
+                         *             "paymentMethodExpiry": "2030-12-31",
+                         *             "paymentMethodDisplayText": "41111111XXXX1111",
+                         *             "paymentMethodHolderName": "Test Holder",
+                         *             "scaMode": "SKIP",
+                         *             "customerId": "customer-81",
+                         *             "amount": 1299,
+                         *             "fee": 0,
+                         *             "currency": "EUR",
+                         *             "instantCapture": "OFF",
+                         *             "notificationUrl": null,
+                         *             "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *             "reference": null,
+                         *             "textOnStatement": null,
+                         *             "descriptor": null,
+                         *             "exemptions": null,
+                         *             "attributes": null,
+                         *             "clientIp": null,
+                         *             "clientCountry": null,
+                         *             "type": "PAYMENT",
+                         *             "terminalId": null
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             billingAgreementCharge: {
                                 /** Format: uuid */
@@ -12948,8 +14298,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A customer presents a card on the terminal (pays the sale waiting there)
-         * @description **Errors**
+         * Tap a card on a sandbox terminal
+         * @description Sandbox only (operator key): the customer presents `card` on the terminal, which pays the sale waiting there. The sandbox test cards decide the outcome (4111111111111111 approves; 4000000000000002 declines). The answer is the sale's transaction in its final state (`SUCCESS`, or `FAILED` with `errorCode`); its callback goes to `notificationUrl`. 409 `CONFLICT` when no sale is waiting for a card on the terminal.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -12957,7 +14309,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | A merchant credential was sent |
          *     | 404 | `NOT_FOUND` | No such terminal for this account |
-         *     | 409 | `CONFLICT` | The resource’s state does not allow this |
+         *     | 409 | `CONFLICT` | No sale is waiting on this terminal |
          *     | 422 | `VALIDATION_ERROR` | `card` is invalid |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -13190,7 +14542,9 @@ export interface paths {
         };
         /**
          * Read the service clock
-         * @description **Errors**
+         * @description Sandbox only (operator key): the service clock that every scheduled thing follows — billing charges, retries, deadlines, session expiry, settlement dates, token expiry.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -13213,6 +14567,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "now": "2026-11-26T13:29:05.000Z"
+                         *     }
+                         */
                         "application/json": {
                             /** Format: date-time */
                             now: string;
@@ -13261,8 +14620,10 @@ export interface paths {
         };
         put?: never;
         /**
-         * Move the service clock forward (never backwards)
-         * @description **Errors**
+         * Move the service clock
+         * @description Sandbox only (operator key): moves the service clock forward by `advanceSeconds`, or to `now`; never backwards (422). What fell due runs promptly: billing charges and their retries, session expiry, the daily settlement run. Access tokens expire on this clock too — use an API key in tests that move it.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -13270,6 +14631,8 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | A merchant credential was sent |
          *     | 409 | `CONFLICT` | The resource’s state does not allow this |
+         *     | 422 | `VALIDATION_ERROR` | The clock would move backwards |
+         *     | 422 | `VALIDATION_ERROR` | `advanceSeconds` is invalid |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         post: {
@@ -13296,6 +14659,11 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "now": "2026-11-26T13:29:05.000Z"
+                         *     }
+                         */
                         "application/json": {
                             /** Format: date-time */
                             now: string;
@@ -13383,8 +14751,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List settlement transfers (cursor pagination, newest first)
-         * @description **Errors**
+         * List settlement transfers
+         * @description The bank transfers the acquirer made to the merchant, newest first, in the cursor envelope. A transfer carries its `netAmount` (decimal string: the sum of its transactions' nets plus its own adjustments), `postingDate`, transfer-level `adjustments` (FEE, RESERVE, ADJUSTMENT) and `adjustmentSums` (per fee type, over its transactions). Emitted as `settlement.transfer-ready.v1` when ready. Rate limited as a list endpoint.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -13582,13 +14952,16 @@ export interface paths {
         };
         /**
          * Get a settlement transfer
-         * @description **Errors**
+         * @description One settlement transfer of the account, with its amounts as exact decimal strings in the currency's exponent.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such settlement transfer for this account |
+         *     | 422 | `VALIDATION_ERROR` | `transferId` is invalid |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -13753,15 +15126,17 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List a transfer's settlement transactions with their transactions (cursor pagination, newest first)
-         * @description **Errors**
+         * List the transactions of a settlement transfer
+         * @description The settlement records of one transfer, newest first, in the cursor envelope — one per settled capture, sale, refund and payout — each with the transaction it settles. `settlementNetAmount` = gross + the sum of its `adjustments` (`ACQUIRER_FEE`, `INTERCHANGE_FEE`, `SCHEME_FEE`, negative decimal strings); refunds and payouts have a negative gross. Use it to reconcile the bank statement line by line. Rate limited as a list endpoint.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such settlement transfer for this account |
-         *     | 422 | `VALIDATION_ERROR` | `perPage` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `transferId` is invalid |
          *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -13787,6 +15162,85 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "currentOffset": "",
+                         *       "nextOffset": null,
+                         *       "perPage": 25,
+                         *       "hasMore": false,
+                         *       "items": [
+                         *         {
+                         *           "settlementTransaction": {
+                         *             "id": "01a236ca-8a70-73f2-bcbc-d670bbca2abb",
+                         *             "settlementTransferId": "d5216ae8-bed3-47b3-a263-21e83accbb7c",
+                         *             "transactionId": "59JXY3CGEZ0",
+                         *             "agreementId": "sandbox-df5c9f106c0d",
+                         *             "merchantReference": "order-1042",
+                         *             "acquirerReference": "SBX4594BC118C3FFABC6",
+                         *             "postingDate": "2026-11-28",
+                         *             "settlementNetAmount": "24.44",
+                         *             "settlementCurrency": "EUR",
+                         *             "adjustments": [
+                         *               {
+                         *                 "type": "ACQUIRER_FEE",
+                         *                 "amount": "-0.49",
+                         *                 "description": "Acquirer service fee (0.95 % + fixed)"
+                         *               },
+                         *               {
+                         *                 "type": "INTERCHANGE_FEE",
+                         *                 "amount": "-0.05",
+                         *                 "description": "Interchange fee (0.20 %)"
+                         *               },
+                         *               {
+                         *                 "type": "SCHEME_FEE",
+                         *                 "amount": "-0.02",
+                         *                 "description": "Card scheme fee (0.08 %)"
+                         *               }
+                         *             ],
+                         *             "createdAt": "2026-11-28T13:29:05.608Z"
+                         *           },
+                         *           "transaction": {
+                         *             "id": "59JXY3CGEZ0",
+                         *             "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
+                         *             "billingAgreementChargeId": null,
+                         *             "state": "SUCCESS",
+                         *             "errorCode": null,
+                         *             "externalStatusCodes": {
+                         *               "terminal": null,
+                         *               "acquirer": "00",
+                         *               "network": "00",
+                         *               "sca": null
+                         *             },
+                         *             "createdAt": "2026-11-25T13:29:04.808Z",
+                         *             "sessionId": "55c75b55-c752-4e79-8175-d58f891d1538",
+                         *             "paymentMethodId": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *             "paymentMethodType": "CARD",
+                         *             "paymentMethodSubType": "Visa",
+                         *             "paymentMethodExpiry": "2030-12-31",
+                         *             "paymentMethodDisplayText": "41111111XXXX1111",
+                         *             "paymentMethodHolderName": "Test Holder",
+                         *             "scaMode": "SKIP",
+                         *             "customerId": "customer-81",
+                         *             "amount": 2500,
+                         *             "fee": 0,
+                         *             "currency": "EUR",
+                         *             "instantCapture": "OFF",
+                         *             "notificationUrl": "https://shop.example.com/payments/callback",
+                         *             "pointOfSaleId": "571e0f76-1342-418a-902b-27dd6fc9543e",
+                         *             "reference": "order-1042",
+                         *             "textOnStatement": null,
+                         *             "descriptor": null,
+                         *             "exemptions": [],
+                         *             "attributes": null,
+                         *             "clientIp": "203.0.113.24",
+                         *             "clientCountry": null,
+                         *             "type": "PAYMENT",
+                         *             "terminalId": null
+                         *           }
+                         *         }
+                         *       ]
+                         *     }
+                         */
                         "application/json": {
                             currentOffset: string;
                             nextOffset: string | null;
@@ -13962,8 +15416,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Settle every capture, sale, refund and payout not yet settled: one transfer per merchant and currency
-         * @description **Errors**
+         * Run a sandbox settlement
+         * @description Sandbox only (operator key): settles every capture, sale, refund and payout not yet settled, for every merchant — one transfer per merchant and currency, dated `postingDate` (default today on the service clock). The sandbox fee schedule puts a negative `ACQUIRER_FEE` (and interchange and scheme fees) on every settled row. A run with nothing new to settle creates no transfer and answers an empty list.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -14161,8 +15617,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Account updater: the issuer sends a new expiry ({expiryMonth, expiryYear}) or a reissued card ({card}); an enrolled payment method takes it at once, one not enrolled answers 409
-         * @description **Errors**
+         * Simulate an account update from the issuer
+         * @description Sandbox only (operator key): the issuer sends a new expiry (`{expiryMonth, expiryYear}`) or a reissued card (`{card}`). A payment method enrolled in account updates takes it at once (later MITs use it) and is answered with its new details; one not enrolled keeps its old card and is answered 409 `CONFLICT`.
+         *
+         *     **Errors**
          *
          *     | Status | Code | When |
          *     |---|---|---|
@@ -14170,7 +15628,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | A merchant credential was sent |
          *     | 404 | `NOT_FOUND` | No such payment method for this account |
-         *     | 409 | `CONFLICT` | The resource’s state does not allow this |
+         *     | 409 | `CONFLICT` | The payment method is not enrolled |
          *     | 422 | `VALIDATION_ERROR` | `paymentMethodId` is invalid |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -14210,6 +15668,32 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        /**
+                         * @example {
+                         *       "paymentMethod": {
+                         *         "id": "59803fc4-a7bb-40ea-b77e-13bf5457b04f",
+                         *         "type": "CARD",
+                         *         "subType": "Visa",
+                         *         "expiry": "2031-09-30",
+                         *         "displayText": "41111111XXXX1111",
+                         *         "holderName": "Test Holder",
+                         *         "customerId": "customer-81",
+                         *         "accountUpdatesEnabled": true,
+                         *         "createdAt": "2026-11-25T13:29:04.806Z"
+                         *       },
+                         *       "card": {
+                         *         "pan": "41111111XXXX1111",
+                         *         "expireMonth": "09",
+                         *         "expireYear": "31",
+                         *         "par": "S0016003394DCDCA3ACB6D8B64A8F",
+                         *         "Issuer": "Sandbox Bank",
+                         *         "Scheme": "VISA",
+                         *         "Country": "DK",
+                         *         "Segment": "consumer",
+                         *         "Funding": "credit"
+                         *       }
+                         *     }
+                         */
                         "application/json": {
                             paymentMethod: {
                                 /** Format: uuid */
