@@ -16,7 +16,7 @@
  */
 import type { Clock } from '../clock.js';
 import { defineJob, newJob } from '../jobs/catalogue.js';
-import type { Job, JobContext, JobDefinition, JobQueue, NewJob } from '../jobs/job.js';
+import type { JobContext, JobDefinition, JobQueue, NewJob } from '../jobs/job.js';
 import { callbackRetryDelay } from '../jobs/retry-schedules.js';
 import type { DeliveryGate } from './delivery-gate.js';
 import { notFound } from '../shared/errors.js';
@@ -109,8 +109,7 @@ export class CallbackDelivery<R extends CallbackRepos> {
     await repos.notifications.addIfAbsent(notification);
     // A row of a state the transaction has just entered is new: its job, handed to this process's
     // runner, starts from it (NewJob.known) instead of reading it back.
-    const job = callbackJob(tx, notification.id, queuedAt);
-    return entered ? { ...job, known: notification } : job;
+    return callbackJob(tx, notification.id, queuedAt, entered ? notification : undefined);
   }
 
   /**
@@ -118,13 +117,13 @@ export class CallbackDelivery<R extends CallbackRepos> {
    * one commit. Throws Deferred (nothing sent, nothing recorded) when the delivery gate is full for
    * the merchant or destination.
    */
-  async deliver(payload: CallbackJobData, ctx: Pick<JobContext, 'attempt' | 'settleIn'> & { job?: Pick<Job, 'known'> }): Promise<void> {
+  async deliver(payload: CallbackJobData, ctx: Pick<JobContext, 'attempt' | 'settleIn'> & { job?: { known?: Notification } }): Promise<void> {
     const { deps } = this;
     // Before any read: a merchant at its bound costs the queue one claim and one update, no more.
     deps.gate?.check({ merchant: payload.accountId });
-    const known = ctx.job?.known as Notification | undefined;
     const notification =
-      known ?? (payload.notificationId ? await deps.notifications.findById(payload.accountId, payload.notificationId) : await this.legacyNotification(payload));
+      ctx.job?.known ??
+      (payload.notificationId ? await deps.notifications.findById(payload.accountId, payload.notificationId) : await this.legacyNotification(payload));
     if (!notification) return;
     if (notification.state === 'DELIVERED' && !payload.resend) return;
     deps.gate?.check({ merchant: notification.accountId, url: notification.url });
@@ -262,5 +261,12 @@ export class CallbackDelivery<R extends CallbackRepos> {
     });
     const view = (await this.list(accountId, transactionId)).find((v) => v.notification.id === notificationId);
     return view!;
+  }
+}
+
+declare module '../jobs/catalogue.js' {
+  interface KnownByKind {
+    /** The delivery row the scheduling commit wrote (a state the transaction had just entered). */
+    'callback.deliver': Notification;
   }
 }

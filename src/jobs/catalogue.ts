@@ -6,7 +6,7 @@
  */
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { acquirerRetryDelay, callbackRetryDelay, exponentialBackoff } from './retry-schedules.js';
-import { JOB_LEASE_MS, type JobContext, type JobDefinition, type JobLane, type NewJob } from './job.js';
+import { type Job, JOB_LEASE_MS, type JobContext, type JobDefinition, type JobLane, type NewJob } from './job.js';
 
 /** Callbacks: 25 attempts (INTERFACE §8). */
 export const CALLBACK_MAX_ATTEMPTS = 25;
@@ -119,14 +119,26 @@ export const JOB_CATALOGUE = {
 export type JobKind = keyof typeof JOB_CATALOGUE;
 export type PayloadOf<K extends JobKind> = Static<(typeof JOB_CATALOGUE)[K]['payload']>;
 
+/**
+ * What the commit that enqueues a job of a kind hands to its first run in this process (NewJob.known),
+ * by kind. The module that owns the kind declares it by declaration merging, so that the catalogue
+ * names no module: `declare module '…/jobs/catalogue.js' { interface KnownByKind { 'payment.drive': DriveRecord } }`.
+ * A kind that declares nothing takes nothing.
+ */
+export interface KnownByKind {}
+export type KnownOf<K extends JobKind> = K extends keyof KnownByKind ? KnownByKind[K] : never;
+
+/** A handler's context: its job's `known` typed by the kind. */
+export type JobContextOf<K extends JobKind> = Omit<JobContext, 'job'> & { job: Omit<Job, 'known'> & { known?: KnownOf<K> } };
+
 /** A job of `kind` to enqueue, its attempts from the catalogue. */
-export function newJob<K extends JobKind>(kind: K, payload: PayloadOf<K>, options: { runAt?: number; dedupeKey?: string; known?: unknown } = {}): NewJob {
+export function newJob<K extends JobKind>(kind: K, payload: PayloadOf<K>, options: { runAt?: number; dedupeKey?: string; known?: KnownOf<K> } = {}): NewJob {
   // Every field present, in one order: one shape for every new job (docs/object-shapes.md).
   return { kind, payload, maxAttempts: JOB_CATALOGUE[kind].maxAttempts, runAt: options.runAt, dedupeKey: options.dedupeKey, known: options.known };
 }
 
 /** The runner's definition of `kind`: the catalogue's policy with the module's handler. */
-export function defineJob<K extends JobKind>(kind: K, handle: (payload: PayloadOf<K>, ctx: JobContext) => Promise<void>): JobDefinition<PayloadOf<K>> {
+export function defineJob<K extends JobKind>(kind: K, handle: (payload: PayloadOf<K>, ctx: JobContextOf<K>) => Promise<void>): JobDefinition<PayloadOf<K>> {
   const spec: JobSpec = JOB_CATALOGUE[kind];
   return {
     kind,
@@ -134,7 +146,8 @@ export function defineJob<K extends JobKind>(kind: K, handle: (payload: PayloadO
     leaseMs: spec.leaseMs,
     backoff: spec.backoff,
     payload: spec.payload,
-    handle,
+    // The one place `known` is typed: only newJob of this kind sets it, with KnownOf<K>.
+    handle: (payload, ctx) => handle(payload, ctx as JobContextOf<K>),
     ...(spec.handoff ? { handoff: true } : {}),
     ...(spec.knownWhenClaimed ? { knownWhenClaimed: true } : {}),
     ...(spec.lane ? { lane: spec.lane } : {}),

@@ -4,6 +4,7 @@
  * enqueues matches its kind's schema, and a claimed job whose payload does not is dead at once
  * without reaching its handler.
  */
+import type { DriveRecord } from '../../src/modules/transactions/transactions.repository.js';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
@@ -42,11 +43,22 @@ test('newJob takes the attempts from the catalogue and keeps the payload as give
   assert.deepEqual(job, { kind: 'payment.drive', payload: { operationId: 'op-1', attempt: 2 }, maxAttempts: 1000, runAt: 5, dedupeKey: 'k', known: undefined });
 });
 
+/** Only its shape on the job matters here. */
+const SOME_DRIVE_RECORD = {} as DriveRecord;
+
+test('known is typed by the kind (KnownByKind): what the first run would read, nothing for a kind that declares nothing', () => {
+  // @ts-expect-error a drive job's known is what findForDrive reads, not any object
+  newJob('payment.drive', { operationId: 'op-1' }, { known: { any: 1 } });
+  // @ts-expect-error a kind that declares nothing takes nothing
+  newJob('session.expire', { sessionId: 's' }, { known: {} });
+  assert.equal(newJob('session.expire', { sessionId: 's' }).known, undefined);
+});
+
 test('every new job has the same fields in the same order, whichever options it was given (one shape: docs/object-shapes.md)', () => {
   const shapes = [
     newJob('payment.drive', { operationId: 'op-1', attempt: 2 }),
-    newJob('payment.drive', { operationId: 'op-1', attempt: 2 }, { known: { any: 1 } }),
-    newJob('payment.drive', { operationId: 'op-1', attempt: 2 }, { dedupeKey: 'k', known: { any: 1 }, runAt: 5 }),
+    newJob('payment.drive', { operationId: 'op-1', attempt: 2 }, { known: SOME_DRIVE_RECORD }),
+    newJob('payment.drive', { operationId: 'op-1', attempt: 2 }, { dedupeKey: 'k', known: SOME_DRIVE_RECORD, runAt: 5 }),
   ].map((job) => Object.keys(job).join(','));
   assert.deepEqual(shapes, Array(3).fill('kind,payload,maxAttempts,runAt,dedupeKey,known'));
 });

@@ -38,7 +38,7 @@ import {
 } from '../../connectors/acquirer.js';
 import type { PaymentMethodsRepository } from '../payment-methods/payment-methods.repository.js';
 import { seriesAfterApproval, seriesFor, type SeriesType } from './series.js';
-import { defineJob, JOB_CATALOGUE, newJob, type PayloadOf } from '../../jobs/catalogue.js';
+import { defineJob, JOB_CATALOGUE, type KnownOf, newJob, type PayloadOf } from '../../jobs/catalogue.js';
 import { Deferred, type JobContext, type JobDefinition, type JobQueue, type NewJob, RetryLater } from '../../jobs/job.js';
 import { acquirerRetryDelay } from '../../jobs/retry-schedules.js';
 import type { Effect } from '../../shared/effect.js';
@@ -563,8 +563,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     return defineJob(DRIVE_JOB, async (payload, ctx) => {
       const attempt = (payload.attempt ?? 2) + ctx.attempt - 1;
       // Handed over in the commit that created the operation: what that commit wrote (NewJob.known).
-      const known = ctx.job.known as DriveRecord | undefined;
-      const { first } = await this.driveChain(payload.operationId, attempt, undefined, ctx, known);
+      const { first } = await this.driveChain(payload.operationId, attempt, undefined, ctx, ctx.job.known);
       // In doubt: settled in the commit that said so; an operator resolves it, nobody asks again.
       if (first.outcome === 'unknown' && !first.inDoubt) {
         throw new RetryLater(
@@ -1143,9 +1142,25 @@ const driveJobKey = (operationId: string) => `${DRIVE_JOB}:${operationId}`;
  * `queuedAt` (service ms): where in the queue it goes — the place of the operation whose answer made it due, so
  * that under a backlog a payment's callback goes ahead of the payments accepted after it (finish what is started).
  */
-export function callbackJob(tx: Pick<Transaction, 'id' | 'accountId' | 'state'>, notificationId: string, queuedAt?: number) {
+export function callbackJob(
+  tx: Pick<Transaction, 'id' | 'accountId' | 'state'>,
+  notificationId: string,
+  queuedAt?: number,
+  known?: KnownOf<typeof CALLBACK_JOB>,
+) {
   const payload: CallbackJobPayload = { accountId: tx.accountId, transactionId: tx.id, event: tx.state, notificationId };
-  return newJob(CALLBACK_JOB, payload, { dedupeKey: `${CALLBACK_JOB}:${tx.id}:${tx.state}`, ...(queuedAt === undefined ? {} : { runAt: queuedAt }) });
+  return newJob(CALLBACK_JOB, payload, {
+    dedupeKey: `${CALLBACK_JOB}:${tx.id}:${tx.state}`,
+    ...(queuedAt === undefined ? {} : { runAt: queuedAt }),
+    ...(known ? { known } : {}),
+  });
+}
+
+declare module '../../jobs/catalogue.js' {
+  interface KnownByKind {
+    /** What findForDrive would read: the commit that created the operation wrote it. */
+    'payment.drive': DriveRecord;
+  }
 }
 
 /** An authorization in doubt is never repeated: it fails (INTERFACE §12.4), ACQUIRER_TIMEOUT unless the connector named another code. */
