@@ -15,17 +15,21 @@ export const CreateBillingAgreementBody = Type.Object(
   },
   {
     examples: [
+      { billingPlanId: '779a75c0-f105-4d72-b9a5-98e304b77ac5', subscriptionId: 'cdbf1049-856b-45ca-835e-f968c7637235', reference: 'coffee-club-81' },
       {
         billingPlanId: '779a75c0-f105-4d72-b9a5-98e304b77ac5',
         subscriptionId: 'cdbf1049-856b-45ca-835e-f968c7637235',
         reference: 'coffee-club-81',
-        nextChargeAt: '2026-12-01',
+        nextChargeAt: '2030-01-01',
       },
     ],
   },
 );
 
-export const ResumeBillingAgreementBody = Type.Object({ nextChargeAt: ChargeInstant }, { examples: [{ nextChargeAt: '2027-01-01' }] });
+export const ResumeBillingAgreementBody = Type.Object(
+  { nextChargeAt: ChargeInstant },
+  { examples: [{ nextChargeAt: '2030-02-01' }, { nextChargeAt: '2030-02-01T09:00:00.000Z' }] },
+);
 
 export const BillingAgreementRecord = Type.Object({
   id: Uuid,

@@ -13186,14 +13186,6 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    /**
-                     * @example {
-                     *       "billingPlanId": "779a75c0-f105-4d72-b9a5-98e304b77ac5",
-                     *       "subscriptionId": "cdbf1049-856b-45ca-835e-f968c7637235",
-                     *       "reference": "coffee-club-81",
-                     *       "nextChargeAt": "2026-12-01"
-                     *     }
-                     */
                     "application/json": {
                         /** Format: uuid */
                         billingPlanId: string;
@@ -13678,11 +13670,6 @@ export interface paths {
             };
             requestBody: {
                 content: {
-                    /**
-                     * @example {
-                     *       "nextChargeAt": "2027-01-01"
-                     *     }
-                     */
                     "application/json": {
                         /** @description RFC 3339 date-time, or YYYY-MM-DD for 00:00 UTC that day. */
                         nextChargeAt: string;
