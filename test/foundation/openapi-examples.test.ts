@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import AjvCompiler from '@fastify/ajv-compiler';
 import { isKnownCurrency } from '../../src/shared/currencies.js';
+import { TRANSACTION_ID_PATTERN } from '../../src/shared/ids.js';
 import { API, startTestRuntime, type TestClient, type TestResponse, type TestRuntime } from '../support/harness.js';
 import { ScriptedAcquirer } from '../support/scripted-acquirer.js';
 import { availableStores } from '../support/stores.js';
@@ -377,6 +378,47 @@ for (const kind of await availableStores()) {
       }
       assert.deepEqual(invalid, []);
       assert.ok(count >= 600, `${count} examples checked`);
+    });
+
+    test('example values look real: transaction ids in their format, other ids UUIDs, integer minor units, ISO 4217 currencies', () => {
+      const transactionId = new RegExp(TRANSACTION_ID_PATTERN);
+      const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+      const UUID_FIELDS = new Set([
+        'pointOfSaleId',
+        'subscriptionId',
+        'paymentMethodId',
+        'sessionId',
+        'billingPlanId',
+        'billingAgreementId',
+        'billingAgreementChargeId',
+        'webhookId',
+        'terminalId',
+        'operationId',
+        'accountId',
+        'settlementTransferId',
+        'referenceTransactionOperationId',
+      ]);
+      const wrong: string[] = [];
+      const check = (value: unknown, where: string, key = ''): void => {
+        if (Array.isArray(value)) return value.forEach((item, i) => check(item, `${where}.${i}`, key));
+        if (value !== null && typeof value === 'object') {
+          // A 422's `errors` maps field names to messages: not values of those fields.
+          for (const [k, v] of Object.entries(value)) if (k !== 'errors') check(v, `${where}.${k}`, k);
+          return;
+        }
+        if (value === null) return;
+        const bad = (what: string) => wrong.push(`${where} = ${JSON.stringify(value)}: ${what}`);
+        if (key === 'transactionId' && !transactionId.test(String(value))) bad('not a transaction id');
+        if (UUID_FIELDS.has(key) && !uuid.test(String(value))) bad('not a UUID');
+        if (['currency', 'currencyCode', 'settlementCurrency'].includes(key) && !isKnownCurrency(String(value))) bad('not an ISO 4217 currency');
+        if (['amount', 'fee', 'authorized', 'captured', 'refunded', 'voided', 'remaining', 'paidOut'].includes(key)) {
+          // Settlement amounts are decimal strings (INTERFACE §1); every other amount is an integer of minor units.
+          if (!(Number.isInteger(value) || (typeof value === 'string' && /^-?\d+\.\d+$/.test(value) && where.includes('djustment'))))
+            bad('not integer minor units');
+        }
+      };
+      for (const { key, op } of ops) for (const { where, media } of mediaOf(op)) examplesOf(media).forEach((e, i) => check(e, `${key} ${where} #${i + 1}`));
+      assert.deepEqual(wrong, []);
     });
 
     test('error examples belong to their operation: capture shows no renew refusal, 404 names the resource of the path', () => {
