@@ -155,7 +155,9 @@ function validationExample(def: RouteDef): ErrorExample | null {
   if (!errors && firstBodyField) errors = toFieldErrors([{ keyword: 'type', instancePath: `/${firstBodyField}`, params: { type: 'string' } }], 'body');
   if (!errors) return null;
   const fields = Object.keys(errors);
-  return example(`\`${fields.join('`, `')}\` is invalid`, 'VALIDATION_ERROR', `The request is invalid: ${fields.join(', ')}.`, errors);
+  const missing = Object.values(errors).some((messages) => messages.some((m) => m.startsWith('[required]')));
+  const summary = `\`${fields.join('`, `')}\` ${missing ? 'is missing' : 'is invalid'}`;
+  return example(summary, 'VALIDATION_ERROR', `The request is invalid: ${fields.join(', ')}.`, errors);
 }
 
 /**
@@ -219,7 +221,7 @@ export function standardErrorResponses(def: RouteDef): Record<number, DocErrorRe
       429,
       ['RATE_LIMIT_REACHED'],
       'the rate limit of this endpoint is used up.',
-      [example('The bucket is empty', 'RATE_LIMIT_REACHED')],
+      [example('Too many requests: the rate limit is used up (see Retry-After)', 'RATE_LIMIT_REACHED')],
       RATE_LIMIT_HEADERS,
     );
   }

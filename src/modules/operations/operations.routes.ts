@@ -17,13 +17,13 @@ export function operationsRoutes(service: LifecycleOperations): RouteDef[] {
         'Moves `amount` (minor units) of an authorized payment to the merchant, synchronously. Capture in one step, or in several ' +
         'partial captures until the authorization is used up; with `voidRemaining: true` the uncaptured rest is released right after a ' +
         'successful capture (a VOID operation). Use it once the goods ship; payments made with `instantCapture` are captured already.\n\n' +
-        "The answer is always HTTP 200 once the transaction is found: `success: true` with `state: SUCCESS` (the transaction's " +
+        "A valid request for a transaction of the account is answered HTTP 200: `success: true` with `state: SUCCESS` (the transaction's " +
         '`aggregates.captured` grows), or `success: false` with `state: FAILED` and `errorCode.code`:\n' +
         '- `DECLINED_BY_ISSUER_OR_SCHEME`: the acquirer declined (a FAILED CAPTURE operation is recorded);\n' +
         '- `AMOUNT_EXCEEDS_REMAINING`: more than the uncaptured authorization (nothing recorded, `operationId` null);\n' +
         '- `INVALID_STATE`: the payment is not authorized, failed, voided, a terminal sale or a payout;\n' +
-        '- `ACQUIRER_TIMEOUT`: no answer from the acquirer.\n\n' +
-        "`state: PROCESSING` means the acquirer's answer is in doubt; the operation is resolved later. " +
+        '- `ACQUIRER_TIMEOUT` with `state: PROCESSING`: no answer came and the outcome is in doubt; the amount stays reserved ' +
+        'until the operation is resolved, and it is never sent twice.\n\n' +
         'Send an `Idempotency-Key`: a retry then never captures twice. Rate limited to 5 per minute per transaction.',
       schema: { params: TransactionParams, body: CaptureBody, response: { 200: CaptureResponse } },
       handler: ({ params, body, accountId, effect }) => service.capture(accountId, params.transactionId, body, effect),

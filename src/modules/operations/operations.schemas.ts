@@ -42,6 +42,16 @@ export const CaptureResponse = operationResponse([
   succeeded('33243f5a-8a82-4465-8c5a-29206c6fd795'),
   refused('DECLINED_BY_ISSUER_OR_SCHEME', 'Declined by the issuer or the card scheme.', '6a0e5d0c-3b8f-4f0e-9d57-0c2f3b9e41a7'),
   refused('AMOUNT_EXCEEDS_REMAINING', 'The amount exceeds the remaining authorization (700 available).'),
+  {
+    operationId: '9f4b2c1d-6e3a-4b8f-a0d2-5c7e9b1f3a64',
+    success: false,
+    state: 'PROCESSING',
+    errorCode: {
+      code: 'ACQUIRER_TIMEOUT',
+      message:
+        'The acquirer did not answer: the outcome is in doubt and the request is never sent again. The operation stays PROCESSING until an operator resolves it with the acquirer; its callback follows. Do not retry it.',
+    },
+  },
 ]);
 
 export const VoidResponse = operationResponse([

@@ -21,7 +21,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -479,7 +479,7 @@ export interface paths {
          *     | 404 | `NOT_FOUND` | No such payment method for this account |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | Not a card |
-         *     | 422 | `VALIDATION_ERROR` | `enabled` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `enabled` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -679,7 +679,7 @@ export interface paths {
          *     | 403 | `CAPABILITY_NOT_ENABLED` | The account lacks the `moto` capability |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | `transaction` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `transaction` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -960,7 +960,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | The payment method is not one of this account |
-         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          *     | 503 | `SERVICE_UNAVAILABLE` | The backlog is at its bound |
@@ -1214,7 +1214,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | The payment method is not one of this account |
-         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -2076,7 +2076,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | A merchant credential was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | `name` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `name` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -2721,7 +2721,7 @@ export interface paths {
          *     | 404 | `NOT_FOUND` | No such account for this account |
          *     | 409 | `CONFLICT` | The account was deleted |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | `environment` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `environment` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -3070,7 +3070,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | `name` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `name` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -3327,7 +3327,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | A merchant credential was sent |
          *     | 404 | `NOT_FOUND` | No such account for this account |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | `acquirer` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `acquirer` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -3646,7 +3646,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -3866,7 +3866,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | `name` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `name` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -4639,7 +4639,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -5348,7 +5348,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 422 | `VALIDATION_ERROR` | `perPage` is invalid |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -5628,7 +5628,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -6095,13 +6095,13 @@ export interface paths {
          * Capture an authorized payment
          * @description Moves `amount` (minor units) of an authorized payment to the merchant, synchronously. Capture in one step, or in several partial captures until the authorization is used up; with `voidRemaining: true` the uncaptured rest is released right after a successful capture (a VOID operation). Use it once the goods ship; payments made with `instantCapture` are captured already.
          *
-         *     The answer is always HTTP 200 once the transaction is found: `success: true` with `state: SUCCESS` (the transaction's `aggregates.captured` grows), or `success: false` with `state: FAILED` and `errorCode.code`:
+         *     A valid request for a transaction of the account is answered HTTP 200: `success: true` with `state: SUCCESS` (the transaction's `aggregates.captured` grows), or `success: false` with `state: FAILED` and `errorCode.code`:
          *     - `DECLINED_BY_ISSUER_OR_SCHEME`: the acquirer declined (a FAILED CAPTURE operation is recorded);
          *     - `AMOUNT_EXCEEDS_REMAINING`: more than the uncaptured authorization (nothing recorded, `operationId` null);
          *     - `INVALID_STATE`: the payment is not authorized, failed, voided, a terminal sale or a payout;
-         *     - `ACQUIRER_TIMEOUT`: no answer from the acquirer.
+         *     - `ACQUIRER_TIMEOUT` with `state: PROCESSING`: no answer came and the outcome is in doubt; the amount stays reserved until the operation is resolved, and it is never sent twice.
          *
-         *     `state: PROCESSING` means the acquirer's answer is in doubt; the operation is resolved later. Send an `Idempotency-Key`: a retry then never captures twice. Rate limited to 5 per minute per transaction.
+         *     Send an `Idempotency-Key`: a retry then never captures twice. Rate limited to 5 per minute per transaction.
          *
          *     **Errors**
          *
@@ -6112,9 +6112,9 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such transaction for this account |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | `amount` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `amount` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         post: {
@@ -6283,9 +6283,9 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such transaction for this account |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | `amount` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `amount` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         post: {
@@ -6462,9 +6462,9 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such transaction for this account |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | `amount` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `amount` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         post: {
@@ -6632,7 +6632,7 @@ export interface paths {
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | `transactionId` is invalid |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         post: {
@@ -6928,7 +6928,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | A merchant credential was sent |
          *     | 404 | `NOT_FOUND` | No such operation in doubt for this account |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | `outcome` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `outcome` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -7090,7 +7090,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -7261,7 +7261,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | Ten webhooks are active already |
-         *     | 422 | `VALIDATION_ERROR` | `url` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `url` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -8136,7 +8136,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such webhook for this account |
          *     | 422 | `VALIDATION_ERROR` | `webhookId` is invalid |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -8366,7 +8366,7 @@ export interface paths {
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | The point of sale is ONLINE |
          *     | 422 | `VALIDATION_ERROR` | The terminal belongs to another point of sale |
-         *     | 422 | `VALIDATION_ERROR` | `transaction` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `transaction` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -8758,7 +8758,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -9269,7 +9269,7 @@ export interface paths {
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | The subscription is not ACTIVE |
          *     | 422 | `VALIDATION_ERROR` | SCHEDULED without an interval |
-         *     | 422 | `VALIDATION_ERROR` | `amount` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `amount` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -9503,7 +9503,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | notificationUrl is off the approved domain |
-         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -10282,9 +10282,9 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | The subscription is not ACTIVE |
-         *     | 422 | `VALIDATION_ERROR` | `subscriptionId` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `subscriptionId` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          *     | 503 | `SERVICE_UNAVAILABLE` | The backlog is at its bound |
          */
@@ -10538,9 +10538,9 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | `transactions` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `transactions` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          *     | 503 | `SERVICE_UNAVAILABLE` | The backlog is at its bound |
          */
@@ -10820,7 +10820,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -11001,7 +11001,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -11470,7 +11470,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -11719,7 +11719,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | The point of sale is PHYSICAL |
-         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `pointOfSaleId` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -12466,7 +12466,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -12643,7 +12643,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
-         *     | 422 | `VALIDATION_ERROR` | `name` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `name` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -12990,7 +12990,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -13167,7 +13167,7 @@ export interface paths {
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | The subscription is not ACTIVE |
          *     | 422 | `VALIDATION_ERROR` | Plan and subscription currencies differ |
-         *     | 422 | `VALIDATION_ERROR` | `billingPlanId` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `billingPlanId` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -13649,7 +13649,7 @@ export interface paths {
          *     | 409 | `CONFLICT` | The agreement is ACTIVE already |
          *     | 409 | `IDEMPOTENCY_KEY_IN_USE` | The first request with this Idempotency-Key is still running |
          *     | 422 | `VALIDATION_ERROR` | nextChargeAt is in the past |
-         *     | 422 | `VALIDATION_ERROR` | `nextChargeAt` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `nextChargeAt` is missing |
          *     | 422 | `IDEMPOTENCY_KEY_REUSED` | The Idempotency-Key was used with another body |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
@@ -13824,7 +13824,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 422 | `VALIDATION_ERROR` | `page` is invalid |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -14297,7 +14297,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | A merchant credential was sent |
          *     | 404 | `NOT_FOUND` | No such terminal for this account |
          *     | 409 | `CONFLICT` | No sale is waiting on this terminal |
-         *     | 422 | `VALIDATION_ERROR` | `card` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `card` is missing |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         post: {
@@ -14619,7 +14619,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | A merchant credential was sent |
          *     | 409 | `CONFLICT` | The resource’s state does not allow this |
          *     | 422 | `VALIDATION_ERROR` | The clock would move backwards |
-         *     | 422 | `VALIDATION_ERROR` | `advanceSeconds` is invalid |
+         *     | 422 | `VALIDATION_ERROR` | `advanceSeconds` is missing |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         post: {
@@ -14748,7 +14748,7 @@ export interface paths {
          *     | 401 | `UNAUTHORIZED` | No or an unknown bearer credential |
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 422 | `VALIDATION_ERROR` | `perPage` is invalid |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
@@ -15124,7 +15124,7 @@ export interface paths {
          *     | 403 | `FORBIDDEN` | The operator key was sent |
          *     | 404 | `NOT_FOUND` | No such settlement transfer for this account |
          *     | 422 | `VALIDATION_ERROR` | `transferId` is invalid |
-         *     | 429 | `RATE_LIMIT_REACHED` | The bucket is empty |
+         *     | 429 | `RATE_LIMIT_REACHED` | Too many requests: the rate limit is used up (see Retry-After) |
          *     | 503 | `SERVICE_UNAVAILABLE` | The database cannot be used right now |
          */
         get: {
