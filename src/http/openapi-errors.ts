@@ -4,6 +4,13 @@
  * inputs, its method, its rate limit, its capability. They are added to the document only (the
  * swagger transform in openapi.ts), never to the route's runtime schema: error bodies keep being
  * written by the error handler exactly as before.
+ *
+ * Each error response carries examples of this route's own refusals: the generic ones written here
+ * (the 404 names the resource of the path id, the 422 is a real field error of the route's schema
+ * in the error handler's words), after the route's own `errorExamples`. The same entries end the
+ * operation's description as its table of errors. A new route needs a `description` and examples
+ * on its body and 2xx schemas: test/foundation/openapi-examples.test.ts checks every one, and sends
+ * every request example to a running service.
  */
 import type { ErrorExample, RouteDef } from '../shared/route.js';
 import { ERROR_CATALOGUE, type ErrorCode, type FieldErrors } from '../shared/errors.js';
