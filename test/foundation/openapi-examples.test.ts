@@ -7,7 +7,9 @@
  *     registers (iso4217, strict date-time), objects closed so that a field the schema does not name fails;
  *   - every request example, sent to the service with the ids of this test's own objects in its path
  *     parameters and id fields, gets a documented answer: one of the operation's 2xx statuses and a
- *     body valid against that response's schema.
+ *     body valid against that response's schema;
+ *   - every operation without a request body, called with the ids of this test's objects (one of every
+ *     kind, and a fresh one where the call changes or deletes it), gets such a documented answer too.
  * Both stores. Nothing is skipped: the one operation that needs an acquirer answer in doubt (resolve a
  * payment in doubt) runs against a scripted acquirer in a runtime of its own.
  */
@@ -98,7 +100,7 @@ function mediaOf(op: Json): Array<{ where: string; media: Json }> {
 // ---------------------------------------------------------------------------------------------
 
 const THIS_YEAR = new Date().getUTCFullYear();
-const card = (number = '4111111111111111') => ({ number, expiryMonth: 12, expiryYear: THIS_YEAR + 3, cvc: '123', holderName: 'Test Holder' });
+const card = (number = '4111111111111111') => ({ number, expiryMonth: 12, expiryYear: THIS_YEAR + 8, cvc: '123', holderName: 'Test Holder' });
 
 function must(res: TestResponse, what: string): any {
   if (res.status !== 200) throw new Error(`${what}: HTTP ${res.status} ${res.text}`);
@@ -303,9 +305,12 @@ const fillPath = (path: string, params: Record<string, string>): string =>
 /** Sends one request example and checks the answer against the operation's documented 2xx responses. */
 async function drive(doc: Json, { key, method, path, op }: Operation, example: unknown, prepared: Prepared): Promise<void> {
   const url = fillPath(path, prepared.params ?? {});
-  const body = withIds(example, prepared.ids ?? {});
+  const body = example === undefined ? undefined : withIds(example, prepared.ids ?? {});
   const idempotent = ((op.parameters ?? []) as Json[]).some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
-  const res = await prepared.client.request(method, url, { body, ...(idempotent ? { idempotencyKey: `example-${randomBytes(6).toString('hex')}` } : {}) });
+  const res = await prepared.client.request(method, url, {
+    ...(body === undefined ? {} : { body }),
+    ...(idempotent ? { idempotencyKey: `example-${randomBytes(6).toString('hex')}` } : {}),
+  });
   const documented = Object.keys(op.responses as Json).filter((status) => status.startsWith('2'));
   assert.ok(
     documented.includes(String(res.status)),
@@ -321,6 +326,133 @@ async function drive(doc: Json, { key, method, path, op }: Operation, example: u
   // An operation answer (capture, refund, void) is HTTP 200 even when refused: the example must really work.
   if (typeof res.body?.success === 'boolean') assert.equal(res.body.success, true, `${key} with ${JSON.stringify(body)} was refused: ${res.text}`);
 }
+
+/** Ids of one object of every kind, for the path parameters of the operations without a request body. */
+async function objectsOf(w: World): Promise<Record<string, string>> {
+  const { subscriptionId, paymentMethodId } = await subscription(w);
+  const moto = must(
+    await w.api.post(`${API}/moto`, {
+      transaction: { pointOfSaleId: w.online, amount: 2500, currency: 'EUR', notificationUrl: 'https://shop.example.com/payments/callback' },
+      card: card(),
+    }),
+    'moto',
+  ).transaction.id as string;
+  must(await w.api.post(`${API}/transactions/${moto}/capture`, { amount: 2500 }), 'capture');
+  await w.t.runtime.runner.drain();
+  const notificationId = must(await w.api.get(`${API}/transactions/${moto}/notifications`), 'notifications').notifications[0].id as string;
+  const planId = await plan(w);
+  const agreementId = must(await w.api.post(`${API}/subscriptions/billing/agreements`, { billingPlanId: planId, subscriptionId }), 'agreement').billingAgreement
+    .id;
+  // A month and a day on: the agreement's first charge is made.
+  must(await w.t.operator.post('/sandbox/v1/clock', { advanceSeconds: 32 * 86_400 }), 'clock');
+  await w.t.runtime.runner.drain();
+  const charges = must(await w.api.get(`${API}/subscriptions/billing/charges?billingAgreementId=${agreementId}`), 'charges').items;
+  assert.ok(charges.length > 0, 'a billing charge');
+  const transfers = must(await w.t.operator.post('/sandbox/v1/settlements/run', {}), 'settlement run').settlementTransfers;
+  const transferId =
+    transfers.length > 0
+      ? (transfers[0].settlementTransfer.id as string)
+      : (must(await w.api.get(`${API}/settlements/transfers`), 'transfers').items[0].settlementTransfer.id as string);
+  const cit = must(await w.api.post(`${API}/cit`, { pointOfSaleId: w.online, amount: 1500, currency: 'EUR' }), 'cit');
+  const paymentLinkId = must(await w.api.post(`${API}/payment-links`, { pointOfSaleId: w.online, amount: 1500, currency: 'EUR' }), 'payment link').id;
+  const multiLinkId = must(await w.api.post(`${API}/multi-links`, { pointOfSaleId: w.online, amount: 1500, currency: 'EUR' }), 'multi-link').multiLink.id;
+  const webhookId = must(
+    await w.api.post(`${API}/webhooks`, { url: 'https://shop.example.com/hooks', events: ['transaction.success.v1'], secret: 'Bearer hook' }),
+    'webhook',
+  ).webhook.id;
+  return {
+    accountId: w.accountId,
+    pointOfSaleId: w.online,
+    terminalId: w.terminals[0]!,
+    transactionId: moto,
+    notificationId,
+    paymentMethodId,
+    subscriptionId,
+    sessionId: cit.session.id,
+    planId,
+    agreementId,
+    billingAgreementChargeId: charges[0].billingAgreementCharge.id,
+    transferId,
+    paymentLinkId,
+    multiLinkId,
+    webhookId,
+  };
+}
+
+/** A fresh account: PENDING unless activated. */
+async function pendingAccount(t: TestRuntime): Promise<string> {
+  const name = `Pending-${randomBytes(3).toString('hex')}`;
+  return must(
+    await t.operator.post(`${API}/partner/accounts`, {
+      name,
+      email: `${name.toLowerCase()}@example.com`,
+      currencyCode: 'EUR',
+      timezone: 'UTC',
+      domain: 'example.com',
+    }),
+    'account',
+  ).account.id;
+}
+
+/** Operations without a request body whose path needs an object of its own (it is changed, deleted, or in a particular state). */
+const OWN_OBJECT: Record<string, (w: World) => Promise<Record<string, string>>> = {
+  [`PATCH ${API}/partner/accounts/{accountId}/activate`]: async (w) => ({ accountId: await pendingAccount(w.t) }),
+  [`DELETE ${API}/partner/accounts/{accountId}`]: async (w) => ({ accountId: await pendingAccount(w.t) }),
+  [`GET ${API}/partner/accounts/{accountId}/acquirer-agreement`]: async (w) => {
+    const accountId = await pendingAccount(w.t);
+    must(await w.t.operator.request('PUT', `${API}/partner/accounts/${accountId}/acquirer-agreement`, { body: { acquirer: 'sandbox' } }), 'agreement');
+    return { accountId };
+  },
+  [`DELETE ${API}/partner/accounts/{accountId}/acquirer-agreement`]: async (w) => {
+    const accountId = await pendingAccount(w.t);
+    must(await w.t.operator.request('PUT', `${API}/partner/accounts/${accountId}/acquirer-agreement`, { body: { acquirer: 'sandbox' } }), 'agreement');
+    return { accountId };
+  },
+  [`POST ${API}/transactions/{transactionId}/renew`]: async (w) => {
+    const cit = must(await w.api.post(`${API}/cit`, { pointOfSaleId: w.online, amount: 2000, currency: 'EUR' }), 'cit');
+    const paid = must(await w.t.operator.post(`/sandbox/v1/sessions/${cit.session.id}/complete`, { paymentMethodType: 'KLARNA' }), 'klarna');
+    return { transactionId: paid.transaction.id };
+  },
+  [`POST ${API}/transactions/{transactionId}/abort`]: async (w) => {
+    const sale = must(
+      await w.api.post(`${API}/sale`, { terminal: { id: w.terminals[2]! }, transaction: { pointOfSaleId: w.physical, amount: 990, currency: 'EUR' } }),
+      'sale',
+    );
+    await w.t.runtime.runner.drain();
+    return { transactionId: sale.transaction.id };
+  },
+  [`DELETE ${API}/payment-methods/{paymentMethodId}`]: async (w) => ({ paymentMethodId: (await subscription(w)).paymentMethodId }),
+  [`DELETE ${API}/subscriptions/{subscriptionId}`]: async (w) => ({ subscriptionId: (await subscription(w)).subscriptionId }),
+  [`POST ${API}/subscriptions/billing/agreements/{agreementId}/stop`]: async (w) => ({
+    agreementId: must(
+      await w.api.post(`${API}/subscriptions/billing/agreements`, { billingPlanId: await plan(w), subscriptionId: (await subscription(w)).subscriptionId }),
+      'agreement',
+    ).billingAgreement.id,
+  }),
+  [`DELETE ${API}/payment-links/{paymentLinkId}`]: async (w) => ({
+    paymentLinkId: must(await w.api.post(`${API}/payment-links`, { pointOfSaleId: w.online, amount: 700, currency: 'EUR' }), 'payment link').id,
+  }),
+  [`DELETE ${API}/multi-links/{multiLinkId}`]: async (w) => ({
+    multiLinkId: must(await w.api.post(`${API}/multi-links`, { pointOfSaleId: w.online, amount: 700, currency: 'EUR' }), 'multi-link').multiLink.id,
+  }),
+  [`DELETE ${API}/webhooks/{webhookId}`]: async (w) => ({ webhookId: await webhook(w) }),
+  [`POST ${API}/webhooks/{webhookId}/pause`]: async (w) => ({ webhookId: await webhook(w) }),
+  [`POST ${API}/webhooks/{webhookId}/resume`]: async (w) => {
+    const webhookId = await webhook(w);
+    must(await w.api.post(`${API}/webhooks/${webhookId}/pause`), 'pause');
+    return { webhookId };
+  },
+};
+
+async function webhook(w: World): Promise<string> {
+  return must(
+    await w.api.post(`${API}/webhooks`, { url: 'https://shop.example.com/hooks/other', events: ['transaction.failed.v1'], secret: 'Bearer other' }),
+    'webhook',
+  ).webhook.id;
+}
+
+/** Reads first, then what changes things, then what deletes them. */
+const rank = ({ method }: Operation): number => ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'].indexOf(method);
 
 for (const kind of await availableStores()) {
   describe(`OpenAPI: an example for everything, valid and true (${kind})`, () => {
@@ -447,6 +579,19 @@ for (const kind of await availableStores()) {
         }
       }
       assert.ok(sent >= 40, `${sent} request examples sent`);
+    });
+
+    test('every operation without a request body answers a documented 2xx for this test’s objects', async () => {
+      const w = await buildWorld(t);
+      const objects = await objectsOf(w);
+      const partner = (path: string) => path.includes('/partner/') || path.startsWith('/sandbox/');
+      let sent = 0;
+      for (const operation of ops.filter(({ op }) => !op.requestBody).sort((a, b) => rank(a) - rank(b))) {
+        const params = { ...objects, ...(await OWN_OBJECT[operation.key]?.(w)) };
+        await drive(doc, operation, undefined, { client: partner(operation.path) ? t.operator : w.api, params });
+        sent++;
+      }
+      assert.ok(sent >= 45, `${sent} operations driven`);
     });
 
     test('resolving a payment in doubt, with a scripted acquirer that leaves a capture in doubt', async () => {
