@@ -13,7 +13,7 @@ export function mitRoutes(service: Pick<MitService, 'create' | 'batch'>): RouteD
       summary: 'Create a merchant-initiated payment (MIT)',
       description:
         'Charges the card stored on an ACTIVE subscription without the customer present — a renewal, an instalment, a usage bill. ' +
-        'The card was stored by a CIT session with a `subscription` (or a MOTO with a `customerId`); a payment the customer starts ' +
+        'The card was stored by a CIT session with a `subscription`; a payment the customer starts ' +
         'must be a CIT, never a MIT.\n\n' +
         'Asynchronous: the answer is the transaction in state `PENDING` (accepted, not paid). It moves to `PROCESSING` and then ' +
         '`SUCCESS` or `FAILED` (with `errorCode`, e.g. `INSUFFICIENT_FUNDS`); the outcome is POSTed once to `notificationUrl` ' +

@@ -10269,7 +10269,7 @@ export interface paths {
         put?: never;
         /**
          * Create a merchant-initiated payment (MIT)
-         * @description Charges the card stored on an ACTIVE subscription without the customer present — a renewal, an instalment, a usage bill. The card was stored by a CIT session with a `subscription` (or a MOTO with a `customerId`); a payment the customer starts must be a CIT, never a MIT.
+         * @description Charges the card stored on an ACTIVE subscription without the customer present — a renewal, an instalment, a usage bill. The card was stored by a CIT session with a `subscription`; a payment the customer starts must be a CIT, never a MIT.
          *
          *     Asynchronous: the answer is the transaction in state `PENDING` (accepted, not paid). It moves to `PROCESSING` and then `SUCCESS` or `FAILED` (with `errorCode`, e.g. `INSUFFICIENT_FUNDS`); the outcome is POSTed once to `notificationUrl` (a NotificationWebhook, with the point of sale's `webhookAuthentication` as `Authorization`). `currency` defaults to the subscription's; `instantCapture` (`VOID` or `NO_VOID`) captures at once, else capture later. A subscription that is not ACTIVE, expired, or whose payment method was deleted is a 422 on `subscriptionId`. Send an `Idempotency-Key`: a retry never charges twice. Rate limits: 5/s (burst 300) and at most 300 MIT a minute per merchant.
          *
