@@ -3,7 +3,10 @@
  * imports the HTTP driver (src/http), the storage adapters (src/storage), Fastify, a SQL driver
  * (better-sqlite3, pg, kysely), undici, or reads `process.env` (config.ts does, once). Read from the
  * syntax tree (TypeScript's parser), so that type-only imports, `import('x')` types, re-exports and
- * dynamic imports count, and comments or strings that merely mention a name do not.
+ * dynamic imports count, and comments or strings that merely mention a name do not. The layers and
+ * their rules are drawn in docs/architecture.md ("The layers"); a connector (src/connectors) likewise
+ * reaches into no other layer's adapters: no src/http, src/storage, src/jobs, src/delivery, Fastify,
+ * Kysely or a SQL driver, and no process.env.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -14,11 +17,19 @@ import ts from 'typescript';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const MODULES = path.join(ROOT, 'src/modules');
+const CONNECTORS = path.join(ROOT, 'src/connectors');
 
 /** Folders of src that a module must not reach into, with the reason given when one does. */
 const FORBIDDEN_FOLDERS: Array<[string, string]> = [
   [path.join(ROOT, 'src/http'), 'imports the HTTP driver (src/http)'],
   [path.join(ROOT, 'src/storage'), 'imports a storage adapter (src/storage); a module declares the port it needs'],
+];
+
+/** Folders a connector must not reach into: it translates one acquirer's API and nothing more. */
+const CONNECTOR_FORBIDDEN_FOLDERS: Array<[string, string]> = [
+  ...FORBIDDEN_FOLDERS,
+  [path.join(ROOT, 'src/jobs'), 'imports the job runner (src/jobs)'],
+  [path.join(ROOT, 'src/delivery'), 'imports outbound delivery (src/delivery)'],
 ];
 
 /** Packages a module must not import (the package itself or any of its subpaths). */
@@ -30,6 +41,9 @@ const FORBIDDEN_PACKAGES: Array<[RegExp, string]> = [
   [/^undici$/, 'imports undici'],
   [/^(node:)?process$/, 'imports node:process (process.env belongs to config.ts)'],
 ];
+
+/** Packages a connector must not import: undici is its wire, the rest belongs to other layers. */
+const CONNECTOR_FORBIDDEN_PACKAGES = FORBIDDEN_PACKAGES.filter(([pattern]) => !pattern.test('undici'));
 
 function packageName(specifier: string): string {
   const parts = specifier.split('/');
@@ -81,19 +95,19 @@ function processEnvLines(source: ts.SourceFile): number[] {
 }
 
 /** The rules a module file breaks, one line each ("file:line: reason (specifier)"). */
-function violations(file: string, text: string): string[] {
+function violations(file: string, text: string, folders = FORBIDDEN_FOLDERS, packages = FORBIDDEN_PACKAGES): string[] {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const where = (line: number) => `${path.relative(ROOT, file)}:${line}`;
   const found: string[] = [];
   for (const { specifier, line } of specifiers(source)) {
     if (specifier.startsWith('.')) {
       const target = path.resolve(path.dirname(file), specifier);
-      for (const [folder, reason] of FORBIDDEN_FOLDERS) {
+      for (const [folder, reason] of folders) {
         if (target === folder || target.startsWith(folder + path.sep)) found.push(`${where(line)}: ${reason} (${specifier})`);
       }
       continue;
     }
-    for (const [pattern, reason] of FORBIDDEN_PACKAGES) {
+    for (const [pattern, reason] of packages) {
       if (pattern.test(packageName(specifier))) found.push(`${where(line)}: ${reason} (${specifier})`);
     }
   }
@@ -153,5 +167,25 @@ describe('modules are free of HTTP, storage drivers and the environment', () => 
     assert.ok(files.length > 50, `src/modules holds ${files.length} source files`);
     const found = files.flatMap((file) => violations(file, fs.readFileSync(file, 'utf8')));
     assert.deepEqual(found, [], `modules must not depend on drivers:\n${found.join('\n')}`);
+  });
+});
+
+describe('connectors are free of the other layers', () => {
+  test('no file under src/connectors imports src/http, src/storage, src/jobs, src/delivery, Fastify, Kysely, a SQL driver, or reads process.env', () => {
+    const files = sourceFiles(CONNECTORS);
+    assert.ok(files.length > 5, `src/connectors holds ${files.length} source files`);
+    const found = files.flatMap((file) => violations(file, fs.readFileSync(file, 'utf8'), CONNECTOR_FORBIDDEN_FOLDERS, CONNECTOR_FORBIDDEN_PACKAGES));
+    assert.deepEqual(found, [], `connectors must not depend on other layers:\n${found.join('\n')}`);
+  });
+
+  test('the connector rules see a forbidden import and allow undici', () => {
+    const file = path.join(CONNECTORS, 'example/connector.ts');
+    const bad = [
+      "import { newJob } from '../../jobs/catalogue.js';",
+      "import { send } from '../../delivery/http-sender.js';",
+      "import type { Kysely } from 'kysely';",
+    ];
+    assert.equal(violations(file, bad.join('\n'), CONNECTOR_FORBIDDEN_FOLDERS, CONNECTOR_FORBIDDEN_PACKAGES).length, bad.length);
+    assert.deepEqual(violations(file, "import { Pool } from 'undici';", CONNECTOR_FORBIDDEN_FOLDERS, CONNECTOR_FORBIDDEN_PACKAGES), []);
   });
 });
