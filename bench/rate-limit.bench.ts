@@ -1,6 +1,6 @@
 /**
  * The cost of one rate-limit take, which every request of a limited category pays before anything
- * else: in memory (one process, SQLite), in PostgreSQL (one upsert, src/storage/rate-limit-buckets.ts)
+ * else: in memory (one process, SQLite), in PostgreSQL (one upsert, src/storage/postgres/rate-limit-buckets.ts)
  * and in Redis (one Lua script, src/http/rate-limit-redis.ts). Baselines of the same run: for
  * PostgreSQL a `SELECT $1` through the same pool (the price of any round trip), for Redis a PING.
  * Measured one take in flight (the latency a request waits) and 32 in flight over 200 merchants'
@@ -18,7 +18,7 @@ import { MemoryRateLimiter, type RateLimiter } from '../src/http/rate-limit.js';
 import { createRedisClient, RedisRateLimiter } from '../src/http/rate-limit-redis.js';
 import { connect } from '../src/storage/connect.js';
 import { migrate } from '../src/storage/migrate.js';
-import { PostgresRateLimiter } from '../src/storage/rate-limit-buckets.js';
+import { PostgresRateLimiter } from '../src/storage/postgres/rate-limit-buckets.js';
 import { BENCH_DATABASE_URL, postgresUnreachable, safeUrl } from './lib/stores.js';
 import { defineSuite, type BenchContext } from './lib/suite.js';
 

@@ -1,5 +1,5 @@
 /**
- * Micro-bench of the embedded store's drivers (src/storage/sqlite-driver.ts): the group commit
+ * Micro-bench of the embedded store's drivers (src/storage/sqlite/driver.ts): the group commit
  * (WAL synced before any answer) and the statement path, on every driver that loads on this Node.
  *
  *   node --import tsx bench/sqlite-driver.ts [seconds per figure, default 2]
@@ -15,8 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { connect } from '../src/storage/connect.js';
-import { availableSqliteDrivers, type SqliteDriverName } from '../src/storage/sqlite-driver.js';
-import { WriteBatcher } from '../src/storage/write-batcher.js';
+import { availableSqliteDrivers, type SqliteDriverName } from '../src/storage/sqlite/driver.js';
+import { WriteBatcher } from '../src/storage/sqlite/group-commit.js';
 
 const seconds = Number(process.argv[2] ?? 2);
 

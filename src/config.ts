@@ -41,7 +41,7 @@ export interface Config {
    * backend; more connections than the database has cores to run them make the backends and the
    * service compete for the CPU instead of working (issue 10: on 2 cores, 20 → 8 connections took
    * MIT → callback from about 410 to 560/s with the callbacks keeping pace). Half of them carry the
-   * statements outside transactions, shared (storage/pg-shared-clients.ts).
+   * statements outside transactions, shared (storage/postgres/shared-clients.ts).
    */
   dbPoolSize: number;
   /**

@@ -11,7 +11,7 @@ import { type Config, DEFAULT_REDIS_KEY_PREFIX } from './config.js';
 import { MemoryRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { FallbackRateLimiter } from './http/rate-limit-fallback.js';
 import { createRedisClient, RedisRateLimiter } from './http/rate-limit-redis.js';
-import { PostgresRateLimiter } from './storage/rate-limit-buckets.js';
+import { PostgresRateLimiter } from './storage/postgres/rate-limit-buckets.js';
 import type { Store } from './storage/store.js';
 
 /** What the outage log lines call the buckets (rate-limit-fallback.ts). */

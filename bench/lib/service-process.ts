@@ -7,7 +7,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../../src/config.js';
 import type { StatementCounts } from '../../src/storage/statement-counter.js';
-import type { BatcherStats } from '../../src/storage/write-batcher.js';
+import type { BatcherStats } from '../../src/storage/sqlite/group-commit.js';
 import type { BenchDatabase } from './stores.js';
 
 export interface ServiceSample {

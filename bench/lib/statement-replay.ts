@@ -11,12 +11,12 @@
  *   - PostgreSQL: `connections` clients, each one copy after another, one round trip per statement
  *     (no pipelining, no joined commits: those are the service's own);
  *   - SQLite: one connection, `connections` copies per group commit (each transaction of the list
- *     run once for the group, its WAL synced after COMMIT, as write-batcher.ts does; no savepoints).
+ *     run once for the group, its WAL synced after COMMIT, as sqlite/group-commit.ts does; no savepoints).
  */
 import pg from 'pg';
 import { connect } from '../../src/storage/connect.js';
-import type { SqliteStatement } from '../../src/storage/sqlite-handle.js';
-import { type KyselyStatement, StatementCache } from '../../src/storage/write-batcher.js';
+import type { SqliteStatement } from '../../src/storage/sqlite/handle.js';
+import { type KyselyStatement, StatementCache } from '../../src/storage/sqlite/group-commit.js';
 import { formatRatio } from './report.js';
 import { BENCH_DATABASE_URL, type BenchDatabase } from './stores.js';
 
@@ -157,7 +157,7 @@ async function replayPostgres(db: BenchDatabase, statements: RecordedStatement[]
     try {
       await c.query(`set search_path to ${db.schema}`);
       for (let copy = next++; copy < copies.length; copy = next++) {
-        // Named: prepared once per connection, as the service's are (pg-prepared.ts).
+        // Named: prepared once per connection, as the service's are (postgres/prepared-statements.ts).
         for (const [i, s] of statements.entries()) await c.query({ name: `replay-${i}`, text: s.sql, values: copies[copy]![i] });
       }
     } finally {

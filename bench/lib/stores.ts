@@ -13,7 +13,7 @@ import { type Config, type DatabaseConfig, loadConfig, MAX_INGESTION_CAP } from 
 import { createLogger } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import type { ConnectOptions } from '../../src/storage/connect.js';
-import { sqliteDriver } from '../../src/storage/sqlite-driver.js';
+import { sqliteDriver } from '../../src/storage/sqlite/driver.js';
 import type { Report } from './report.js';
 
 export type StoreKind = 'sqlite' | 'postgres';
@@ -44,7 +44,7 @@ export async function* measuredStores(report: Report, figures: string): AsyncGen
   const only = process.env.BENCH_STORES?.split(',').map((s) => s.trim());
   const wanted = (kind: StoreKind) => !only || only.includes(kind);
   if (wanted('sqlite')) {
-    report.note(`SQLite driver: ${sqliteDriver()} on Node ${process.versions.node} (src/storage/sqlite-driver.ts)`);
+    report.note(`SQLite driver: ${sqliteDriver()} on Node ${process.versions.node} (src/storage/sqlite/driver.ts)`);
     yield 'sqlite';
   }
   if (!wanted('postgres')) return;

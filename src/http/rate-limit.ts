@@ -3,7 +3,7 @@
  * answers with, the one interface the hook awaits, and the in-memory limiter of a single process.
  *
  * Where the buckets live is chosen at start (src/rate-limiter.ts): in Redis when REDIS_URL
- * is set (rate-limit-redis.ts), in a PostgreSQL table otherwise (storage/rate-limit-buckets.ts),
+ * is set (rate-limit-redis.ts), in a PostgreSQL table otherwise (storage/postgres/rate-limit-buckets.ts),
  * so that they hold for the deployment as a whole; in this process's memory on SQLite, which is
  * one process anyway.
  */

@@ -1,8 +1,8 @@
 /**
  * One timer for the earliest of several deadlines (wall-clock ms): units that may wait until some
  * time (a lingering commit) arm it with their deadline, and it fires once, at the first of them.
- * Used by the SQLite group commit (write-batcher.ts) and PostgreSQL's joined statements
- * (pg-shared-clients.ts).
+ * Used by the SQLite group commit (sqlite/group-commit.ts) and PostgreSQL's joined statements
+ * (postgres/shared-clients.ts).
  */
 export class DeadlineTimer {
   private timer: NodeJS.Timeout | null = null;

@@ -2,15 +2,15 @@
 export interface UnitOptions {
   /**
    * The unit may wait this long (ms) to join a commit another unit starts instead of starting its
-   * own: on SQLite the next group commit (write-batcher.ts); on PostgreSQL the next joinable
-   * statement, when all its writes are joinable (pg-shared-clients.ts). Default 0.
+   * own: on SQLite the next group commit (sqlite/group-commit.ts); on PostgreSQL the next joinable
+   * statement, when all its writes are joinable (postgres/shared-clients.ts). Default 0.
    */
   lingerMs?: number;
   /**
    * The unit may run again from the start, in a new transaction, before it is answered: it writes
    * only through the repositories it is given and changes nothing else that a second run would
    * change again (what it registers after the commit is taken back with the first run). On SQLite
-   * it then needs no savepoint in a group commit of such units (write-batcher.ts): a later one's
+   * it then needs no savepoint in a group commit of such units (sqlite/group-commit.ts): a later one's
    * failure rolls the transaction back and runs it again. Ignored on PostgreSQL. Default false.
    */
   replayable?: boolean;

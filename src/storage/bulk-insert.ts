@@ -20,7 +20,7 @@
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import { Recent } from '../shared/recent.js';
-import { PG_BULK_COLUMN_TYPES } from './pg-column-types.js';
+import { PG_BULK_COLUMN_TYPES } from './postgres/column-types.js';
 import type { Database } from './schema.js';
 
 type Table = keyof Database & string;

@@ -9,18 +9,18 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { type DatabaseConfig, DEFAULT_DB_POOL_SIZE } from '../config.js';
 import type { Database } from './schema.js';
-import { openSqlite, sqliteDriver, type SqliteDriverName } from './sqlite-driver.js';
+import { openSqlite, sqliteDriver, type SqliteDriverName } from './sqlite/driver.js';
 import { StatementCounter } from './statement-counter.js';
-import { writeBursts } from './pg-bursts.js';
-import { PreparedNames } from './pg-prepared.js';
-import { PgStatisticsKeeper } from './pg-statistics.js';
-import { SharedClients } from './pg-shared-clients.js';
-import { writeCombining } from './pg-write-combining.js';
-import { MAIN_AUTOCHECKPOINT_PAGES, WalCheckpointer } from './wal-checkpointer.js';
-import { WalSync } from './wal-sync.js';
-import { PrenamedRowsPlugin } from './prenamed-rows.js';
-import { CompiledCamelCasePlugin } from './compiled-camel-rows.js';
-import { StatementCache } from './write-batcher.js';
+import { writeBursts } from './postgres/bursts.js';
+import { PreparedNames } from './postgres/prepared-statements.js';
+import { PgStatisticsKeeper } from './postgres/statistics.js';
+import { SharedClients } from './postgres/shared-clients.js';
+import { writeCombining } from './postgres/write-combining.js';
+import { MAIN_AUTOCHECKPOINT_PAGES, WalCheckpointer } from './sqlite/wal-checkpointer.js';
+import { WalSync } from './sqlite/wal-sync.js';
+import { PrenamedRowsPlugin } from './sqlite/prenamed-rows.js';
+import { CompiledCamelCasePlugin } from './postgres/camel-rows.js';
+import { StatementCache } from './sqlite/group-commit.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -31,7 +31,7 @@ export interface Connection {
   schema?: string;
   /** SQLite: the one connection's prepared-statement cache and raw handle (group commit, see store.ts). */
   statements?: StatementCache;
-  /** SQLite: the driver of the connection (see sqlite-driver.ts). */
+  /** SQLite: the driver of the connection (see sqlite/driver.ts). */
   sqliteDriver?: SqliteDriverName;
   /** SQLite: makes every commit so far durable (the connection runs with synchronous=NORMAL, see wal-sync.ts). */
   sync?: () => Promise<void>;
@@ -93,7 +93,7 @@ function connectSqlite(file: string, options: ConnectOptions): Connection {
   // 16 MB of page cache, better-sqlite3's default (node:sqlite keeps SQLite's 2 MB).
   sqlite.pragma('cache_size = -16000');
   // Savepoint journals in memory: every unit of a group commit after the first runs in a SAVEPOINT
-  // (write-batcher.ts), whose journal SQLite otherwise spills past 64 KiB to a temporary file,
+  // (sqlite/group-commit.ts), whose journal SQLite otherwise spills past 64 KiB to a temporary file,
   // created, written and deleted per batch (issue 10: closed-loop POST /mit 1.3–1.9× faster in
   // memory, four alternating pairs).
   sqlite.pragma('temp_store = MEMORY');
@@ -143,7 +143,7 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
     keepAliveInitialDelayMillis: 10_000,
     // Pipelining: a statement goes out without waiting for the answer to the one before it on the
     // same connection, so a transaction's BEGIN rides with its first statement and its held writes
-    // with its COMMIT (pg-write-combining.ts). Answers still come back in order, one per statement.
+    // with its COMMIT (postgres/write-combining.ts). Answers still come back in order, one per statement.
     pipeline: true,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
@@ -160,7 +160,7 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
     writeBursts(client);
     counters.watch(client);
   });
-  // Held writes and a lazy BEGIN in transactions: fewer round trips per commit (pg-write-combining.ts).
+  // Held writes and a lazy BEGIN in transactions: fewer round trips per commit (postgres/write-combining.ts).
   const db = new Kysely<Database>({
     dialect: writeCombining(new PostgresDialect({ pool }), sharedClients(pool, poolSize)),
     plugins: [new CompiledCamelCasePlugin()],
@@ -193,7 +193,7 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
 
 /**
  * Half the pool serves the statements outside transactions, shared and pipelined
- * (pg-shared-clients.ts); the other half is for transactions, one each. A pool of one has no
+ * (postgres/shared-clients.ts); the other half is for transactions, one each. A pool of one has no
  * shared connections (its transactions would wait for ever).
  */
 function sharedClients(pool: pg.Pool, poolSize: number): SharedClients | null {

@@ -39,7 +39,7 @@ export interface StatementCounts {
 
 /**
  * Starts the statements the service sends for its own upkeep, on a timer and outside any
- * transaction (pg-statistics.ts): not counted, so that no counted window catches one by chance.
+ * transaction (postgres/statistics.ts): not counted, so that no counted window catches one by chance.
  */
 export const UNCOUNTED = '/* uncounted */ ';
 

@@ -6,7 +6,7 @@
 import { Kysely } from 'kysely';
 import { duplicateIdOf } from './duplicate-id.js';
 import { staleWriteOf } from './stale-write.js';
-import { lingerCommit } from './pg-write-combining.js';
+import { lingerCommit } from './postgres/write-combining.js';
 import type { JobHandoff, JobStore } from '../jobs/job.js';
 import type { AccountsRepository } from '../modules/accounts/accounts.repository.js';
 import type { PointsOfSaleRepository } from '../modules/points-of-sale/points-of-sale.repository.js';
@@ -70,7 +70,7 @@ import { KyselyAcquirerRequestsRepository } from './repositories/acquirer-reques
 import { KyselyThreeDSAttemptsRepository } from './repositories/three-ds-attempts.js';
 import type { ThreeDSAttemptsRepository } from '../modules/three-d-secure/three-ds-attempts.repository.js';
 import type { StatementCounter } from './statement-counter.js';
-import { groupCommitDialect, WriteBatcher, type WriteBatcherOptions } from './write-batcher.js';
+import { groupCommitDialect, WriteBatcher, type WriteBatcherOptions } from './sqlite/group-commit.js';
 import { REPLAYABLE_UNIT, type UnitOptions } from '../shared/unit-of-work.js';
 
 export interface Repositories {
@@ -116,7 +116,7 @@ export interface Store extends Repositories {
   /** The connection's statement and commit counter (off by default; see statement-counter.ts). */
   readonly counters: StatementCounter;
   /**
-   * One unit of work: on SQLite group-committed with others (see write-batcher.ts), on PostgreSQL one
+   * One unit of work: on SQLite group-committed with others (see sqlite/group-commit.ts), on PostgreSQL one
    * pool transaction. `lingerMs`: the unit may wait that long to join a commit another starts — for
    * bookkeeping whose caller waits for nobody (on PostgreSQL when its writes are all joinable).
    */
@@ -247,7 +247,7 @@ async function inTransaction<T>(
   options: StoreOptions,
   notify: EnqueueNotice,
 ): Promise<T> {
-  // What one run of `fn` asks for after the commit; a replayable unit run again (write-batcher.ts)
+  // What one run of `fn` asks for after the commit; a replayable unit run again (sqlite/group-commit.ts)
   // starts afresh, the slots its first run was handed given back.
   const last: { run: CommitRun | null } = { run: null };
   const work = (db: Kysely<Database>) => {

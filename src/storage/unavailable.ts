@@ -26,7 +26,7 @@ const POSTGRES_MESSAGES = [
 ];
 
 /**
- * SQLite (result code names, extended ones included, as both drivers name them: sqlite-driver.ts):
+ * SQLite (result code names, extended ones included, as both drivers name them: sqlite/driver.ts):
  * locked past busy_timeout, I/O error, disk full.
  */
 const SQLITE_PREFIXES = ['SQLITE_BUSY', 'SQLITE_IOERR', 'SQLITE_FULL'];

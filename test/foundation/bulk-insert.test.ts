@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { newId } from '../../src/shared/ids.js';
 import { sql } from 'kysely';
 import { bulkInsert, insertRows, PG_ARRAYS_FROM_ROWS } from '../../src/storage/bulk-insert.js';
-import { PG_BULK_COLUMN_TYPES } from '../../src/storage/pg-column-types.js';
+import { PG_BULK_COLUMN_TYPES } from '../../src/storage/postgres/column-types.js';
 import { availableStores } from '../support/stores.js';
 import { iso, newOperation, newTransaction, openTestStore, seedAccount, T0, type TestStore } from './fixtures.js';
 

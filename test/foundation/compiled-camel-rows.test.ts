@@ -1,11 +1,11 @@
 /**
- * PostgreSQL's row renaming (compiled-camel-rows.ts) gives the rows and counts Kysely's
+ * PostgreSQL's row renaming (postgres/camel-rows.ts) gives the rows and counts Kysely's
  * CamelCasePlugin gives, whatever the columns: the same names, values, nesting and counts.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CamelCasePlugin, type QueryResult, type UnknownRow } from 'kysely';
-import { CompiledCamelCasePlugin } from '../../src/storage/compiled-camel-rows.js';
+import { CompiledCamelCasePlugin } from '../../src/storage/postgres/camel-rows.js';
 
 const when = new Date('2026-11-29T00:00:00Z');
 const results: QueryResult<UnknownRow>[] = [

@@ -1,6 +1,6 @@
 /**
  * PAYMENTS_DB_POOL_SIZE bounds the PostgreSQL connections of a process: half of them carry the
- * statements outside transactions, shared and pipelined (pg-shared-clients.ts); the others take
+ * statements outside transactions, shared and pipelined (postgres/shared-clients.ts); the others take
  * one transaction each, and transactions beyond them wait for one.
  */
 import assert from 'node:assert/strict';

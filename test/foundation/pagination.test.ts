@@ -217,7 +217,7 @@ for (const kind of await availableStores()) {
         ['feeMode=LESS_THAN', { fee: ['[required]: is required when feeMode is given'] }],
         ['referenceMode=PREFIX', { reference: ['[required]: is required when referenceMode is given'] }],
         ['amountMode=SOMETIMES&amount=1', { amountMode: ['[in:EQUAL,LESS_THAN,GREATER_THAN]: must be one of EQUAL,LESS_THAN,GREATER_THAN'] }],
-        ['amount=-1&amountMode=EQUAL', { amount: ['[min:0]: must be at least 0'] }],
+        ['amount=-1&amountMode=EQUAL', { amount: ['[min:0]: must be at least 0 (minor units)'] }],
         ['state=DONE', { state: ['[in:PENDING,PROCESSING,SUCCESS,FAILED]: must be one of PENDING,PROCESSING,SUCCESS,FAILED'] }],
         ['offset=not-a-cursor', { offset: ['[regex]: must be a nextOffset value returned by this list'] }],
         ['createdAfter=2029-02-01T00:00:00Z&createdBefore=2029-01-01T00:00:00Z', { createdAfter: ['[date]: must not be after createdBefore'] }],

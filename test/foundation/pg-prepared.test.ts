@@ -1,5 +1,5 @@
 /**
- * Server-side prepared statements on PostgreSQL (src/storage/pg-prepared.ts): a parameterized
+ * Server-side prepared statements on PostgreSQL (src/storage/postgres/prepared-statements.ts): a parameterized
  * text goes out as a named statement, the same name every time and on every client; statements
  * without parameters and non-text queries go as they came; past the cap texts go unnamed. On a
  * real connection the named statements answer as plain ones do.
@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pg from 'pg';
-import { PreparedNames } from '../../src/storage/pg-prepared.js';
+import { PreparedNames } from '../../src/storage/postgres/prepared-statements.js';
 import { postgresReachable, POSTGRES_SKIP_MESSAGE, TEST_DATABASE_URL } from '../support/stores.js';
 
 const reachable = await postgresReachable();

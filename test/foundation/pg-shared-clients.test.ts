@@ -1,6 +1,6 @@
 /**
  * Statements outside transactions share pipelined connections on PostgreSQL
- * (src/storage/pg-shared-clients.ts): those given to one connection in one turn of the event loop
+ * (src/storage/postgres/shared-clients.ts): those given to one connection in one turn of the event loop
  * leave in one socket write, each is its own implicit transaction (a failure fails it alone), a
  * connection that breaks is replaced, and closing waits for the statements under way.
  */
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CompiledQuery } from 'kysely';
 import pg from 'pg';
-import { refusedStatement, SharedClients } from '../../src/storage/pg-shared-clients.js';
+import { refusedStatement, SharedClients } from '../../src/storage/postgres/shared-clients.js';
 import { postgresReachable, POSTGRES_SKIP_MESSAGE, TEST_DATABASE_URL } from '../support/stores.js';
 
 interface Stream {

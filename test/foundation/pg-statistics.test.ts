@@ -1,6 +1,6 @@
 /**
  * The planner statistics of the job queue and the payment tables on PostgreSQL
- * (src/storage/pg-statistics.ts): past autovacuum's rule (a threshold plus a share of the rows
+ * (src/storage/postgres/statistics.ts): past autovacuum's rule (a threshold plus a share of the rows
  * changed since the last ANALYZE) the keeper analyzes the table; the claim then walks jobs_due in
  * order instead of sorting every due job, and a capture's read finds the authorization through
  * its transaction instead of a bitmap of every final operation.
@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CompiledQuery, type RawBuilder, sql } from 'kysely';
-import { ANALYZE_THRESHOLD, needsAnalyze, PgStatisticsKeeper } from '../../src/storage/pg-statistics.js';
+import { ANALYZE_THRESHOLD, needsAnalyze, PgStatisticsKeeper } from '../../src/storage/postgres/statistics.js';
 import { availableStores } from '../support/stores.js';
 import { newOperation, newPointOfSale, newTransaction, openTestStore, seedAccount, type TestStore } from './fixtures.js';
 

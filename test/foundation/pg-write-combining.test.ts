@@ -1,5 +1,5 @@
 /**
- * Held writes and the lazy BEGIN on PostgreSQL (src/storage/pg-write-combining.ts): what a
+ * Held writes and the lazy BEGIN on PostgreSQL (src/storage/postgres/write-combining.ts): what a
  * transaction sends (counted by the connection's statement counter), and that holding a write
  * never changes what the transaction reads, writes or leaves behind when it fails.
  */
@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
 import { connect, type Connection } from '../../src/storage/connect.js';
-import { combine, deferrable, deferrableText } from '../../src/storage/pg-write-combining.js';
+import { combine, deferrable, deferrableText } from '../../src/storage/postgres/write-combining.js';
 import { createTestDatabase, postgresReachable, POSTGRES_SKIP_MESSAGE, type TestDatabase } from '../support/stores.js';
 
 test('combine: one statement of data-modifying CTEs, parameters numbered on', () => {

@@ -17,7 +17,7 @@ import { FallbackRateLimiter, type OutageLog } from '../../src/http/rate-limit-f
 import { createRedisClient, RedisRateLimiter } from '../../src/http/rate-limit-redis.js';
 import type { RateLimitCategory } from '../../src/shared/route.js';
 import { connect } from '../../src/storage/connect.js';
-import { PostgresRateLimiter } from '../../src/storage/rate-limit-buckets.js';
+import { PostgresRateLimiter } from '../../src/storage/postgres/rate-limit-buckets.js';
 import { freePort } from '../e2e/service.js';
 import { API, startTestRuntime, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';

@@ -1,5 +1,5 @@
 /**
- * The embedded store's drivers (src/storage/sqlite-driver.ts): node:sqlite where Node has it,
+ * The embedded store's drivers (src/storage/sqlite/driver.ts): node:sqlite where Node has it,
  * better-sqlite3 elsewhere. Every driver that loads on the Node running the tests is checked for
  * what the storage layer relies on: durability settings, the group commit (a failing unit rolled
  * back alone, one COMMIT per batch), the transaction state asked of the connection, rows and
@@ -13,11 +13,11 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { connect, type Connection } from '../../src/storage/connect.js';
-import { MAIN_AUTOCHECKPOINT_PAGES } from '../../src/storage/wal-checkpointer.js';
-import { resultCodeName } from '../../src/storage/sqlite-handle.js';
-import { availableSqliteDrivers, openSqlite, sqliteDriver, SqliteError } from '../../src/storage/sqlite-driver.js';
+import { MAIN_AUTOCHECKPOINT_PAGES } from '../../src/storage/sqlite/wal-checkpointer.js';
+import { resultCodeName } from '../../src/storage/sqlite/handle.js';
+import { availableSqliteDrivers, openSqlite, sqliteDriver, SqliteError } from '../../src/storage/sqlite/driver.js';
 import { isStoreUnavailable } from '../../src/storage/unavailable.js';
-import { WriteBatcher } from '../../src/storage/write-batcher.js';
+import { WriteBatcher } from '../../src/storage/sqlite/group-commit.js';
 
 const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
 const hasNodeSqlite = major > 22 || (major === 22 && minor >= 16);
@@ -165,7 +165,7 @@ for (const driver of availableSqliteDrivers()) {
       }
     });
 
-    test('rows built from their values (sqlite-rows.ts): columns in order, any name, an iteration ended early frees its statement', () => {
+    test('rows built from their values (sqlite/rows.ts): columns in order, any name, an iteration ended early frees its statement', () => {
       const handle = openSqlite(':memory:', driver);
       try {
         const odd = handle.prepare(`select 1 as "z", 2 as "a""b", 3 as "back\\slash", 4 as "}; throw 1; ({", 5 as "é ü", 6 as "__proto__"`);

@@ -20,7 +20,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { openSqlite, SqliteError } from '../../src/storage/sqlite-driver.js';
+import { openSqlite, SqliteError } from '../../src/storage/sqlite/driver.js';
 import pg from 'pg';
 import { toErrorResponse } from '../../src/http/error-handler.js';
 import { AppError } from '../../src/shared/errors.js';

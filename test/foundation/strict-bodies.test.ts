@@ -27,8 +27,7 @@ for (const kind of await availableStores()) {
     });
     after(() => t.close());
 
-    const transactionsWith = async (reference: string) =>
-      ok(await m.api.get(`${API}/transactions?reference=${reference}`), 'list').items as unknown[];
+    const transactionsWith = async (reference: string) => ok(await m.api.get(`${API}/transactions?reference=${reference}`), 'list').items as unknown[];
 
     test('POST /mit with "currancy": 422 naming the field, a near name offered, nothing charged', async () => {
       const body: Record<string, unknown> = mitBody(subscriptionId, CB, { reference: 'strict-typo' });

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { openSqlite } from '../../src/storage/sqlite-driver.js';
+import { openSqlite } from '../../src/storage/sqlite/driver.js';
 import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
 
 const CARD = { number: '4111111111111111', expiryMonth: 12, expiryYear: new Date().getUTCFullYear() + 3, cvc: '123' };

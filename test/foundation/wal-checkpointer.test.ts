@@ -1,5 +1,5 @@
 /**
- * WAL checkpoints off the event loop (src/storage/wal-checkpointer.ts): on each SQLite driver, the
+ * WAL checkpoints off the event loop (src/storage/sqlite/wal-checkpointer.ts): on each SQLite driver, the
  * service's connection leaves checkpoints to a worker thread's connection — what it commits reaches
  * the database file without the connection checkpointing itself — and closing stops the worker.
  */
@@ -10,8 +10,8 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { sql } from 'kysely';
 import { connect } from '../../src/storage/connect.js';
-import { availableSqliteDrivers } from '../../src/storage/sqlite-driver.js';
-import { MAIN_AUTOCHECKPOINT_PAGES } from '../../src/storage/wal-checkpointer.js';
+import { availableSqliteDrivers } from '../../src/storage/sqlite/driver.js';
+import { MAIN_AUTOCHECKPOINT_PAGES } from '../../src/storage/sqlite/wal-checkpointer.js';
 
 for (const driver of availableSqliteDrivers()) {
   describe(`WAL checkpoints in a worker thread (${driver})`, () => {

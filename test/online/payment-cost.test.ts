@@ -28,7 +28,7 @@ const NOTIFICATION_READ = /^select \* from "notifications" where "id"/;
  * commits and ≤ 15 statements: lower these as the engine gets there. SQLite counts its group
  * commit's SAVEPOINT/RELEASE pairs as statements (they cost no round trip there).
  * 2026-11-27: on PostgreSQL the answers, and the deliveries' records, of the jobs claimed together
- * join as one statement (pg-shared-clients.ts): 4.2 / 4.3 → 2.8 / 2.9.
+ * join as one statement (postgres/shared-clients.ts): 4.2 / 4.3 → 2.8 / 2.9.
  * `node --import tsx bench/mit-statements.ts` lists them.
  */
 const BUDGETS = { sqlite: { commits: 3, statements: 26 }, postgres: { commits: 4, statements: 6 } } as const;

@@ -108,7 +108,8 @@ function check(schema: Schema, value: unknown, path: string, out: SchemaError[])
       if (object[key] === undefined) fail(out, path, 'required', { missingProperty: key }, schema, value);
     }
     const keys = Object.keys(object);
-    if (typeof schema.maxProperties === 'number' && keys.length > schema.maxProperties) fail(out, path, 'maxProperties', { limit: schema.maxProperties }, schema, value);
+    if (typeof schema.maxProperties === 'number' && keys.length > schema.maxProperties)
+      fail(out, path, 'maxProperties', { limit: schema.maxProperties }, schema, value);
     for (const key of keys) {
       const property = (schema.properties as Record<string, Schema> | undefined)?.[key];
       if (property) {

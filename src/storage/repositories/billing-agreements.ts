@@ -6,7 +6,7 @@ import type { BillingAgreementsTable, BillingPlansTable, Database } from '../sch
 import { queryTemplate, type Params } from '../query-template.js';
 import { PLAN_COLUMNS, toPlan } from './billing-plans.js';
 import { joinedColumns, pickJoined } from './joined-columns.js';
-import { deferrable } from '../pg-write-combining.js';
+import { deferrable } from '../postgres/write-combining.js';
 
 /** Field by field: the row may be a wider one (findWithPlan's), whose other columns stay out. */
 function toAgreement(row: Selectable<BillingAgreementsTable>): BillingAgreement {
@@ -87,7 +87,7 @@ export class KyselyBillingAgreementsRepository implements BillingAgreementsRepos
   }
 
   async recordCharge(accountId: string, id: string, at: string): Promise<void> {
-    // Deferrable: an update by key, its result unused (on PostgreSQL sent with the commit's other writes, pg-write-combining.ts).
+    // Deferrable: an update by key, its result unused (on PostgreSQL sent with the commit's other writes, postgres/write-combining.ts).
     await deferrable(
       this.db.updateTable('billingAgreements').set({ lastChargeAt: at, updatedAt: at }).where('id', '=', id).where('accountId', '=', accountId),
     ).execute();

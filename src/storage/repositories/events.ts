@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { EventOutbox, OutboxEvent } from '../../modules/events/event-outbox.js';
-import { joinable } from '../pg-write-combining.js';
+import { joinable } from '../postgres/write-combining.js';
 import { newId } from '../../shared/ids.js';
 import type { Database } from '../schema.js';
 import { queryTemplate, type Params } from '../query-template.js';
 
-/** Compiled once (query-template.ts). A new row: joinable (pg-write-combining.ts). */
+/** Compiled once (query-template.ts). A new row: joinable (postgres/write-combining.ts). */
 const insertEvent = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string; event: string; data: string; createdAt: string }>) =>
   joinable(db.insertInto('events').values({ id: p.id, accountId: p.accountId, event: p.event, data: p.data, createdAt: p.createdAt })),
 );

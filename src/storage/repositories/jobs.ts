@@ -1,5 +1,5 @@
 import { insertRows } from '../bulk-insert.js';
-import { deferrable, joinable } from '../pg-write-combining.js';
+import { deferrable, joinable } from '../postgres/write-combining.js';
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import { newId } from '../../shared/ids.js';
 import type { ClaimTimes, Job, JobHandoff, JobState, JobStore, LocalLease, NewJob } from '../../jobs/job.js';
@@ -153,7 +153,7 @@ const jobColumns = (row: Params<JobRow>) => ({
 /** One new job (jobRow), ignored when its dedupe key is taken: compiled once (query-template.ts). */
 export const insertJobRow = queryTemplate((db: Kysely<Database>, row: Params<JobRow>) =>
   // Deferrable: a new row, its result unused (on PostgreSQL sent with the commit's other writes,
-  // pg-write-combining.ts); joinable: of two with one dedupe key in one statement, one is written.
+  // postgres/write-combining.ts); joinable: of two with one dedupe key in one statement, one is written.
   joinable(
     db
       .insertInto('jobs')
@@ -162,7 +162,7 @@ export const insertJobRow = queryTemplate((db: Kysely<Database>, row: Params<Job
   ),
 );
 
-// Joinable (pg-write-combining.ts): the job is under the caller's lease.
+// Joinable (postgres/write-combining.ts): the job is under the caller's lease.
 const completeJob = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; workerId: string; at: string }>) =>
   joinable(
     db
@@ -179,7 +179,7 @@ const completeJob = queryTemplate((db: Kysely<Database>, p: Params<{ id: string;
  * that took its lease over) finds no row.
  */
 const continueJob = queryTemplate((db: Kysely<Database>, row: Params<JobRow & { finished: string }>) =>
-  // Deferrable: an update by key, its result unused; joinable: the finished job was the caller's (pg-write-combining.ts).
+  // Deferrable: an update by key, its result unused; joinable: the finished job was the caller's (postgres/write-combining.ts).
   joinable(
     db
       .updateTable('jobs')
@@ -200,7 +200,7 @@ const deferJob = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; wo
     .where('state', '=', sql.lit('running')),
 );
 
-// Its result unused: held on PostgreSQL and sent with the commit (pg-write-combining.ts).
+// Its result unused: held on PostgreSQL and sent with the commit (postgres/write-combining.ts).
 // Joinable: the job is the safety net of the operation whose answer (checked) cancels it.
 const cancelQueuedJob = queryTemplate((db: Kysely<Database>, p: Params<{ dedupeKey: string; at: string }>) =>
   joinable(

@@ -1,13 +1,13 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { NewNotificationAttempt, Notification, NotificationAttempt, NotificationsRepository, NotificationState } from '../../delivery/notification.js';
 import type { Database, NotificationsTable } from '../schema.js';
-import { deferrable, joinable } from '../pg-write-combining.js';
+import { deferrable, joinable } from '../postgres/write-combining.js';
 import { keyedTemplates, queryTemplate, type Params } from '../query-template.js';
 
 const toNotification = (row: Selectable<NotificationsTable>): Notification => ({ ...row, state: row.state as NotificationState });
 
 // Statements compiled once (query-template.ts).
-// Its result unused: deferrable (pg-write-combining.ts; a read of the table sends it first). A new
+// Its result unused: deferrable (postgres/write-combining.ts; a read of the table sends it first). A new
 // row (one per transaction and event): joinable with other commits' writes.
 const addNotification = keyedTemplates((db: Kysely<Database>, n: Params<Notification>) =>
   joinable(
@@ -20,7 +20,7 @@ const addNotification = keyedTemplates((db: Kysely<Database>, n: Params<Notifica
 const selectNotification = queryTemplate((db: Kysely<Database>, p: Params<{ id: string; accountId: string }>) =>
   db.selectFrom('notifications').selectAll().where('id', '=', p.id).where('accountId', '=', p.accountId),
 );
-// The attempt and its update are deferrable: on PostgreSQL a delivery's commit is then one statement (pg-write-combining.ts).
+// The attempt and its update are deferrable: on PostgreSQL a delivery's commit is then one statement (postgres/write-combining.ts).
 // The attempt's number is the row's count plus one, read in the statement, not the caller's copy of
 // the row: a delivery started from the row its commit wrote (JobHandoff) may find it moved by a resend.
 // It runs before the update (SQLite runs them in order; on PostgreSQL both see the statement's snapshot).
@@ -42,7 +42,7 @@ type AttemptUpdate = Pick<Notification, 'state' | 'lastStatus' | 'lastError' | '
  * The attempt's update of the notification `id` (attempts + 1). `keepDelivered`: a row already
  * DELIVERED stays so, with its delivery time and no next attempt — an attempt that is not a
  * merchant's resend found it delivered only by a resend that came after its row was read.
- * A delivery's update is joinable (pg-write-combining.ts): the row is the one its job, under the
+ * A delivery's update is joinable (postgres/write-combining.ts): the row is the one its job, under the
  * caller's lease, delivers. A resend's is not: it may come while that job delivers the same row.
  */
 const updateAfterAttempt = (keepDelivered: boolean) =>

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type QueryCreator, type Selectable } from 'kysely';
-import { joinable } from '../pg-write-combining.js';
+import { joinable } from '../postgres/write-combining.js';
 import { type CardDetails, type CardSeries, displayTextOf, type PaymentMethod, type PaymentMethodType } from '../../modules/payment-methods/payment-method.js';
 import type { CardUpdate, LegacyCardRow, PaymentMethodsRepository } from '../../modules/payment-methods/payment-methods.repository.js';
 import type { Database, PaymentMethodsTable } from '../schema.js';

@@ -11,7 +11,7 @@ import type { NewTransaction, PaymentRecords } from '../../modules/transactions/
 import type { Dialect } from '../connect.js';
 import type { Database } from '../schema.js';
 import { bulkInsert, insertRows, runBulk } from '../bulk-insert.js';
-import { joinableText } from '../pg-write-combining.js';
+import { joinableText } from '../postgres/write-combining.js';
 import { type EnqueueNotice, insertJobRow, type JobPlacer, type JobRow, noticeQueued, placeJobs, queueEveryJob } from './jobs.js';
 import { insertOperationRow, insertTransactionRow, operationRow, transactionRow } from './transactions.js';
 
@@ -35,7 +35,7 @@ function recordText(operations: string, transactions: string, jobs: string): str
   let text = byJobs.get(jobs);
   if (text === undefined) {
     const ctes = [`"recorded_operations" as (${operations})`, ...(transactions ? [`"recorded_transactions" as (${transactions})`] : [])];
-    // Held (pg-write-combining.ts): a record that is its commit's only statement goes without BEGIN
+    // Held (postgres/write-combining.ts): a record that is its commit's only statement goes without BEGIN
     // and COMMIT, and with the other records of the turn that are theirs (new rows only).
     text = joinableText(`with ${ctes.join(', ')} ${jobs}`);
     if (byJobs.size >= 64) byJobs.clear();

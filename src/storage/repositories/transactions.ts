@@ -30,7 +30,7 @@ import { driveRecord } from '../../modules/transactions/transactions.repository.
 import type { Dialect } from '../connect.js';
 import type { Database, OperationsTable, TransactionsTable } from '../schema.js';
 import { keyedTemplates, queryTemplate, type Params } from '../query-template.js';
-import { joinable } from '../pg-write-combining.js';
+import { joinable } from '../postgres/write-combining.js';
 import { STALE_WRITE } from '../stale-write.js';
 import { StaleWrite } from '../../shared/errors.js';
 
@@ -200,9 +200,9 @@ const finishAndApplyStatement = keyedTemplates((db: Kysely<Database>, p: Params<
 );
 /**
  * finishAndApplyStatement predicted (finishAndApplyExpecting): nothing comes back, so it is held
- * (pg-write-combining.ts); when the operation was not finished or the updated row's state and
+ * (postgres/write-combining.ts); when the operation was not finished or the updated row's state and
  * amounts are not the `expect:` ones, its cast refuses the statement (stale-write.ts). Checked so:
- * joinable with other answers' commits (pg-write-combining.ts).
+ * joinable with other answers' commits (postgres/write-combining.ts).
  */
 const finishAndApplyPredicted = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) =>
   joinable(
@@ -222,7 +222,7 @@ const resultUpdateChecked = keyedTemplates((db: Kysely<Database>, p: Params<Reco
 );
 /**
  * applyResult's update predicted (applyResultExpecting): held, its cast refusing the statement
- * unless the row it leaves has the `expect:` state and amounts. Checked so: joinable (pg-write-combining.ts).
+ * unless the row it leaves has the `expect:` state and amounts. Checked so: joinable (postgres/write-combining.ts).
  */
 const resultUpdatePredicted = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) =>
   joinable(

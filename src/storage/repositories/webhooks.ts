@@ -10,7 +10,7 @@ import type {
 } from '../../modules/webhooks/webhooks.repository.js';
 import type { SealedSigningSecrets } from '../../shared/signing.js';
 import type { Dialect } from '../connect.js';
-import { deferrable } from '../pg-write-combining.js';
+import { deferrable } from '../postgres/write-combining.js';
 import { queryTemplate, type Params } from '../query-template.js';
 import { joinedColumns, pickJoined } from './joined-columns.js';
 import type { Database, WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhooksTable } from '../schema.js';
@@ -335,7 +335,7 @@ export class KyselyWebhooksRepository implements WebhooksRepository {
   }
 
   async recordAttemptUnanswered(attempt: DeliveryAttempt, update: AttemptOutcome): Promise<void> {
-    // Deferrable (pg-write-combining.ts): a commit of this statement alone goes as that one
+    // Deferrable (postgres/write-combining.ts): a commit of this statement alone goes as that one
     // statement, on a shared connection, without BEGIN and COMMIT.
     if (this.dialect === 'postgres') await deferrable(this.recordedWithAttempt(attempt, update)).execute();
     else await this.recordAttempt(attempt, update);

@@ -2,7 +2,7 @@
  * One socket write per burst of pipelined statements (PostgreSQL). node-postgres corks the socket
  * around each query's messages, so each statement is one write system call; with pipelining
  * (connect.ts) a transaction sends BEGIN with its first statement, and its held writes with its
- * COMMIT (pg-write-combining.ts), in the same synchronous step. Corking the socket from the first
+ * COMMIT (postgres/write-combining.ts), in the same synchronous step. Corking the socket from the first
  * query of a step until the step's microtasks have run makes them one write: on a busy 2-core
  * host the writes were about a third of the event loop's time.
  */
@@ -43,7 +43,7 @@ const heldForTurn = new WeakSet<PipelinedClient>();
 /**
  * Holds what `client` is given until this turn of the event loop ends (its `setImmediate`): the
  * statements of every caller that uses it in the turn go out in one write (a shared connection,
- * pg-shared-clients.ts). Nests around writeBursts' own cork.
+ * postgres/shared-clients.ts). Nests around writeBursts' own cork.
  */
 export function holdWritesForTurn(client: PipelinedClient): void {
   if (heldForTurn.has(client)) return;

@@ -2,7 +2,7 @@
  * Group commit on SQLite. A durable commit costs an fsync of the WAL (~0.2–1.2 ms here), so
  * one commit per write caps the whole process at a few thousand writes per second. The batcher
  * queues units of work (closures) and runs everything queued inside ONE `BEGIN IMMEDIATE …
- * COMMIT` on the single SQLite connection (node:sqlite or better-sqlite3, see sqlite-driver.ts):
+ * COMMIT` on the single SQLite connection (node:sqlite or better-sqlite3, see sqlite/driver.ts):
  *
  *   - each closure's writes are undone alone when it throws, its caller gets the error, and the
  *     others commit. Most closures run in a SAVEPOINT of their own, rolled back to. Some need none:
@@ -45,11 +45,11 @@ import {
   SqliteIntrospector,
   SqliteQueryCompiler,
 } from 'kysely';
-import { DeadlineTimer } from '../shared/deadline-timer.js';
-import type { UnitOptions } from '../shared/unit-of-work.js';
-import type { Database } from './schema.js';
-import type { SqliteHandle, SqliteRunResult, SqliteStatement as Statement } from './sqlite-handle.js';
-import { StatementCounter } from './statement-counter.js';
+import { DeadlineTimer } from '../../shared/deadline-timer.js';
+import type { UnitOptions } from '../../shared/unit-of-work.js';
+import type { Database } from '../schema.js';
+import type { SqliteHandle, SqliteRunResult, SqliteStatement as Statement } from './handle.js';
+import { StatementCounter } from '../statement-counter.js';
 
 export interface WriteBatcherOptions {
   /** Most closures in one commit: bounds how long one batch holds the connection (latency). */

@@ -8,9 +8,9 @@
  * tests pass their own. A clock that goes back refills nothing and never un-spends a token.
  */
 import { type Kysely, sql } from 'kysely';
-import { decisionOf, DEFAULT_RULES, longestRefillMs, type BucketRules, type RateDecision, type RateLimiter } from '../http/rate-limit.js';
-import type { RateLimitCategory } from '../shared/route.js';
-import type { Database } from './schema.js';
+import { decisionOf, DEFAULT_RULES, longestRefillMs, type BucketRules, type RateDecision, type RateLimiter } from '../../http/rate-limit.js';
+import type { RateLimitCategory } from '../../shared/route.js';
+import type { Database } from '../schema.js';
 
 const SWEEP_INTERVAL_MS = 60_000;
 

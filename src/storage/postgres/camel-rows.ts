@@ -8,9 +8,9 @@
  * Nested plain objects (none today: JSON is stored as text) are renamed as the plugin would.
  */
 import { CamelCasePlugin, type PluginTransformResultArgs, type QueryResult, type UnknownRow } from 'kysely';
-import { Recent } from '../shared/recent.js';
-import { definedKeysAre } from './query-template.js';
-import { literalKey } from './sqlite-rows.js';
+import { Recent } from '../../shared/recent.js';
+import { definedKeysAre } from '../query-template.js';
+import { literalKey } from '../sqlite/rows.js';
 
 type RowMapper = (row: UnknownRow, nested: (value: unknown) => unknown) => UnknownRow;
 

@@ -1,7 +1,7 @@
 /**
  * What the storage layer needs of a synchronous SQLite connection (the subset of better-sqlite3's
- * API it uses), implemented by sqlite-node.ts (node:sqlite) and sqlite-better.ts (better-sqlite3);
- * sqlite-driver.ts chooses between them.
+ * API it uses), implemented by sqlite/node-sqlite.ts (node:sqlite) and sqlite/better-sqlite3.ts (better-sqlite3);
+ * sqlite/driver.ts chooses between them.
  */
 export type SqliteDriverName = 'node:sqlite' | 'better-sqlite3';
 

@@ -23,7 +23,7 @@
  *   atomic by itself); one that sent nothing sends nothing.
  * - **A lazy connection.** The pool's connection is taken by the first statement that needs one of
  *   its own (BEGIN and what follows it); a statement outside a transaction, and a transaction's
- *   held writes sent alone, go to the shared connections (pg-shared-clients.ts).
+ *   held writes sent alone, go to the shared connections (postgres/shared-clients.ts).
  * - **Sent now, awaited later.** BEGIN and the held writes are sent without waiting for their
  *   answers; the next statement (or the COMMIT) waits for them and for itself. The pool's clients
  *   pipeline (connect.ts), so each goes out with the statement after it: a transaction waits once
@@ -31,9 +31,9 @@
  *   them, and the order is the same.
  *
  * SQLite ignores the mark (a comment): statements run in-process there, the group commit batches
- * the commits (write-batcher.ts).
+ * the commits (sqlite/group-commit.ts).
  */
-import type { SharedClients } from './pg-shared-clients.js';
+import type { SharedClients } from './shared-clients.js';
 import {
   CompiledQuery,
   type DatabaseConnection,
@@ -45,7 +45,7 @@ import {
   sql,
   type Expression,
 } from 'kysely';
-import type { Database } from './schema.js';
+import type { Database } from '../schema.js';
 
 /** Ends a write that may be held (a SQL comment, so the text stays valid on its own). */
 const MARK = '/* deferrable */';
@@ -79,7 +79,7 @@ export function deferrableText(text: string): string {
 
 /**
  * Lets the writes of the transaction `trx` wait up to `ms` for another transaction's joinable
- * statement and go with it (pg-shared-clients.ts), when they are all held and joinable: a commit
+ * statement and go with it (postgres/shared-clients.ts), when they are all held and joinable: a commit
  * nobody waits for (a delivered callback's record) then costs no round trip or commit of its own.
  * Without shared connections, or once the transaction has begun on its own connection, no effect.
  */
@@ -95,7 +95,7 @@ const JOINABLE_END = `${JOINABLE} ${MARK}`;
 
 /**
  * Marks a held write that may also be joined with other transactions' joinable writes given in the
- * same turn, in one transaction (pg-shared-clients.ts), when every write of its transaction is
+ * same turn, in one transaction (postgres/shared-clients.ts), when every write of its transaction is
  * joinable. The joined statements run one after another, each seeing those before it, as they
  * would alone; but they commit together, and when one is refused all roll back and each goes
  * again alone. So a joinable write is one that may wait for the others' commit and be sent again

@@ -22,7 +22,7 @@
  * block writes. The timer does not keep the process alive, and one check runs at a time. Its
  * statements are not counted (statement-counter.ts: UNCOUNTED).
  */
-import { UNCOUNTED } from './statement-counter.js';
+import { UNCOUNTED } from '../statement-counter.js';
 
 const KEPT_TABLES = ['jobs', 'operations', 'transactions'];
 

@@ -3,11 +3,11 @@
  * was built for). Its API is the one SqliteHandle copies, so its statements are handed out as they
  * are and its errors already carry the extended result code's name — except that a statement that
  * returns rows reads them as arrays of values, made objects by a function compiled for its columns
- * (sqlite-rows.ts): the addon sets an object's columns one by one, which costs more.
+ * (sqlite/rows.ts): the addon sets an object's columns one by one, which costs more.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import type { SqliteHandle, SqliteRunResult, SqliteStatement } from './sqlite-handle.js';
-import { type RowBuilder, rowBuilder } from './sqlite-rows.js';
+import type { SqliteHandle, SqliteRunResult, SqliteStatement } from './handle.js';
+import { type RowBuilder, rowBuilder } from './rows.js';
 
 /** A statement that returns rows, read raw (arrays) and built into objects. */
 class RowsStatement implements SqliteStatement {

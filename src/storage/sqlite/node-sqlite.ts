@@ -9,8 +9,8 @@
  *   - SQLite's errors as SqliteError with the extended result code's name (`SQLITE_BUSY`, ...).
  * Node 22.16 is the first 22.x with both `StatementSync#columns` and `DatabaseSync#isTransaction`.
  */
-import { resultCodeName, SqliteError, type SqliteHandle, type SqliteRunResult, type SqliteStatement } from './sqlite-handle.js';
-import { type RowBuilder, rowBuilder } from './sqlite-rows.js';
+import { resultCodeName, SqliteError, type SqliteHandle, type SqliteRunResult, type SqliteStatement } from './handle.js';
+import { type RowBuilder, rowBuilder } from './rows.js';
 
 type Row = Record<string, unknown>;
 
@@ -88,7 +88,7 @@ class NodeStatement implements SqliteStatement {
   busy = false;
   /** The rows' property of each result column (keyOf), when rows come as arrays (setReturnArrays); else null. */
   private readonly names: string[] | null;
-  /** The rows' object of their array of values (sqlite-rows.ts), when they come as arrays. */
+  /** The rows' object of their array of values (sqlite/rows.ts), when they come as arrays. */
   private readonly build: RowBuilder | null;
 
   constructor(

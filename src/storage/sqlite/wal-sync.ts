@@ -6,7 +6,7 @@
  * flush time, ~1.2 ms here, several hundred times a second under load (issue 10). Instead the
  * connection runs with `synchronous = NORMAL` — in WAL mode SQLite then syncs at checkpoints only,
  * so the database stays consistent after a crash or a power loss, but the last commits may be
- * missing — and the group commit (write-batcher.ts) calls `sync()` after each COMMIT: an
+ * missing — and the group commit (sqlite/group-commit.ts) calls `sync()` after each COMMIT: an
  * `fdatasync` of the WAL file in libuv's thread pool. Nothing written in the batch is answered
  * before it returns, which is where `FULL` would have synced: the same guarantee, off the event
  * loop. (WAL frames carry checksums: a commit whose frames did not all reach the disk is ignored

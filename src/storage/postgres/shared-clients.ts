@@ -4,7 +4,7 @@
  * (`writev`, each waking a backend): with a connection of the pool per request, the statements of
  * concurrent requests cannot share a write. Here every statement that needs no connection of its
  * own — an autocommitted write, a read, a transaction whose writes were all held and go out as
- * one statement (pg-write-combining.ts) — goes to one of `size` connections kept out of the pool,
+ * one statement (postgres/write-combining.ts) — goes to one of `size` connections kept out of the pool,
  * and the statements given to one of them in one turn of the event loop leave in one write (its
  * socket is corked until the turn's `setImmediate`).
  *
@@ -14,7 +14,7 @@
  * second one opens when a statement finds all busy. A transaction still takes a connection of
  * the pool for itself (its statements must follow each other on one backend).
  *
- * Joinable statements (pg-write-combining.ts `joinable`: transactions whose writes are new rows,
+ * Joinable statements (postgres/write-combining.ts `joinable`: transactions whose writes are new rows,
  * rows their caller holds, or checked updates — a MIT's record, an answer's commit, a delivery's
  * record) given in one turn go at the turn's end as ONE transaction, whatever their kinds — its
  * BEGIN, the statements and its COMMIT in one write, one round trip: one commit for the lot, as
@@ -26,8 +26,8 @@
  */
 import type { CompiledQuery, QueryResult } from 'kysely';
 import pg from 'pg';
-import { DeadlineTimer } from '../shared/deadline-timer.js';
-import { holdWritesForTurn } from './pg-bursts.js';
+import { DeadlineTimer } from '../../shared/deadline-timer.js';
+import { holdWritesForTurn } from './bursts.js';
 
 /** Most statements joined in one commit (the locks of its first are held until its last is done). */
 const MAX_JOINED = 32;

@@ -4,7 +4,7 @@
  * installed with: on this project's Node 20 it is the only choice).
  *
  * Both are put behind the one interface below, the subset of better-sqlite3's API that the storage
- * layer uses (connect.ts, the statement cache and group commit of write-batcher.ts), so that
+ * layer uses (connect.ts, the statement cache and group commit of sqlite/group-commit.ts), so that
  * everything above this file is the same on either:
  *   - a statement takes its parameters spread or as one array, and tells whether it returns rows
  *     (`reader`) and whether an iteration over it is still open (`busy`);
@@ -18,11 +18,11 @@
  * sqliteDriver(); the README gives the measurements behind the choice).
  */
 import { createRequire } from 'node:module';
-import { openBetterSqlite } from './sqlite-better.js';
-import type { SqliteDriverName, SqliteHandle } from './sqlite-handle.js';
-import { openNodeSqlite } from './sqlite-node.js';
+import { openBetterSqlite } from './better-sqlite3.js';
+import type { SqliteDriverName, SqliteHandle } from './handle.js';
+import { openNodeSqlite } from './node-sqlite.js';
 
-export { type SqliteDriverName, type SqliteHandle, type SqliteRunResult, type SqliteStatement, SqliteError } from './sqlite-handle.js';
+export { type SqliteDriverName, type SqliteHandle, type SqliteRunResult, type SqliteStatement, SqliteError } from './handle.js';
 
 const require = createRequire(import.meta.url);
 

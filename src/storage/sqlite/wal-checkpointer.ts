@@ -18,7 +18,7 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { SqliteDriverName } from './sqlite-handle.js';
+import type { SqliteDriverName } from './handle.js';
 
 export const CHECKPOINT_INTERVAL_MS = 100;
 /** The main connection's own automatic checkpoint, past this many WAL pages (SQLite's default is 1 000): it lets the WAL start over. */
