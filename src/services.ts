@@ -148,7 +148,7 @@ export interface Services {
   paymentMethods: PaymentMethodsService;
   /** The one payment engine: every operation that moves money (payments, lifecycle operations, instant capture). */
   payments: PaymentEngine<Repositories>;
-  /** NotificationWebhook builder; sessions/subscriptions plug their sections in with useSessions/useSubscriptions. */
+  /** NotificationWebhook builder; the sections of sessions, subscriptions and payment methods are given at construction. */
   notificationBuilder: NotificationBuilder<Repositories>;
   callbacks: CallbackDelivery<Repositories>;
   operations: OperationsService<Repositories>;
@@ -232,11 +232,19 @@ export function buildServices(deps: ServiceDeps): Services {
       throw err;
     }
   };
-  const notificationBuilder = new NotificationBuilder<Repositories>(transactions);
-  notificationBuilder.useCards(
-    async (tx, repos) => cardObject(tx.paymentMethodId ? await (repos ?? store).paymentMethods.findById(tx.accountId, tx.paymentMethodId, true) : null),
-    cardObject,
-  );
+  const notificationBuilder = new NotificationBuilder<Repositories>(transactions, {
+    session: async (tx, repos) => {
+      const session = tx.sessionId ? await (repos ?? store).sessions.findById(tx.accountId, tx.sessionId) : null;
+      return session ? sessionWire(session) : null;
+    },
+    subscription: async (tx, repos) => {
+      const subscription = tx.subscriptionId ? await (repos ?? store).subscriptions.findById(tx.accountId, tx.subscriptionId) : null;
+      return subscription ? subscriptionWire(subscription) : null;
+    },
+    subscriptionOf: subscriptionWire,
+    card: async (tx, repos) => cardObject(tx.paymentMethodId ? await (repos ?? store).paymentMethods.findById(tx.accountId, tx.paymentMethodId, true) : null),
+    cardOf: cardObject,
+  });
   const callbackUrlPolicy = new CallbackUrlPolicy({ allowPrivate });
   const callbacks = new CallbackDelivery<Repositories>({
     notifications: store.notifications,
@@ -358,6 +366,16 @@ export function buildServices(deps: ServiceDeps): Services {
       })
     : null;
   const sessions = new SessionsService({
+    // Billing and payment links are built from sessions below; these run only once a session is written.
+    billing: {
+      sessionCreated: (repos, session) => billing.sessionHook.sessionCreated(storeRepos(repos), session),
+      sessionCompleted: (repos, session, subscription) => billing.sessionHook.sessionCompleted(storeRepos(repos), session, subscription),
+      // The one session-expired hook also expires the session's payment link, in the same commit.
+      sessionExpired: async (repos, session) => {
+        await billing.sessionHook.sessionExpired(storeRepos(repos), session);
+        await paymentLinks.onSessionExpired(storeRepos(repos), session);
+      },
+    },
     sessions: store.sessions,
     transaction: (fn) => store.transaction(fn),
     pointsOfSale,
@@ -402,14 +420,6 @@ export function buildServices(deps: ServiceDeps): Services {
     },
   });
 
-  notificationBuilder.useSessions(async (tx, repos) => {
-    const session = tx.sessionId ? await (repos ?? store).sessions.findById(tx.accountId, tx.sessionId) : null;
-    return session ? sessionWire(session) : null;
-  });
-  notificationBuilder.useSubscriptions(async (tx, repos) => {
-    const subscription = tx.subscriptionId ? await (repos ?? store).subscriptions.findById(tx.accountId, tx.subscriptionId) : null;
-    return subscription ? subscriptionWire(subscription) : null;
-  }, subscriptionWire);
   // Subscription billing: plans, agreements and their charges, scheduled on the service clock;
   // a charge's attempts are MIT payments on the same pipeline.
   const billing = createBillingModule<Repositories>({
@@ -456,15 +466,6 @@ export function buildServices(deps: ServiceDeps): Services {
         sessions.create(accountId, input, { inheritUrls: false, inCommit: (repos, session) => inCommit(storeRepos(repos), session) }),
     },
     clock,
-  });
-  sessions.useBillingAgreements({
-    sessionCreated: (repos, session) => billing.sessionHook.sessionCreated(storeRepos(repos), session),
-    sessionCompleted: (repos, session, subscription) => billing.sessionHook.sessionCompleted(storeRepos(repos), session, subscription),
-    // The one session-expired hook also expires the session's payment link, in the same commit.
-    sessionExpired: async (repos, session) => {
-      await billing.sessionHook.sessionExpired(storeRepos(repos), session);
-      await paymentLinks.onSessionExpired(storeRepos(repos), session);
-    },
   });
   const mit = new MitService<Repositories>({
     subscriptions,

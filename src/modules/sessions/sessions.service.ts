@@ -10,7 +10,7 @@ import type { Clock } from '../../clock.js';
 import type { Instrument } from '../../connectors/acquirer.js';
 import { defineJob, newJob } from '../../jobs/catalogue.js';
 import { type JobDefinition, type JobQueue, RetryLater } from '../../jobs/job.js';
-import { AppError, EXISTING, fieldError, FieldErrorCollector, type FieldRule } from '../../shared/errors.js';
+import { AppError, EXISTING, FieldErrorCollector, type FieldRule } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { parseInstant } from '../../shared/time.js';
 import type { CardInput } from '../payment-methods/card.js';
@@ -70,6 +70,8 @@ export interface BillingAgreementHook {
 }
 
 export interface SessionsDeps {
+  /** The billing module's part in a session's life (billing agreements started by a CIT; composition, services.ts). */
+  billing: BillingAgreementHook;
   sessions: SessionsRepository;
   transaction<T>(fn: (repos: SessionRepos) => Promise<T>): Promise<T>;
   pointsOfSale: { get(accountId: string, id: string): Promise<PointOfSale> };
@@ -151,13 +153,10 @@ export interface PayResult {
 }
 
 export class SessionsService {
-  private billing: BillingAgreementHook | null = null;
+  private readonly billing: BillingAgreementHook;
 
-  constructor(private readonly deps: SessionsDeps) {}
-
-  /** The billing module plugs in here (composition, services.ts). */
-  useBillingAgreements(hook: BillingAgreementHook): void {
-    this.billing = hook;
+  constructor(private readonly deps: SessionsDeps) {
+    this.billing = deps.billing;
   }
 
   /**
@@ -266,10 +265,7 @@ export class SessionsService {
       await repos.jobs.enqueue(
         newJob(SESSION_EXPIRE_JOB, { sessionId: session.id }, { runAt: Date.parse(session.expiresAt), dedupeKey: `${SESSION_EXPIRE_JOB}:${session.id}` }),
       );
-      if (subscription?.billingAgreement) {
-        if (!this.billing) throw fieldError('subscription.billingAgreement', 'in:none', 'subscription billing is not available on this service');
-        await this.billing.sessionCreated(repos, session);
-      }
+      if (subscription?.billingAgreement) await this.billing.sessionCreated(repos, session);
       await options.inCommit?.(repos, session);
     });
     return session;
@@ -297,7 +293,7 @@ export class SessionsService {
     if (!(await repos.sessions.updateIfState(session.id, session.state, changes))) {
       throw new AppError('CONFLICT', 'The session changed meanwhile (a payment started); retry the request.');
     }
-    await this.billing?.sessionExpired?.(repos, session);
+    await this.billing.sessionExpired?.(repos, session);
     return { ...session, ...changes };
   }
 
@@ -577,7 +573,7 @@ export class SessionsService {
         finalizedAt: now,
         updatedAt: now,
       });
-      if (subscription && request?.billingAgreement && this.billing) {
+      if (subscription && request?.billingAgreement) {
         await this.billing.sessionCompleted(repos, { ...session, state: 'COMPLETED', subscriptionId: subscription.id }, subscription);
       }
       return subscription ? { ...transaction, subscriptionId: subscription.id, updatedAt: now } : undefined;
@@ -596,7 +592,7 @@ export class SessionsService {
       updatedAt: now,
     });
     if (isSessionFinal(state)) {
-      await this.billing?.sessionExpired?.(repos, session);
+      await this.billing.sessionExpired?.(repos, session);
       const expired: Session = { ...session, state, transactionId: transaction.id, errorCode: transaction.errorCode, updatedAt: now, finalizedAt: now };
       if (session.reportExpired && session.notificationUrl) await this.deps.outbound.scheduleExpiredCallback(repos, expired, transaction);
     }
@@ -627,7 +623,7 @@ export class SessionsService {
       const changes = { state: 'EXPIRED' as const, errorCode: session.errorCode ?? 'EXPIRED', finalizedAt: now, updatedAt: now };
       const changed = await repos.sessions.updateIfState(session.id, 'PENDING', changes);
       if (!changed) return;
-      await this.billing?.sessionExpired?.(repos, session);
+      await this.billing.sessionExpired?.(repos, session);
       // reportExpired after failed attempts: the last one's NotificationWebhook, session EXPIRED (without attempts: the expire job reports).
       if (session.reportExpired && session.notificationUrl && session.transactionId) {
         const last = await repos.transactions.findById(session.accountId, session.transactionId);

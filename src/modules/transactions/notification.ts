@@ -128,31 +128,23 @@ export interface KnownSections {
   subscription?: Subscription | null;
 }
 
-export class NotificationBuilder<R extends { transactions: TransactionsRepository } = { transactions: TransactionsRepository }> {
-  private session: Resolver<unknown, R> = async () => null;
-  private subscription: Resolver<unknown, R> = async () => null;
-  private card: Resolver<CardObject, R> = async () => null;
-  private cardOf: (paymentMethod: PaymentMethod | null) => CardObject | null = () => null;
-  private subscriptionOf: (subscription: Subscription) => unknown = () => null;
-
-  constructor(private readonly transactions: TransactionsService) {}
-
-  /** Wire record of the transaction's session (sessions module). */
-  useSessions(resolver: Resolver<unknown, R>): void {
-    this.session = resolver;
-  }
-
-  /** Wire record of the transaction's subscription (subscriptions module): read, or of a known one. */
-  useSubscriptions(resolver: Resolver<unknown, R>, of: (subscription: Subscription) => unknown): void {
-    this.subscription = resolver;
-    this.subscriptionOf = of;
-  }
-
+/** The sections other modules own, given at construction (services.ts): each reads, or renders one already read. */
+export interface SectionSources<R> {
+  /** The transaction's session as a wire record (sessions module). */
+  session: Resolver<unknown, R>;
+  /** The transaction's subscription as a wire record (subscriptions module): read, or of a known one. */
+  subscription: Resolver<unknown, R>;
+  subscriptionOf(subscription: Subscription): unknown;
   /** The masked card object of the transaction's payment method (payment-methods module): read, or of a known one. */
-  useCards(resolver: Resolver<CardObject, R>, of: (paymentMethod: PaymentMethod | null) => CardObject | null): void {
-    this.card = resolver;
-    this.cardOf = of;
-  }
+  card: Resolver<CardObject, R>;
+  cardOf(paymentMethod: PaymentMethod | null): CardObject | null;
+}
+
+export class NotificationBuilder<R extends { transactions: TransactionsRepository } = { transactions: TransactionsRepository }> {
+  constructor(
+    private readonly transactions: TransactionsService,
+    private readonly sections: SectionSources<R>,
+  ) {}
 
   /**
    * The document; inside a commit (`repos`), read through that commit so it shows what the commit
@@ -161,13 +153,17 @@ export class NotificationBuilder<R extends { transactions: TransactionsRepositor
   async build(transaction: Transaction, repos: R | null = null, known: KnownSections = {}): Promise<NotificationWebhook> {
     const detail = await this.transactions.detailOf(transaction, repos?.transactions, known.operations);
     const [session, subscription, card] = await Promise.all([
-      transaction.sessionId ? this.session(transaction, repos) : null,
+      transaction.sessionId ? this.sections.session(transaction, repos) : null,
       !transaction.subscriptionId
         ? null
         : known.subscription !== undefined
-          ? known.subscription && this.subscriptionOf(known.subscription)
-          : this.subscription(transaction, repos),
-      !transaction.paymentMethodId ? null : known.paymentMethod !== undefined ? this.cardOf(known.paymentMethod) : this.card(transaction, repos),
+          ? known.subscription && this.sections.subscriptionOf(known.subscription)
+          : this.sections.subscription(transaction, repos),
+      !transaction.paymentMethodId
+        ? null
+        : known.paymentMethod !== undefined
+          ? this.sections.cardOf(known.paymentMethod)
+          : this.sections.card(transaction, repos),
     ]);
     return notificationWebhook(detail, { session, subscription, card });
   }
