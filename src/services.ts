@@ -337,7 +337,7 @@ export function buildServices(deps: ServiceDeps): Services {
     paymentMethods,
     payments,
     urlPolicy: callbackUrlPolicy,
-    finalized: (repos, tx) => payments.finalizedInCommit(repos, tx),
+    engine: payments,
     clock,
   });
   payments.declareEffects('TERMINAL_SALE', (repos, transaction) => sales.saleFinal(repos, transaction));

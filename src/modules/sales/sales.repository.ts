@@ -1,16 +1,11 @@
 import type { Terminal } from '../terminals/terminal.js';
-import type { TransactionState } from '../transactions/transaction.js';
 import type { NewTransaction } from '../transactions/transactions.repository.js';
 import type { SaleStage, TerminalSale } from './sale.js';
 
-export interface TransactionEnding {
-  state: TransactionState;
-  errorCode: string | null;
-  updatedAt: string;
-  finalizedAt: string | null;
-}
-
-/** Storage port of in-person sales. Every method also runs inside `store.transaction`. */
+/**
+ * Storage port of in-person sales: the sale's own stages. The transaction's state is the payment
+ * engine's to move (PaymentEngine.moveInCommit). Every method also runs inside `store.transaction`.
+ */
 export interface SalesRepository {
   /**
    * Inserts an unfinished sale transaction and its terminal sale, unless the terminal already
@@ -31,8 +26,6 @@ export interface SalesRepository {
     fields?: Partial<Pick<TerminalSale, 'dispatchedAt' | 'expiresAt' | 'cardPresentedAt' | 'endedAt'>> & { updatedAt: string },
     notExpiredAt?: string,
   ): Promise<boolean>;
-  /** Conditional state change of the sale's transaction: only from one of `from`. */
-  moveTransaction(transactionId: string, from: TransactionState[], ending: TransactionEnding): Promise<boolean>;
   /** A terminal by id whatever its account (sandbox device controls act as the terminal itself). */
   findTerminal(terminalId: string): Promise<Terminal | null>;
 }

@@ -98,8 +98,10 @@ export interface SalesDeps<R extends SaleRepos> {
   payments: TerminalPayments;
   /** The callback URL policy (approved domain; no internal addresses outside the sandbox): throws a 422 on `field`. */
   urlPolicy?: { check(field: string, url: string, domain: string): Promise<void> };
-  /** Inside the commit that made `transaction` final (abort, expiry, lost tap): its callback and events. */
-  finalized(repos: R, transaction: Transaction): Promise<void>;
+  /** The payment engine, the one writer of a transaction's state: a sale's moves without an acquirer (dispatch, abort, expiry, lost tap). */
+  engine: {
+    moveInCommit(repos: R, tx: Pick<Transaction, 'id' | 'state'>, event: TransactionEvent, errorCode: string | null, now: string): Promise<Transaction | null>;
+  };
   clock: Clock;
   /** How long a terminal waits for a card (service clock). Default 2 minutes. */
   terminalTimeoutMs?: number;
@@ -203,8 +205,8 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
       const expiresAtMs = nowMs + this.timeoutMs;
       if (!(await repos.sales.moveStage(transactionId, sale.stage, transition.next, { dispatchedAt: now, expiresAt: iso(expiresAtMs), updatedAt: now })))
         return;
-      const next = nextTransactionState('PENDING', transition.transaction!)!;
-      await repos.sales.moveTransaction(transactionId, ['PENDING'], { state: next, errorCode: null, updatedAt: now, finalizedAt: null });
+      // A sale not yet dispatched has a PENDING transaction (its stage claim above says so).
+      await this.deps.engine.moveInCommit(repos, { id: transactionId, state: 'PENDING' }, transition.transaction!, null, now);
       await repos.jobs.enqueue(newJob(SALE_EXPIRE_JOB, { transactionId }, { runAt: expiresAtMs, dedupeKey: `${SALE_EXPIRE_JOB}:${transactionId}` }));
     });
   }
@@ -431,13 +433,12 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
     });
   }
 
+  /** Ends the sale's transaction through the engine (state, effects, final event and callback in this commit). */
   private async failTransaction(repos: R, sale: TerminalSale, event: TransactionEvent, errorCode: string, now: string): Promise<'ended'> {
     const tx = await repos.transactions.findById(sale.accountId, sale.transactionId);
-    const next = tx && nextTransactionState(tx.state, event);
-    if (!tx || !next) throw new Error(`sale ${sale.transactionId}: transaction cannot ${event} from ${tx?.state ?? 'nothing'}`);
-    await repos.sales.moveTransaction(tx.id, [tx.state], { state: next, errorCode, updatedAt: now, finalizedAt: now });
-    const final = await repos.transactions.findById(sale.accountId, tx.id);
-    await this.deps.finalized(repos, final!);
+    if (!tx) throw new Error(`sale ${sale.transactionId}: its transaction vanished`);
+    if (!(await this.deps.engine.moveInCommit(repos, tx, event, errorCode, now)))
+      throw new Error(`sale ${sale.transactionId}: its transaction moved meanwhile`);
     return 'ended';
   }
 }

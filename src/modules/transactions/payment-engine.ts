@@ -70,6 +70,7 @@ import {
   type OperationType,
   type PaymentEffects,
   type Transaction,
+  type TransactionEvent,
   type TransactionFlow,
   type TransactionState,
   type TransactionType,
@@ -444,6 +445,33 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     });
     const { latest } = await this.driveChain(operation.id, 1, { instrument: input.instrument });
     return latest ?? this.reload(existing.accountId, existing.id);
+  }
+
+  /**
+   * A transaction's state moved by `event` without an acquirer's answer, inside the caller's commit:
+   * a terminal sale reaching its terminal (PENDING → PROCESSING), or ending from the terminal side
+   * (abort, expiry, a lost tap). Conditional on the state it was read in; when it ends the
+   * transaction, its declared effects, final event and callback follow in the same commit, as for
+   * an answer. `tx`: its id and the state it was read (or is known to be) in. Returns the
+   * transaction as moved, or null when it was no longer in that state.
+   */
+  async moveInCommit(
+    repos: R,
+    tx: Pick<Transaction, 'id' | 'state'>,
+    event: TransactionEvent,
+    errorCode: string | null,
+    now: string,
+  ): Promise<Transaction | null> {
+    const next = nextTransactionState(tx.state, event);
+    if (!next) throw new Conflict(`transaction ${tx.id}: no transition ${event} from ${tx.state}`);
+    const moved = await repos.transactions.applyResultReturning(tx.id, [tx.state], {
+      state: next,
+      errorCode,
+      updatedAt: now,
+      finalizedAt: isFinal(next) ? now : null,
+    });
+    if (moved && isFinal(next)) await this.finalizedInCommit(repos, moved);
+    return moved;
   }
 
   /**

@@ -1,8 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { type SaleStage, type TerminalSale } from '../../modules/sales/sale.js';
-import type { SalesRepository, TransactionEnding } from '../../modules/sales/sales.repository.js';
+import type { SalesRepository } from '../../modules/sales/sales.repository.js';
 import type { Terminal } from '../../modules/terminals/terminal.js';
-import type { TransactionState } from '../../modules/transactions/transaction.js';
 import type { NewTransaction } from '../../modules/transactions/transactions.repository.js';
 import type { Database, TerminalSalesTable } from '../schema.js';
 import { transactionRow } from './transactions.js';
@@ -88,16 +87,6 @@ export class KyselySalesRepository implements SalesRepository {
       .where('stage', '=', from);
     if (notExpiredAt !== undefined) q = q.where('expiresAt', '>', notExpiredAt);
     const result = await q.executeTakeFirst();
-    return Number(result.numUpdatedRows) === 1;
-  }
-
-  async moveTransaction(transactionId: string, from: TransactionState[], ending: TransactionEnding): Promise<boolean> {
-    const result = await this.db
-      .updateTable('transactions')
-      .set({ state: ending.state, errorCode: ending.errorCode, updatedAt: ending.updatedAt, finalizedAt: ending.finalizedAt })
-      .where('id', '=', transactionId)
-      .where('state', 'in', from)
-      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   }
 
