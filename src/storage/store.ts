@@ -5,6 +5,7 @@
  */
 import { Kysely } from 'kysely';
 import { duplicateIdOf } from './duplicate-id.js';
+import { StaleWrite } from '../shared/errors.js';
 import { staleWriteOf } from './stale-write.js';
 import { lingerCommit } from './postgres/write-combining.js';
 import type { JobHandoff, JobStore } from '../jobs/job.js';
@@ -146,6 +147,7 @@ function repositories(
   onEnqueue: EnqueueNotice,
   afterCommit: (fn: () => void) => void = (fn) => fn(),
   placer: JobPlacer = queueEveryJob,
+  predicting = false,
 ): Repositories {
   return {
     afterCommit,
@@ -157,7 +159,7 @@ function repositories(
     accounts: new KyselyAccountsRepository(db),
     pointsOfSale: new KyselyPointsOfSaleRepository(db),
     terminals: new KyselyTerminalsRepository(db),
-    transactions: new KyselyTransactionsRepository(db, dialect),
+    transactions: new KyselyTransactionsRepository(db, dialect, predicting),
     paymentMethods: new KyselyPaymentMethodsRepository(db),
     notifications: new KyselyNotificationsRepository(db),
     sales: new KyselySalesRepository(db),
@@ -240,6 +242,11 @@ function createSqliteStore(connection: Connection, statements: NonNullable<Conne
  * can see the new jobs (or starts those handed to it), a log line reports what stays. When the
  * commit fails, the runner slots its handed jobs held are given back.
  */
+/**
+ * One unit of work, its first run predicting (KyselyTransactionsRepository): a prediction that did
+ * not hold (another commit moved the row first) rolls that run back with StaleWrite, and the unit
+ * runs again reading the rows back. The caller's `fn` knows none of it.
+ */
 async function inTransaction<T>(
   commit: (work: (db: Kysely<Database>) => Promise<T>) => Promise<T>,
   fn: (repos: Repositories) => Promise<T>,
@@ -247,13 +254,29 @@ async function inTransaction<T>(
   options: StoreOptions,
   notify: EnqueueNotice,
 ): Promise<T> {
+  try {
+    return await runUnit(commit, fn, dialect, options, notify, true);
+  } catch (err) {
+    if (!(err instanceof StaleWrite)) throw err;
+    return runUnit(commit, fn, dialect, options, notify, false);
+  }
+}
+
+async function runUnit<T>(
+  commit: (work: (db: Kysely<Database>) => Promise<T>) => Promise<T>,
+  fn: (repos: Repositories) => Promise<T>,
+  dialect: Dialect,
+  options: StoreOptions,
+  notify: EnqueueNotice,
+  predicting: boolean,
+): Promise<T> {
   // What one run of `fn` asks for after the commit; a replayable unit run again (sqlite/group-commit.ts)
   // starts afresh, the slots its first run was handed given back.
   const last: { run: CommitRun | null } = { run: null };
   const work = (db: Kysely<Database>) => {
     last.run?.handing?.giveBack();
     const run = (last.run = commitRun(options, notify));
-    return fn(repositories(db, dialect, options, run.queued, run.afterCommit, run.handing ?? queueEveryJob));
+    return fn(repositories(db, dialect, options, run.queued, run.afterCommit, run.handing ?? queueEveryJob, predicting));
   };
   let result: T;
   try {

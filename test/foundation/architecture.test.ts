@@ -170,6 +170,35 @@ describe('modules are free of HTTP, storage drivers and the environment', () => 
   });
 });
 
+/**
+ * Speed machinery is storage's business (docs/architecture.md): a repository offers one method per
+ * intent (reserve on the row as read, apply an answer) and decides by itself whether to predict the
+ * row, hold a write, template a statement or run a stale commit again.
+ */
+const MACHINERY = /\b(predict|predicting|StaleWrite|staleWriteOf|queryTemplate|keyedTemplates|joinable|\w+Expecting)\b/;
+
+/** `text` without its comments (a comment may name what the code leaves to storage). */
+function codeOf(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+}
+
+describe('speed machinery stays in storage', () => {
+  test('no file under src/modules predicts rows, templates statements or marks writes', () => {
+    const found = sourceFiles(MODULES).flatMap((file) =>
+      codeOf(fs.readFileSync(file, 'utf8'))
+        .split('\n')
+        .flatMap((line, i) => (MACHINERY.test(line) ? [`${path.relative(MODULES, file)}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    assert.deepEqual(found, [], `storage machinery in src/modules:\n${found.join('\n')}`);
+  });
+
+  test('the rule sees machinery in code and not in comments', () => {
+    assert.ok(MACHINERY.test(codeOf('await repos.transactions.applyResultExpecting(id, from, patch, delta, expected);')));
+    assert.ok(MACHINERY.test(codeOf('const answerIn = (predict: boolean) => 1;')));
+    assert.ok(!MACHINERY.test(codeOf('// the store may predict the row\n/** or hold it (joinable) */ const x = 1;')));
+  });
+});
+
 describe('connectors are free of the other layers', () => {
   test('no file under src/connectors imports src/http, src/storage, src/jobs, src/delivery, Fastify, Kysely, a SQL driver, or reads process.env', () => {
     const files = sourceFiles(CONNECTORS);

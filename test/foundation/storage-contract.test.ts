@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
 import { ServiceClock } from '../../src/clock.js';
-import { StaleWrite } from '../../src/shared/errors.js';
 import { newId } from '../../src/shared/ids.js';
 import { afterChange } from '../../src/modules/transactions/engine-rules.js';
 import type { Terminal } from '../../src/modules/terminals/terminal.js';
@@ -412,7 +411,7 @@ for (const kind of await availableStores()) {
         assert.deepEqual(await t.store.transactions.finishAndApply({ ...answer, id: late.id }, success), { finished: true, transaction: null });
       });
 
-      test('finishAndApplyExpecting: the predicted row is the stored one; an answer applied already, or a wrong prediction, fails the whole commit with StaleWrite', async () => {
+      test('applyAnswer: the row as the answer leaves it, stored with its commit; an answer applied already is refused and nothing of its commit kept; a stale read is corrected', async () => {
         const opsAccount = (await seedAccount(t.store)).id;
         const tx = newTransaction(opsAccount, posA, { state: 'PENDING', amount: 900 });
         await t.store.transactions.insert([tx]);
@@ -431,68 +430,66 @@ for (const kind of await availableStores()) {
         };
         const expected = afterChange(stored, change.patch, change.delta);
         // With another write of the same commit, which must not outlive a refusal.
-        const commit = (prediction: Transaction, operation = answer) =>
+        const commit = (asRead: Transaction, operation = answer, from = change.from) =>
           t.store.transaction(async (repos) => {
-            await repos.transactions.finishAndApplyExpecting(operation, { id: tx.id, ...change }, prediction);
+            const applied = await repos.transactions.applyAnswer(operation, { id: tx.id, ...change, from }, asRead);
+            if (!applied.finished || !applied.transaction) throw new Error('not applied');
             await repos.events.append(opsAccount, 'test.answered', { operationId: operation.id });
+            return applied.transaction;
           });
         const eventsOf = async (operationId: string) =>
           (await t.store.db.selectFrom('events').select('data').where('event', '=', 'test.answered').execute()).filter((e) =>
             String(e.data).includes(operationId),
           ).length;
 
-        await commit(expected);
-        assert.deepEqual(await t.store.transactions.findById(opsAccount, tx.id), expected, 'the prediction is the stored row');
+        const first = await commit(stored);
+        assert.deepEqual(first, expected, 'the row the answer leaves');
+        assert.deepEqual(await t.store.transactions.findById(opsAccount, tx.id), expected, 'as stored');
         assert.equal((await t.store.transactions.findOperation(tx.id, auth.id))?.state, 'SUCCESS');
         assert.equal(await eventsOf(auth.id), 1);
 
         // The same answer again: the operation is no longer PROCESSING.
-        await assert.rejects(commit(expected), (err: Error) => err instanceof StaleWrite);
+        await assert.rejects(commit(stored), /not applied/);
         assert.equal(await eventsOf(auth.id), 1, 'nothing of the refused commit kept');
 
-        // A second primary operation whose prediction is wrong (the row holds 900 already): refused, the operation stays PROCESSING.
+        // A second operation's answer given the row as read before the first answer (stale): the
+        // store does not keep a wrong row, it applies the answer to the row as it is.
         const late = newOperation(tx, { type: 'AUTHORIZATION', state: 'PROCESSING', amount: 900, finalizedAt: null });
         await t.store.transactions.insertOperations([late]);
-        const lateChange = { ...change, from: ['SUCCESS'] as TransactionState[] };
-        await assert.rejects(
-          t.store.transaction((repos) => repos.transactions.finishAndApplyExpecting({ ...answer, id: late.id }, { id: tx.id, ...lateChange }, expected)),
-          (err: Error) => err instanceof StaleWrite,
-        );
-        assert.equal((await t.store.transactions.findOperation(tx.id, late.id))?.state, 'PROCESSING', 'rolled back with its commit');
-        assert.equal((await t.store.transactions.findById(opsAccount, tx.id))?.authorizedAmount, 900, 'nothing added');
+        const corrected = await commit(stored, { ...answer, id: late.id }, ['SUCCESS']);
+        assert.equal(corrected.authorizedAmount, 1800, 'added to the row as stored, not to the stale read');
+        assert.deepEqual(await t.store.transactions.findById(opsAccount, tx.id), corrected);
+        assert.equal((await t.store.transactions.findOperation(tx.id, late.id))?.state, 'SUCCESS');
       });
 
-      test('applyResultExpecting: a reservation as predicted is stored with its commit; one that does not fit, or a wrong prediction, fails the whole commit with StaleWrite', async () => {
+      test('reserveOn: a reservation on the row as read is stored with its commit; a stale read is corrected; one that does not fit is null and changes nothing', async () => {
         const opsAccount = (await seedAccount(t.store)).id;
         const tx = newTransaction(opsAccount, posA, { state: 'SUCCESS', amount: 1000, authorizedAmount: 1000 });
         await t.store.transactions.insert([tx]);
         const stored = (await t.store.transactions.findById(opsAccount, tx.id))!;
         const at = iso(T0 + 11 * HOUR);
-        const reserve = (amount: number, from: Transaction) => {
-          const delta = { pending: amount };
-          return { delta, expected: afterChange(from, { updatedAt: at }, delta) };
-        };
-        // With another write of the same commit, which must not outlive a refusal.
-        const commit = (amount: number, from: Transaction) =>
+        // With another write of the same commit, kept only when the reservation was made.
+        const commit = (amount: number, asRead: Transaction) =>
           t.store.transaction(async (repos) => {
-            const { delta, expected } = reserve(amount, from);
-            await repos.transactions.applyResultExpecting(tx.id, ['SUCCESS'], { updatedAt: at }, delta, expected);
-            await repos.events.append(opsAccount, 'test.reserved', { amount });
-            return expected;
+            const reserved = await repos.transactions.reserveOn(asRead, ['SUCCESS'], { updatedAt: at }, { pending: amount });
+            if (reserved) await repos.events.append(opsAccount, 'test.reserved', { amount });
+            return reserved;
           });
         const reservedEvents = async () => (await t.store.db.selectFrom('events').select('data').where('event', '=', 'test.reserved').execute()).length;
 
-        const first = await commit(400, stored);
-        assert.deepEqual(await t.store.transactions.findById(opsAccount, tx.id), first, 'the prediction is the stored row');
-        assert.equal(first.pendingAmount, 400);
+        const first = (await commit(400, stored))!;
+        assert.deepEqual(first, afterChange(stored, { updatedAt: at }, { pending: 400 }));
+        assert.deepEqual(await t.store.transactions.findById(opsAccount, tx.id), first, 'the row as stored');
         assert.equal(await reservedEvents(), 1);
 
-        // Predicted from the row before the first reservation: not as predicted, refused.
-        await assert.rejects(commit(100, stored), (err: Error) => err instanceof StaleWrite);
-        // Predicted right, but 700 more does not fit in the 600 left: refused.
-        await assert.rejects(commit(700, first), (err: Error) => err instanceof StaleWrite);
-        assert.equal(await reservedEvents(), 1, 'nothing of the refused commits kept');
-        assert.equal((await t.store.transactions.findById(opsAccount, tx.id))?.pendingAmount, 400, 'nothing reserved by them');
+        // Given the row before the first reservation (stale): reserved on the row as it is.
+        const second = (await commit(100, stored))!;
+        assert.equal(second.pendingAmount, 500);
+        assert.deepEqual(await t.store.transactions.findById(opsAccount, tx.id), second);
+        // 600 more does not fit in the 500 left: null, nothing reserved, nothing of the commit kept.
+        assert.equal(await commit(600, second), null);
+        assert.equal(await reservedEvents(), 2);
+        assert.equal((await t.store.transactions.findById(opsAccount, tx.id))?.pendingAmount, 500);
       });
 
       test('operations of a transaction and the final-operations list with its filters', async () => {

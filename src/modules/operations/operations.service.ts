@@ -77,8 +77,8 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     const refusal = refusalOf(tx, 'CAPTURE');
     if (refusal) return refused(refusal);
     // voidRemaining: the capture's success voids the uncaptured rest (recorded with the capture: it survives a crash).
-    return this.single(tx, 'CAPTURE', drive, async (repos, now, predict) => {
-      const reserved = await this.deps.engine.reserveFor(repos, tx, 'CAPTURE', input.amount, now, predict);
+    return this.single(tx, 'CAPTURE', drive, async (repos, now) => {
+      const reserved = await this.deps.engine.reserveFor(repos, tx, 'CAPTURE', input.amount, now);
       const chain = input.voidRemaining === true ? 'VOID_REMAINING' : null;
       return reserved && { operation: this.operation(primaryOperationId, tx, 'CAPTURE', input.amount, now, effect, chain), reserved };
     });
@@ -96,10 +96,10 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
         message: `This transaction's acquirer voids whole authorizations only: void with amount -1 (or ${uncaptured(tx)}, all that is left uncaptured).`,
       });
     }
-    return this.single(tx, 'VOID', drive, async (repos, now, predict) => {
+    return this.single(tx, 'VOID', drive, async (repos, now) => {
       const operation = (amount: number) => this.operation(primaryOperationId, tx, 'VOID', amount, now, effect);
       if (input.amount !== -1) {
-        const reserved = await this.deps.engine.reserveFor(repos, tx, 'VOID', input.amount, now, predict);
+        const reserved = await this.deps.engine.reserveFor(repos, tx, 'VOID', input.amount, now);
         return reserved && { operation: operation(input.amount), reserved };
       }
       // -1: whatever is left uncaptured (the transaction as reserved is not read back: the drive reads it).
@@ -175,11 +175,11 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     tx: Transaction,
     action: LifecycleAction,
     drive: DriveContext,
-    reserve: (repos: R, now: string, predict: boolean) => Promise<{ operation: Operation; reserved: Transaction | null } | null>,
+    reserve: (repos: R, now: string) => Promise<{ operation: Operation; reserved: Transaction | null } | null>,
   ): Promise<OperationResult> {
     let reserved: Transaction | null = null;
-    const decided = await this.deps.engine.record(async (repos, now, predict): Promise<Decision> => {
-      const made = await reserve(repos, now, predict);
+    const decided = await this.deps.engine.record(async (repos, now): Promise<Decision> => {
+      const made = await reserve(repos, now);
       reserved = made?.reserved ?? null;
       return made ? { operations: [made.operation] } : { refusal: await this.refusalAfterMiss(repos, tx, action) };
     });

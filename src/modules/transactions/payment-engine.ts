@@ -44,12 +44,11 @@ import { acquirerRetryDelay } from '../../jobs/retry-schedules.js';
 import type { Effect } from '../../shared/effect.js';
 import type { EventsLog } from '../../shared/events-log.js';
 import { newId, newTransactionId } from '../../shared/ids.js';
-import { StaleWrite, withNewIdsOnCollision } from '../../shared/errors.js';
+import { withNewIdsOnCollision } from '../../shared/errors.js';
 import { JOB_ANSWER_UNIT, REPLAYABLE_UNIT, type UnitOptions } from '../../shared/unit-of-work.js';
 import type { EventOutbox } from '../events/event-outbox.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import {
-  afterChange,
   callbackDue,
   combined,
   eventsOf,
@@ -493,30 +492,14 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
    * net of the synchronous drive that follows); or it answers a refusal and nothing is recorded.
    */
   async record<T>(
-    decide: (repos: R, now: string, predict: boolean) => Promise<{ operations: Operation[] } | { refusal: T }>,
+    decide: (repos: R, now: string) => Promise<{ operations: Operation[] } | { refusal: T }>,
   ): Promise<{ operations: Operation[] } | { refusal: T }> {
     const now = this.deps.clock.nowIso();
-    // `predict`: `decide` may reserve with a prediction (reserveFor).
-    return this.predicting((predict) =>
-      this.deps.transaction(async (repos) => {
-        const decided = await decide(repos, now, predict);
-        if ('operations' in decided) await this.insertOperations(repos, decided.operations, this.deps.clock.now() + SYNC_SAFETY_NET_MS, 2);
-        return decided;
-      }),
-    );
-  }
-
-  /**
-   * `commit(true)`, whose checked writes predict the rows they leave; when one was refused (the row
-   * moved meanwhile: StaleWrite), `commit(false)`, which reads the rows back instead.
-   */
-  private async predicting<T>(commit: (predict: boolean) => Promise<T>): Promise<T> {
-    try {
-      return await commit(true);
-    } catch (err) {
-      if (!(err instanceof StaleWrite)) throw err;
-      return commit(false);
-    }
+    return this.deps.transaction(async (repos) => {
+      const decided = await decide(repos, now);
+      if ('operations' in decided) await this.insertOperations(repos, decided.operations, this.deps.clock.now() + SYNC_SAFETY_NET_MS, 2);
+      return decided;
+    });
   }
 
   /** Reserves `amount` for an operation of `type` on a SUCCESS transaction: the transaction as reserved, or null when it does not fit (nothing changed). */
@@ -525,17 +508,11 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   }
 
   /**
-   * reserve, in record's `decide`. With `predict`, `tx` is the transaction as last read, and the
-   * reservation is checked to leave it as `tx` plus the reservation (else the commit fails with
-   * StaleWrite and record makes it again without); on PostgreSQL nothing comes back, so the
-   * reservation goes out with the operation's record, in one statement.
+   * reserve, in record's `decide`, on `tx` as last read: the transaction as reserved, or null when
+   * it does not fit (nothing changed).
    */
-  async reserveFor(repos: R, tx: Transaction, type: OperationType, amount: number, now: string, predict: boolean): Promise<Transaction | null> {
-    if (!predict) return this.reserve(repos, tx.id, type, amount, now);
-    const delta = reservationDelta(type, amount);
-    const reserved = afterChange(tx, { updatedAt: now }, delta);
-    await repos.transactions.applyResultExpecting(tx.id, ['SUCCESS'], { updatedAt: now }, delta, reserved);
-    return reserved;
+  reserveFor(repos: R, tx: Transaction, type: OperationType, amount: number, now: string): Promise<Transaction | null> {
+    return repos.transactions.reserveOn(tx, ['SUCCESS'], { updatedAt: now }, reservationDelta(type, amount));
   }
 
   /** Reserves for a void everything of the authorization not captured, voided or reserved; returns the amount (0: nothing left). */
@@ -1025,10 +1002,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       finalizedAt: now,
     };
     const follow = followUpOf(tx, op, approved);
-    // `predict`: the row the answer leaves is computed from `tx` and checked by the update itself
-    // (one held statement, no read back); for a lifecycle operation `tx` may be outdated by another
-    // operation's commit, and the refused commit is then made again with the row read back.
-    const answerIn = (predict: boolean) => async (repos: R) => {
+    const answerIn = async (repos: R) => {
       let next: Operation | null = null;
       let txState: TransactionState | null = null;
       let change: { from: TransactionState[]; patch: TransactionResultPatch; delta: AggregateDelta };
@@ -1064,22 +1038,12 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
           finalizedAt: now,
         },
       };
-      let updated: Transaction;
-      if (predict) {
-        // A first answer: nothing else moves a transaction whose primary operation is in flight,
-        // so the row it leaves is known without reading it back, and on PostgreSQL the commit
-        // waits once. Both updates are conditional and checked: else the commit fails (StaleWrite).
-        updated = afterChange(tx, change.patch, change.delta);
-        await repos.transactions.finishAndApplyExpecting(operationAnswer, { id: tx.id, ...change }, updated);
-      } else {
-        // The operation's answer and the transaction's in one statement where the store can (one
-        // round trip on PostgreSQL); both are conditional, and either one missing rolls the commit back.
-        const result = await repos.transactions.finishAndApply(operationAnswer, { id: tx.id, ...change });
-        if (!result.finished) throw new Conflict(`operation ${op.id} was already answered`);
-        // The row as this commit leaves it, from the update itself (RETURNING), not read again.
-        if (!result.transaction) throw new Error(`transaction ${tx.id}: the answer to ${op.type} ${op.id} does not fit its aggregates`);
-        updated = result.transaction;
-      }
+      // The operation's answer and the transaction's, both conditional (either one missing rolls the
+      // commit back), applied to `tx` as read: the row comes from the update, not read again.
+      const applied = await repos.transactions.applyAnswer(operationAnswer, { id: tx.id, ...change }, tx);
+      if (!applied.finished) throw new Conflict(`operation ${op.id} was already answered`);
+      if (!applied.transaction) throw new Error(`transaction ${tx.id}: the answer to ${op.type} ${op.id} does not fit its aggregates`);
+      const updated = applied.transaction;
       let after = updated;
       const becameFinal = txState !== null && isFinal(txState);
       if (txState === null && follow?.type === 'VOID') {
@@ -1120,22 +1084,10 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     };
     // Applied by its job, nobody waits for this commit but the callback: it may share the next one.
     const unit = job ? JOB_ANSWER_UNIT : REPLAYABLE_UNIT;
-    const applied = await this.commitAnswer(op, () =>
-      isPrimary(op.type) ? this.deps.transaction(answerIn(true), unit) : this.predicting((predict) => this.deps.transaction(answerIn(predict), unit)),
-    );
+    const applied = await this.deps.transaction(answerIn, unit);
     this.deps.events?.logEvent('payment.answered', answeredEvent(applied.transaction, applied.operation, applied.follow));
     if (applied.becameFinal) for (const observe of this.observers) observe(applied.transaction);
     return applied;
-  }
-
-  /** An answer's commit; one its checked writes refused (another answer came first) is a Conflict. */
-  private async commitAnswer<T>(op: Operation, commit: () => Promise<T>): Promise<T> {
-    try {
-      return await commit();
-    } catch (err) {
-      if (err instanceof StaleWrite) throw new Conflict(`operation ${op.id}: answered, or its transaction moved, meanwhile`);
-      throw err;
-    }
   }
 
   /** The effects the transaction's flow declared, in the commit that made it final. */

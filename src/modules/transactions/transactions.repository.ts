@@ -130,12 +130,12 @@ export interface TransactionsRepository {
   /** applyResult that answers with the row as updated (null when it did not apply): no read after it. */
   applyResultReturning(id: string, from: TransactionState[], patch: TransactionResultPatch, delta?: AggregateDelta): Promise<Transaction | null>;
   /**
-   * applyResult whose outcome the caller predicted: `expected` is the row as the update leaves it
-   * (its state and amounts are checked). When the update did not apply or the row is not
-   * `expected`, the caller's commit fails with StaleWrite and nothing of it is kept; on PostgreSQL
-   * the statement is held and goes out with the commit's other writes.
+   * A reservation on the transaction as the caller last read it (`asRead`): applyResultReturning's
+   * answer — the row as the update leaves it, or null when it did not apply (not in `from`, or the
+   * amount does not fit). How it gets there is the store's business (it may predict the row from
+   * `asRead` and check its prediction instead of reading back).
    */
-  applyResultExpecting(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta, expected: Transaction): Promise<void>;
+  reserveOn(asRead: Transaction, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta): Promise<Transaction | null>;
   reservationAmounts(id: string): Promise<ReservationAmounts | null>;
   /**
    * finishOperation and applyResultReturning together, in one statement where the store can
@@ -147,17 +147,15 @@ export interface TransactionsRepository {
     transaction: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
   ): Promise<{ finished: boolean; transaction: Transaction | null }>;
   /**
-   * finishAndApply whose outcome the caller predicted: `expected` is the transaction as the update
-   * leaves it (its state and amounts are checked). When the operation was not finished or the row
-   * is not `expected`, the caller's commit fails with StaleWrite and nothing of it is kept. On
-   * PostgreSQL nothing comes back, so the statement is held and goes out with the commit's other
-   * writes: an answer's commit waits once.
+   * An acquirer's answer to the operation, applied to the transaction as the caller last read it
+   * (`asRead`): finishAndApply's answer. The store may predict the row from `asRead` and check the
+   * prediction instead of reading back (one held statement on PostgreSQL).
    */
-  finishAndApplyExpecting(
+  applyAnswer(
     operation: { id: string; patch: OperationResultPatch },
     transaction: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
-    expected: Transaction,
-  ): Promise<void>;
+    asRead: Transaction,
+  ): Promise<{ finished: boolean; transaction: Transaction | null }>;
   /** Finishes an operation still PROCESSING; true when this call did it. */
   finishOperation(id: string, patch: OperationResultPatch): Promise<boolean>;
   /** Operations in a final state, newest finalized first. */

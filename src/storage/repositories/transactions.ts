@@ -33,6 +33,7 @@ import { keyedTemplates, queryTemplate, type Params } from '../query-template.js
 import { joinable } from '../postgres/write-combining.js';
 import { STALE_WRITE } from '../stale-write.js';
 import { StaleWrite } from '../../shared/errors.js';
+import { afterChange } from '../../modules/transactions/engine-rules.js';
 
 const json = <T>(text: string | null): T | null => (text === null ? null : (JSON.parse(text) as T));
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
@@ -395,10 +396,35 @@ function driveContextOf(row: Record<string, unknown> & { pmPanSealed: string | n
 }
 
 export class KyselyTransactionsRepository implements TransactionsRepository {
+  /**
+   * `predicting`: in a commit's first run, reserveOn and applyAnswer predict the row from the one
+   * the caller read and check the prediction in the update itself (no read back; held on PostgreSQL,
+   * so the commit waits once). A prediction that does not hold fails the commit with StaleWrite,
+   * and the store runs the commit again with `predicting` off, reading the rows back (store.ts).
+   */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
+    private readonly predicting = false,
   ) {}
+
+  async reserveOn(asRead: Transaction, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta): Promise<Transaction | null> {
+    if (!this.predicting) return this.applyResultReturning(asRead.id, from, patch, delta);
+    const expected = afterChange(asRead, patch, delta);
+    await this.applyResultExpecting(asRead.id, from, patch, delta, expected);
+    return expected;
+  }
+
+  async applyAnswer(
+    operation: { id: string; patch: OperationResultPatch },
+    transaction: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
+    asRead: Transaction,
+  ): Promise<{ finished: boolean; transaction: Transaction | null }> {
+    if (!this.predicting) return this.finishAndApply(operation, transaction);
+    const expected = afterChange(asRead, transaction.patch, transaction.delta ?? {});
+    await this.finishAndApplyExpecting(operation, transaction, expected);
+    return { finished: true, transaction: expected };
+  }
 
   async insert(transactions: NewTransaction[]): Promise<void> {
     if (transactions.length === 1) {
