@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PageEnvelope, pageExample } from '../../shared/pagination.js';
 import { DateTime, HeaderValue, Nullable, StringEnum, Url, Uuid } from '../../shared/wire.js';
 import { EXEMPTIONS, INSTANT_CAPTURE_MODES, SCA_MODES } from '../transactions/transaction.js';
+import { DEFAULT_HOSTED_CONFIGURATION } from './point-of-sale.js';
 
 export const HostedConfigurationRecord = Type.Object({
   instantCapture: StringEnum(INSTANT_CAPTURE_MODES),
@@ -64,20 +65,8 @@ export const PHYSICAL_POINT_OF_SALE_EXAMPLE = {
   createdAt: '2026-11-24T09:13:02.276Z',
   updatedAt: '2026-11-24T09:13:02.276Z',
 };
-const HOSTED_CONFIGURATION_EXAMPLE = {
-  instantCapture: 'OFF',
-  scaMode: 'SKIP',
-  timeout: 30,
-  notificationUrl: null,
-  successUrl: null,
-  failureUrl: null,
-  retryUrl: null,
-  maxAttempts: 3,
-  processor: [],
-  exemptions: [],
-  reportFailure: false,
-  reportExpired: false,
-};
+/** A new point of sale's: the defaults. */
+const HOSTED_CONFIGURATION_EXAMPLE = DEFAULT_HOSTED_CONFIGURATION;
 
 export const PointOfSaleResponse = Type.Object(
   { pointOfSale: PointOfSaleRecord, hostedConfiguration: HostedConfigurationRecord },

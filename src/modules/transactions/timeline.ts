@@ -111,29 +111,28 @@ const RANK: Record<TimelineKind, number> = {
   WEBHOOK_DELIVERY_ATTEMPT: 7,
 };
 
+/** Every field an entry may leave empty, empty: an entry is these with its own fields over them. */
+export const EMPTY_TIMELINE_FIELDS = {
+  state: null,
+  amount: null,
+  currency: null,
+  operationId: null,
+  operationType: null,
+  errorCode: null,
+  externalStatusCodes: null,
+  acquirerReference: null,
+  event: null,
+  url: null,
+  webhookId: null,
+  deliveryId: null,
+  attempt: null,
+  statusCode: null,
+  durationMs: null,
+  excerpt: null,
+} as const satisfies Omit<TimelineEntry, 'id' | 'kind' | 'at'>;
+
 function entry(kind: TimelineKind, id: string, at: string, fields: Partial<TimelineEntry>): TimelineEntry {
-  return {
-    id,
-    kind,
-    at,
-    state: null,
-    amount: null,
-    currency: null,
-    operationId: null,
-    operationType: null,
-    errorCode: null,
-    externalStatusCodes: null,
-    acquirerReference: null,
-    event: null,
-    url: null,
-    webhookId: null,
-    deliveryId: null,
-    attempt: null,
-    statusCode: null,
-    durationMs: null,
-    excerpt: null,
-    ...fields,
-  };
+  return { id, kind, at, ...EMPTY_TIMELINE_FIELDS, ...fields };
 }
 
 const excerpt = (text: string | null): string | null => (text === null ? null : text.slice(0, 300));

@@ -3,7 +3,7 @@ import { CursorEnvelope, cursorExample, PageEnvelope, pageExample, PageQuery, Pe
 import { TRANSACTION_ERROR_CODES } from '../../shared/errors.js';
 import { Amount, Currency, DateTime, Nullable, NullableStringEnum, StringEnum, Uuid } from '../../shared/wire.js';
 import { aggregatesOf, OPERATION_STATES, OPERATION_TYPES, type Operation, type Transaction, TRANSACTION_STATES, TRANSACTION_TYPES } from './transaction.js';
-import { TIMELINE_KINDS } from './timeline.js';
+import { EMPTY_TIMELINE_FIELDS, TIMELINE_KINDS } from './timeline.js';
 
 const NullableString = Nullable(Type.String());
 
@@ -322,33 +322,15 @@ export const TransactionListResponse = CursorEnvelope(TransactionResponse, {
 
 export const OperationListResponse = PageEnvelope(OperationRecord, { examples: [pageExample('/transactions/operations', [...OPERATION_EXAMPLES].reverse())] });
 
-const TIMELINE_ENTRY_NULLS = {
-  state: null,
-  amount: null,
-  currency: null,
-  operationId: null,
-  operationType: null,
-  errorCode: null,
-  externalStatusCodes: null,
-  acquirerReference: null,
-  event: null,
-  url: null,
-  webhookId: null,
-  deliveryId: null,
-  attempt: null,
-  statusCode: null,
-  durationMs: null,
-  excerpt: null,
-};
 const APPROVED_CODES = { terminal: null, acquirer: '00', network: '00', sca: null };
 const AUTHORIZATION_ID = '58d023e4-124b-4a64-8d80-6291e4ad2de7';
 
 export const TimelineResponse = PageEnvelope(TimelineEntryRecord, {
   examples: [
     pageExample('/transactions/59JXY3CGEZ0/events', [
-      { ...TIMELINE_ENTRY_NULLS, id: '59JXY3CGEZ0:created', kind: 'TRANSACTION_CREATED', at: '2026-11-25T13:29:04.808Z', amount: 2500, currency: 'EUR' },
+      { ...EMPTY_TIMELINE_FIELDS, id: '59JXY3CGEZ0:created', kind: 'TRANSACTION_CREATED', at: '2026-11-25T13:29:04.808Z', amount: 2500, currency: 'EUR' },
       {
-        ...TIMELINE_ENTRY_NULLS,
+        ...EMPTY_TIMELINE_FIELDS,
         id: `${AUTHORIZATION_ID}:started`,
         kind: 'OPERATION_STARTED',
         at: '2026-11-25T13:29:04.808Z',
@@ -359,7 +341,7 @@ export const TimelineResponse = PageEnvelope(TimelineEntryRecord, {
         operationType: 'AUTHORIZATION',
       },
       {
-        ...TIMELINE_ENTRY_NULLS,
+        ...EMPTY_TIMELINE_FIELDS,
         id: `${AUTHORIZATION_ID}:finished`,
         kind: 'OPERATION_FINISHED',
         at: '2026-11-25T13:29:04.812Z',
@@ -372,7 +354,7 @@ export const TimelineResponse = PageEnvelope(TimelineEntryRecord, {
         acquirerReference: 'SBX9C0B849AA88C9088B',
       },
       {
-        ...TIMELINE_ENTRY_NULLS,
+        ...EMPTY_TIMELINE_FIELDS,
         id: '59JXY3CGEZ0:final',
         kind: 'STATE_CHANGED',
         at: '2026-11-25T13:29:04.812Z',
@@ -382,9 +364,9 @@ export const TimelineResponse = PageEnvelope(TimelineEntryRecord, {
         externalStatusCodes: APPROVED_CODES,
         acquirerReference: 'SBX9C0B849AA88C9088B',
       },
-      { ...TIMELINE_ENTRY_NULLS, id: '01a236ca-87b8-74e0-9728-69ad2a51fba7', kind: 'EVENT', at: '2026-11-25T13:29:04.814Z', event: 'transaction.success.v1' },
+      { ...EMPTY_TIMELINE_FIELDS, id: '01a236ca-87b8-74e0-9728-69ad2a51fba7', kind: 'EVENT', at: '2026-11-25T13:29:04.814Z', event: 'transaction.success.v1' },
       {
-        ...TIMELINE_ENTRY_NULLS,
+        ...EMPTY_TIMELINE_FIELDS,
         id: '01a236ca-87b9-7408-b029-9eac67d9133e',
         kind: 'CALLBACK_QUEUED',
         at: '2026-11-25T13:29:04.815Z',
@@ -393,7 +375,7 @@ export const TimelineResponse = PageEnvelope(TimelineEntryRecord, {
         url: 'https://shop.example.com/payments/callback',
       },
       {
-        ...TIMELINE_ENTRY_NULLS,
+        ...EMPTY_TIMELINE_FIELDS,
         id: '01a236ca-8855-72c3-9f27-0a39c5ec8802',
         kind: 'CALLBACK_ATTEMPT',
         at: '2026-11-25T13:29:04.871Z',
