@@ -86,7 +86,7 @@ export function salesSandboxRoutes<R extends SaleRepos>(service: SalesService<R>
       summary: 'Tap a card on a sandbox terminal',
       description:
         'Sandbox only (operator key): the customer presents `card` on the terminal, which pays the sale waiting there. The sandbox test ' +
-        "cards decide the outcome (4111111111111111 approves; 4000000000000002 declines). The answer is the sale's transaction in its " +
+        "cards decide the outcome (see Sandbox test cards in the introduction). The answer is the sale's transaction in its " +
         'final state (`SUCCESS`, or `FAILED` with `errorCode`); its callback goes to `notificationUrl`. 409 `CONFLICT` when no sale ' +
         'is waiting for a card on the terminal.',
       errorExamples: {

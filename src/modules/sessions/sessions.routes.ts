@@ -533,8 +533,8 @@ export function sessionsRoutes(service: SessionsService, options: { sandbox: boo
         summary: 'Pay a session in the sandbox',
         description:
           'Sandbox only (operator key): does what the customer does in the payment window — pays with `card` (the sandbox test ' +
-          'cards decide the outcome: 4111111111111111 approves, 4000000000009995 declines with `INSUFFICIENT_FUNDS`, ' +
-          '4000000000003220 asks for a 3-D Secure challenge) or with a wallet `paymentMethodType` (e.g. `KLARNA`, `VIABILL`). The ' +
+          'cards decide the outcome: approval, each decline code, a 3-D Secure challenge; see Sandbox test cards in the introduction) ' +
+          'or with a wallet `paymentMethodType` (e.g. `KLARNA`, `VIABILL`). The ' +
           "answer is the session and the attempt's transaction; a declined attempt leaves the session open while attempts remain. " +
           '409 `CONFLICT` when the session is no longer payable (completed, expired, or a payment is running).',
         errorExamples: { 409: [errorExample('The session is paid or expired', 'CONFLICT', 'The session changed meanwhile (paid or expired).')] },

@@ -10045,7 +10045,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a session in the sandbox
-         * @description Sandbox only (operator key): does what the customer does in the payment window — pays with `card` (the sandbox test cards decide the outcome: 4111111111111111 approves, 4000000000009995 declines with `INSUFFICIENT_FUNDS`, 4000000000003220 asks for a 3-D Secure challenge) or with a wallet `paymentMethodType` (e.g. `KLARNA`, `VIABILL`). The answer is the session and the attempt's transaction; a declined attempt leaves the session open while attempts remain. 409 `CONFLICT` when the session is no longer payable (completed, expired, or a payment is running).
+         * @description Sandbox only (operator key): does what the customer does in the payment window — pays with `card` (the sandbox test cards decide the outcome: approval, each decline code, a 3-D Secure challenge; see Sandbox test cards in the introduction) or with a wallet `paymentMethodType` (e.g. `KLARNA`, `VIABILL`). The answer is the session and the attempt's transaction; a declined attempt leaves the session open while attempts remain. 409 `CONFLICT` when the session is no longer payable (completed, expired, or a payment is running).
          *
          *     **Errors**
          *
@@ -14286,7 +14286,7 @@ export interface paths {
         put?: never;
         /**
          * Tap a card on a sandbox terminal
-         * @description Sandbox only (operator key): the customer presents `card` on the terminal, which pays the sale waiting there. The sandbox test cards decide the outcome (4111111111111111 approves; 4000000000000002 declines). The answer is the sale's transaction in its final state (`SUCCESS`, or `FAILED` with `errorCode`); its callback goes to `notificationUrl`. 409 `CONFLICT` when no sale is waiting for a card on the terminal.
+         * @description Sandbox only (operator key): the customer presents `card` on the terminal, which pays the sale waiting there. The sandbox test cards decide the outcome (see Sandbox test cards in the introduction). The answer is the sale's transaction in its final state (`SUCCESS`, or `FAILED` with `errorCode`); its callback goes to `notificationUrl`. 409 `CONFLICT` when no sale is waiting for a card on the terminal.
          *
          *     **Errors**
          *
