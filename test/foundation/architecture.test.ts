@@ -193,7 +193,7 @@ describe('speed machinery stays in storage', () => {
   });
 
   test('the rule sees machinery in code and not in comments', () => {
-    assert.ok(MACHINERY.test(codeOf('await repos.transactions.applyResultExpecting(id, from, patch, delta, expected);')));
+    assert.ok(MACHINERY.test(codeOf('await repos.transactions.updateExpecting(update, expected);')));
     assert.ok(MACHINERY.test(codeOf('const answerIn = (predict: boolean) => 1;')));
     assert.ok(!MACHINERY.test(codeOf('// the store may predict the row\n/** or hold it (joinable) */ const x = 1;')));
   });

@@ -196,7 +196,7 @@ else
       await shared.execute(CompiledQuery.raw('create table if not exists shared_checked (id int primary key, v int not null)'));
       await shared.execute(CompiledQuery.raw('truncate shared_checked'));
       await shared.execute(CompiledQuery.raw('insert into shared_checked values (1, 0)'));
-      // As an answer's finishAndApplyExpecting: refused (a failing cast) unless its update left the row.
+      // As an answer's predicted update: refused (a failing cast) unless its update left the row.
       const add = (n: number) =>
         CompiledQuery.raw(
           `with "updated" as (update "shared_checked" set "v" = "v" + $1 where "id" = 1 returning "v") select cast(case when exists (select 1 from "updated") then '0' else 'refused' end as integer)`,

@@ -375,7 +375,7 @@ for (const kind of await availableStores()) {
         assert.deepEqual(seen.slice(0, 5), tied, 'same createdAt → id descending');
       });
 
-      test('finishAndApply: the operation finished and the transaction updated together, each only while its condition holds', async () => {
+      test('applyAnswer, reading back: the operation finished and the transaction updated, each only while its condition holds', async () => {
         const opsAccount = (await seedAccount(t.store)).id;
         const tx = newTransaction(opsAccount, posA, { state: 'PENDING', amount: 700 });
         await t.store.transactions.insert([tx]);
@@ -393,7 +393,9 @@ for (const kind of await availableStores()) {
           delta: { authorized: 700 },
         };
 
-        const first = await t.store.transactions.finishAndApply(answer, success);
+        // The store's own repositories read the row back (no commit of their own to predict in).
+        const asRead = (await t.store.transactions.findById(opsAccount, tx.id))!;
+        const first = await t.store.transactions.applyAnswer(answer, success, asRead);
         assert.equal(first.finished, true);
         assert.equal(first.transaction?.state, 'SUCCESS');
         assert.equal(first.transaction?.authorizedAmount, 700, 'the row as updated');
@@ -401,14 +403,14 @@ for (const kind of await availableStores()) {
         assert.equal((await t.store.transactions.findOperation(tx.id, auth.id))?.acquirerReference, 'ref-1');
 
         // Answered already, and the transaction is no longer PENDING or PROCESSING: neither applies.
-        const again = await t.store.transactions.finishAndApply(answer, success);
+        const again = await t.store.transactions.applyAnswer(answer, success, asRead);
         assert.deepEqual(again, { finished: false, transaction: null });
         assert.equal((await t.store.transactions.findById(opsAccount, tx.id))?.authorizedAmount, 700, 'nothing added twice');
 
         // One applies and the other does not: each says so (the caller then rolls its commit back).
         const late = newOperation(tx, { type: 'AUTHORIZATION', state: 'PROCESSING', amount: 700, finalizedAt: null });
         await t.store.transactions.insertOperations([late]);
-        assert.deepEqual(await t.store.transactions.finishAndApply({ ...answer, id: late.id }, success), { finished: true, transaction: null });
+        assert.deepEqual(await t.store.transactions.applyAnswer({ ...answer, id: late.id }, success, asRead), { finished: true, transaction: null });
       });
 
       test('applyAnswer: the row as the answer leaves it, stored with its commit; an answer applied already is refused and nothing of its commit kept; a stale read is corrected', async () => {
@@ -462,7 +464,7 @@ for (const kind of await availableStores()) {
         assert.equal((await t.store.transactions.findOperation(tx.id, late.id))?.state, 'SUCCESS');
       });
 
-      test('reserveOn: a reservation on the row as read is stored with its commit; a stale read is corrected; one that does not fit is null and changes nothing', async () => {
+      test('reserve on the row as read: a reservation is stored with its commit; a stale read is corrected; one that does not fit is null and changes nothing', async () => {
         const opsAccount = (await seedAccount(t.store)).id;
         const tx = newTransaction(opsAccount, posA, { state: 'SUCCESS', amount: 1000, authorizedAmount: 1000 });
         await t.store.transactions.insert([tx]);
@@ -471,7 +473,7 @@ for (const kind of await availableStores()) {
         // With another write of the same commit, kept only when the reservation was made.
         const commit = (amount: number, asRead: Transaction) =>
           t.store.transaction(async (repos) => {
-            const reserved = await repos.transactions.reserveOn(asRead, ['SUCCESS'], { updatedAt: at }, { pending: amount });
+            const reserved = await repos.transactions.reserve(asRead.id, ['SUCCESS'], { updatedAt: at }, { pending: amount }, asRead);
             if (reserved) await repos.events.append(opsAccount, 'test.reserved', { amount });
             return reserved;
           });

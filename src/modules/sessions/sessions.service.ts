@@ -530,7 +530,7 @@ export class SessionsService {
         // subscription.id: the existing subscription takes the new payment method (nothing else changes).
         const replaced = await repos.sessions.replaceSubscriptionPaymentMethod(session.accountId, request.id, transaction.paymentMethodId, expectedAmount, now);
         if (replaced) {
-          await repos.transactions.applyResult(transaction.id, [transaction.state], { subscriptionId: request.id, updatedAt: now });
+          await repos.transactions.move(transaction.id, [transaction.state], { subscriptionId: request.id, updatedAt: now });
           await repos.sessions.updateIfState(session.id, 'PROCESSING', {
             state: nextSessionState('PROCESSING', 'approve')!,
             transactionId: transaction.id,
@@ -562,7 +562,7 @@ export class SessionsService {
         );
         if (expectedAmount !== null)
           await repos.subscriptions.updateIfState(session.accountId, subscription.id, 'ACTIVE', { amount: expectedAmount, updatedAt: now });
-        await repos.transactions.applyResult(transaction.id, [transaction.state], { subscriptionId: subscription.id, updatedAt: now });
+        await repos.transactions.move(transaction.id, [transaction.state], { subscriptionId: subscription.id, updatedAt: now });
       }
       await repos.sessions.updateIfState(session.id, 'PROCESSING', {
         state: nextSessionState('PROCESSING', 'approve')!,

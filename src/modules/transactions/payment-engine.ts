@@ -428,7 +428,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     const operation = this.newOperation(existing, input.operation, existing.amount, { at });
     const route = await this.deps.routing.routeNew(existing.accountId, existing.flow);
     await this.deps.transaction(async (repos) => {
-      const attached = await repos.transactions.applyResult(existing.id, ['PENDING', 'PROCESSING'], {
+      const attached = await repos.transactions.move(existing.id, ['PENDING', 'PROCESSING'], {
         state: 'PROCESSING',
         paymentMethodId: pm.id,
         paymentMethodType: pm.type,
@@ -463,7 +463,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   ): Promise<Transaction | null> {
     const next = nextTransactionState(tx.state, event);
     if (!next) throw new Conflict(`transaction ${tx.id}: no transition ${event} from ${tx.state}`);
-    const moved = await repos.transactions.applyResultReturning(tx.id, [tx.state], {
+    const moved = await repos.transactions.move(tx.id, [tx.state], {
       state: next,
       errorCode,
       updatedAt: now,
@@ -504,7 +504,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
 
   /** Reserves `amount` for an operation of `type` on a SUCCESS transaction: the transaction as reserved, or null when it does not fit (nothing changed). */
   reserve(repos: R, transactionId: string, type: OperationType, amount: number, now: string): Promise<Transaction | null> {
-    return repos.transactions.applyResultReturning(transactionId, ['SUCCESS'], { updatedAt: now }, reservationDelta(type, amount));
+    return repos.transactions.reserve(transactionId, ['SUCCESS'], { updatedAt: now }, reservationDelta(type, amount));
   }
 
   /**
@@ -512,7 +512,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
    * it does not fit (nothing changed).
    */
   reserveFor(repos: R, tx: Transaction, type: OperationType, amount: number, now: string): Promise<Transaction | null> {
-    return repos.transactions.reserveOn(tx, ['SUCCESS'], { updatedAt: now }, reservationDelta(type, amount));
+    return repos.transactions.reserve(tx.id, ['SUCCESS'], { updatedAt: now }, reservationDelta(type, amount), tx);
   }
 
   /** Reserves for a void everything of the authorization not captured, voided or reserved; returns the amount (0: nothing left). */
@@ -819,7 +819,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
     await this.deps.transaction(async (repos) => {
       await repos.acquirerRequests.markInDoubt(op.id, doubt.reason, doubt.acquirerReference, now);
       // A payout's first answer would have moved it PENDING → PROCESSING (dispatch): it was sent.
-      if (isPrimary(op.type)) await repos.transactions.applyResult(tx.id, ['PENDING'], { state: 'PROCESSING', updatedAt: now });
+      if (isPrimary(op.type)) await repos.transactions.move(tx.id, ['PENDING'], { state: 'PROCESSING', updatedAt: now });
       if (job) await job.settleIn(repos.jobs, { done: true });
       else await repos.jobs.cancelQueued(driveJobKey(op.id), nowMs);
     });

@@ -122,38 +122,28 @@ export interface TransactionsRepository {
    */
   findForDrive(operationId: string): Promise<DriveRecord | null>;
   /**
-   * Conditional update: applies `patch` and adds `delta` to the aggregates only while the state
-   * is one of `from` (and, for a capture, while captured + delta stays within authorized − voided).
-   * True when this call changed the row, so a result is applied exactly once.
+   * Moves a transaction without touching its amounts: `patch` applied only while its state is one
+   * of `from`. The row as moved, or null when it was not in one of them (nothing changed).
    */
-  applyResult(id: string, from: TransactionState[], patch: TransactionResultPatch, delta?: AggregateDelta): Promise<boolean>;
-  /** applyResult that answers with the row as updated (null when it did not apply): no read after it. */
-  applyResultReturning(id: string, from: TransactionState[], patch: TransactionResultPatch, delta?: AggregateDelta): Promise<Transaction | null>;
+  move(id: string, from: TransactionState[], patch: TransactionResultPatch): Promise<Transaction | null>;
   /**
-   * A reservation on the transaction as the caller last read it (`asRead`): applyResultReturning's
-   * answer — the row as the update leaves it, or null when it did not apply (not in `from`, or the
-   * amount does not fit). How it gets there is the store's business (it may predict the row from
-   * `asRead` and check its prediction instead of reading back).
+   * A reservation (or its release): `patch` applied and `delta` added to the amounts, only while the
+   * state is one of `from` and the amounts fit (AggregateDelta). The row as the update leaves it, or
+   * null when it did not apply (nothing changed). `asRead`: the transaction as the caller last read
+   * it, when it has; the store may then predict the row from it instead of reading it back.
    */
-  reserveOn(asRead: Transaction, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta): Promise<Transaction | null>;
+  reserve(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta, asRead?: Transaction): Promise<Transaction | null>;
   reservationAmounts(id: string): Promise<ReservationAmounts | null>;
   /**
-   * finishOperation and applyResultReturning together, in one statement where the store can
-   * (PostgreSQL: one round trip). Both run; when either did not apply, the caller's commit must
-   * roll back.
-   */
-  finishAndApply(
-    operation: { id: string; patch: OperationResultPatch },
-    transaction: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
-  ): Promise<{ finished: boolean; transaction: Transaction | null }>;
-  /**
-   * An acquirer's answer to the operation, applied to the transaction as the caller last read it
-   * (`asRead`): finishAndApply's answer. The store may predict the row from `asRead` and check the
-   * prediction instead of reading back (one held statement on PostgreSQL).
+   * An acquirer's answer: the operation finished (while PROCESSING) and its transaction changed
+   * as `reserve` changes it, on the transaction as the caller last read it (`asRead`). Both are
+   * applied; when either did not apply, the caller's commit must roll back. The store may predict
+   * the row from `asRead` and check the prediction instead of reading it back (PostgreSQL: one held
+   * statement).
    */
   applyAnswer(
     operation: { id: string; patch: OperationResultPatch },
-    transaction: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
+    change: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
     asRead: Transaction,
   ): Promise<{ finished: boolean; transaction: Transaction | null }>;
   /** Finishes an operation still PROCESSING; true when this call did it. */

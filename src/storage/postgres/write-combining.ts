@@ -104,7 +104,7 @@ const JOINABLE_END = `${JOINABLE} ${MARK}`;
  * - a row its caller alone writes at that moment (a job under the caller's lease, the callback row
  *   that job delivers);
  * - or a row it checks: refused unless its update left the row as predicted (an answer's
- *   finishAndApplyExpecting).
+ *   predicted answer, transaction-updates.ts).
  */
 export function joinable<Q extends { modifyEnd(modifier: Expression<unknown>): Q }>(query: Q): Q {
   return query.modifyEnd(sql.raw(JOINABLE_END));

@@ -1,4 +1,4 @@
-import { type RawBuilder, sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type UpdateResult } from 'kysely';
 import type { Keyset } from '../../shared/pagination.js';
 import { joinedColumns, pickJoined } from './joined-columns.js';
 import { PAYMENT_METHOD_COLUMNS, toPaymentMethod } from './payment-methods.js';
@@ -30,7 +30,7 @@ import { driveRecord } from '../../modules/transactions/transactions.repository.
 import type { Dialect } from '../connect.js';
 import type { Database, OperationsTable, TransactionsTable } from '../schema.js';
 import { keyedTemplates, queryTemplate, type Params } from '../query-template.js';
-import { joinable } from '../postgres/write-combining.js';
+import { buildFinishOperation, TransactionUpdates, type TransactionUpdate } from './transaction-updates.js';
 import { STALE_WRITE } from '../stale-write.js';
 import { StaleWrite } from '../../shared/errors.js';
 import { afterChange } from '../../modules/transactions/engine-rules.js';
@@ -129,189 +129,26 @@ export const insertOperationRow = keyedTemplates((db: Kysely<Database>, row: Par
   db.insertInto('operations').values(row),
 );
 
-/** finishOperation's update: the patch's columns (`${prefix}set:` keys) of the operation `${prefix}id` while PROCESSING. */
-function buildFinishOperation(db: Kysely<Database>, p: Params<Record<string, unknown>>, prefix = '') {
-  const set: Record<string, unknown> = {};
-  const setKey = `${prefix}set:`;
-  for (const key of Object.keys(p)) if (key.startsWith(setKey)) set[key.slice(setKey.length)] = p[key];
-  // 'PROCESSING' a literal, as in findWithPrimaryOperation: operations_settleable's condition names the state.
-  return db
-    .updateTable('operations')
-    .set(set as never)
-    .where('id', '=', p[`${prefix}id`] as string)
-    .where('state', '=', sql.lit('PROCESSING'));
-}
-const finishOperationUpdate = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => buildFinishOperation(db, p));
+/** Finishes an operation still PROCESSING: its id, then its answer's columns (transaction-updates.ts). */
+const finishOperationStatement = queryTemplate((db: Kysely<Database>, p: Params<Record<string, unknown>>) => {
+  let i = 0;
+  return buildFinishOperation(db, () => p[String(i++)]);
+});
 
-/**
- * applyResult's update, by the keys of `resultParams`: `id`, `from:<i>` (the states it applies
- * in), `set:<column>` (values), `add:<column>` (amounts added), `uncaptured` + `authorized` (the
- * capture/void check), `refunds` + `captured` (the refund check).
- */
-function buildResultUpdate(db: Kysely<Database>, p: Params<Record<string, unknown>>) {
-  const set: Record<string, unknown> = {};
-  const from: unknown[] = [];
-  const adds: Array<[string, unknown]> = [];
-  for (const key of Object.keys(p)) {
-    if (key.startsWith('set:')) set[key.slice(4)] = p[key];
-    else if (key.startsWith('add:')) adds.push([key.slice(4), p[key]]);
-    else if (key.startsWith('from:')) from.push(p[key]);
-  }
-  let q = db
-    .updateTable('transactions')
-    .set((eb) => {
-      for (const [column, amount] of adds) set[column] = eb(column as 'amount', '+', amount as number);
-      return set as never;
-    })
-    .where('id', '=', p.id as string)
-    .where('state', 'in', from as string[]);
-  if ('uncaptured' in p) {
-    q = q.where(
-      sql<boolean>`${sql.ref('captured_amount')} + ${sql.ref('voided_amount')} + ${sql.ref('pending_amount')} + ${p.uncaptured} <= ${sql.ref('authorized_amount')} + ${p.authorized}`,
-    );
-  }
-  if ('refunds' in p) {
-    q = q.where(
-      sql<boolean>`${sql.ref('refunded_amount')} + ${sql.ref('pending_refund_amount')} + ${p.refunds} <= ${sql.ref('captured_amount')} + ${p.captured}`,
-    );
-  }
-  return q;
-}
-const resultUpdate = keyedTemplates(buildResultUpdate);
+const finishValues = (id: string, answer: OperationResultPatch): unknown[] => [
+  id,
+  answer.state,
+  answer.errorCode,
+  text(answer.externalStatusCodes),
+  answer.acquirerReference,
+  answer.finalizedAt,
+];
 
-/** The operation's answer (`op:` keys) and the transaction's update as CTEs `finished` and `updated`. */
-function withFinishAndUpdate(db: Kysely<Database>, p: Params<Record<string, unknown>>) {
-  // buildResultUpdate reads only its own keys (`id`, `from:`, `set:`, `add:`, the checks'): the `op:` ones pass it by.
-  return db
-    .with('finished', (d) => buildFinishOperation(d as unknown as Kysely<Database>, p, 'op:').returning('id'))
-    .with('updated', (d) => buildResultUpdate(d as unknown as Kysely<Database>, p).returningAll());
-}
-
-/**
- * finishOperation's and applyResult's updates in one statement (PostgreSQL's data-modifying CTEs):
- * the transaction's row as updated, if it was, beside whether the operation was finished. The
- * operation's keys carry an `op:` prefix (`op:id`, `op:set:<column>`).
- */
-const finishAndApplyStatement = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) =>
-  withFinishAndUpdate(db, p)
-    .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('one'))
-    .leftJoin('updated', (join) => join.onTrue())
-    .selectAll('updated')
-    .select((eb) => eb.selectFrom('finished').select(eb.fn.countAll<number>().as('n')).as('operationsFinished')),
-);
-/**
- * finishAndApplyStatement predicted (finishAndApplyExpecting): nothing comes back, so it is held
- * (postgres/write-combining.ts); when the operation was not finished or the updated row's state and
- * amounts are not the `expect:` ones, its cast refuses the statement (stale-write.ts). Checked so:
- * joinable with other answers' commits (postgres/write-combining.ts).
- */
-const finishAndApplyPredicted = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) =>
-  joinable(
-    withFinishAndUpdate(db, p).selectNoFrom([
-      refusedUnless(sql`(select count(*) from "finished") = 1 and exists (select 1 from "updated" where ${predictedChecks(p)})`),
-    ]),
-  ),
-);
-const resultUpdateReturning = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) => buildResultUpdate(db, p).returningAll());
-/**
- * applyResult's update checked in-process (SQLite's applyResultExpecting): only whether the row it
- * left has the `expect:` state and amounts comes back, not the row (41 columns read and converted
- * for a comparison of seven).
- */
-const resultUpdateChecked = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) =>
-  buildResultUpdate(db, p).returning(sql<number>`case when ${predictedChecks(p)} then 1 else 0 end`.as('matches')),
-);
-/**
- * applyResult's update predicted (applyResultExpecting): held, its cast refusing the statement
- * unless the row it leaves has the `expect:` state and amounts. Checked so: joinable (postgres/write-combining.ts).
- */
-const resultUpdatePredicted = keyedTemplates((db: Kysely<Database>, p: Params<Record<string, unknown>>) =>
-  joinable(
-    db
-      .with('updated', (d) => buildResultUpdate(d as unknown as Kysely<Database>, p).returningAll())
-      .selectNoFrom([refusedUnless(sql`exists (select 1 from "updated" where ${predictedChecks(p)})`)]),
-  ),
-);
-
-/** A predicted statement's last column: it refuses the statement unless `condition` holds (stale-write.ts). */
-function refusedUnless(condition: RawBuilder<unknown>) {
-  return sql<number>`cast(case when ${condition} then '0' else cast(${STALE_WRITE} as text) end as integer)`.as('applied');
-}
-
-/** The `expect:` state and amounts of a predicted update, checked against its `updated` row. */
-function predictedChecks(p: Params<Record<string, unknown>>) {
-  return sql.join(
-    [sql`"state" = ${p['expect:state']}`, ...AGGREGATE_SQL_COLUMNS.map((column) => sql`${sql.ref(column)} = ${p[`expect:${column}`]}`)],
-    sql` and `,
-  );
-}
-
-/** The `expect:` parameters of a predicted update: `expected`'s state and shown amounts. */
-function expectParams(p: Record<string, unknown>, expected: Transaction): Record<string, unknown> {
-  p['expect:state'] = expected.state;
-  SHOWN_AGGREGATES.forEach((field, i) => (p[`expect:${AGGREGATE_SQL_COLUMNS[i]!}`] = expected[field]));
-  return p;
-}
-
-/** finishOperation's parameters: `id` and the patch's columns as `set:<column>`. */
-function finishParams(id: string, patch: OperationResultPatch): Record<string, unknown> {
-  const p: Record<string, unknown> = { id };
-  for (const [key, value] of Object.entries({ ...patch, externalStatusCodes: text(patch.externalStatusCodes) })) p[`set:${key}`] = value;
-  return p;
-}
-
-/** finishAndApply's parameters: the transaction's update (resultParams) and the operation's (finishParams) under `op:`. */
-function finishAndApplyParams(
-  operation: { id: string; patch: OperationResultPatch },
-  transaction: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
-): Record<string, unknown> {
-  const p = resultParams(transaction.id, transaction.from, transaction.patch, transaction.delta ?? {});
-  for (const [key, value] of Object.entries(finishParams(operation.id, operation.patch))) p[`op:${key}`] = value;
-  return p;
-}
-
-/** The parameters of applyResult's update (see buildResultUpdate): its shape follows the patch's columns and the delta's amounts. */
-function resultParams(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta): Record<string, unknown> {
-  const { externalStatusCodes, sca, ...plain } = patch;
-  const p: Record<string, unknown> = { id };
-  from.forEach((state, i) => (p[`from:${i}`] = state));
-  for (const [key, value] of Object.entries(plain)) p[`set:${key}`] = value;
-  if (externalStatusCodes !== undefined) p['set:externalStatusCodes'] = text(externalStatusCodes);
-  if (sca !== undefined) p['set:sca'] = text(sca);
-  for (const [key, column] of Object.entries(AGGREGATE_COLUMNS)) {
-    const amount = delta[key as keyof AggregateDelta];
-    if (amount) p[`add:${column}`] = amount;
-  }
-  // The reservation model's invariants, checked by the update itself (one conditional statement):
-  // captures and voids, settled and in flight, never exceed the authorization; refunds, settled and
-  // in flight, never exceed what was captured.
-  if (delta.captured || delta.voided || delta.pending) {
-    p.uncaptured = (delta.captured ?? 0) + (delta.voided ?? 0) + (delta.pending ?? 0);
-    p.authorized = delta.authorized ?? 0;
-  }
-  if (delta.refunded || delta.pendingRefund) {
-    p.refunds = (delta.refunded ?? 0) + (delta.pendingRefund ?? 0);
-    p.captured = delta.captured ?? 0;
-  }
-  return p;
-}
-
-/** AggregateDelta key → column it adds to. */
-const AGGREGATE_COLUMNS = {
-  authorized: 'authorizedAmount',
-  captured: 'capturedAmount',
-  voided: 'voidedAmount',
-  paidOut: 'paidOutAmount',
-  refunded: 'refundedAmount',
-  pending: 'pendingAmount',
-  pendingRefund: 'pendingRefundAmount',
-} as const;
-
-/** The aggregates a Transaction shows (pending refunds are the store's own), and their SQL names. */
-const SHOWN_AGGREGATES = Object.values(AGGREGATE_COLUMNS).filter(
-  (field): field is Exclude<(typeof AGGREGATE_COLUMNS)[keyof typeof AGGREGATE_COLUMNS], 'pendingRefundAmount'> => field !== 'pendingRefundAmount',
-);
-const AGGREGATE_SQL_COLUMNS = SHOWN_AGGREGATES.map((field) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
+/** The update's statements by what they answer (transaction-updates.ts). */
+const moveReturningRow = new TransactionUpdates('row');
+const updateChecked = new TransactionUpdates('checked');
+const updatePredicted = new TransactionUpdates('predicted');
+const finishAndUpdatePredicted = new TransactionUpdates('finishedAndPredicted');
 
 const COMPARATORS: Record<AmountMode, '=' | '<' | '>'> = { EQUAL: '=', LESS_THAN: '<', GREATER_THAN: '>' };
 
@@ -397,7 +234,7 @@ function driveContextOf(row: Record<string, unknown> & { pmPanSealed: string | n
 
 export class KyselyTransactionsRepository implements TransactionsRepository {
   /**
-   * `predicting`: in a commit's first run, reserveOn and applyAnswer predict the row from the one
+   * `predicting`: in a commit's first run, reserve and applyAnswer predict the row from the one
    * the caller read and check the prediction in the update itself (no read back; held on PostgreSQL,
    * so the commit waits once). A prediction that does not hold fails the commit with StaleWrite,
    * and the store runs the commit again with `predicting` off, reading the rows back (store.ts).
@@ -408,22 +245,58 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     private readonly predicting = false,
   ) {}
 
-  async reserveOn(asRead: Transaction, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta): Promise<Transaction | null> {
-    if (!this.predicting) return this.applyResultReturning(asRead.id, from, patch, delta);
+  async move(id: string, from: TransactionState[], patch: TransactionResultPatch): Promise<Transaction | null> {
+    return this.updateReturning({ id, from, patch, delta: {} });
+  }
+
+  async reserve(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta, asRead?: Transaction): Promise<Transaction | null> {
+    const update = { id, from, patch, delta };
+    if (!this.predicting || !asRead) return this.updateReturning(update);
     const expected = afterChange(asRead, patch, delta);
-    await this.applyResultExpecting(asRead.id, from, patch, delta, expected);
+    await this.updateExpecting(update, expected);
     return expected;
   }
 
   async applyAnswer(
     operation: { id: string; patch: OperationResultPatch },
-    transaction: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
+    change: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
     asRead: Transaction,
   ): Promise<{ finished: boolean; transaction: Transaction | null }> {
-    if (!this.predicting) return this.finishAndApply(operation, transaction);
-    const expected = afterChange(asRead, transaction.patch, transaction.delta ?? {});
-    await this.finishAndApplyExpecting(operation, transaction, expected);
+    const update = { ...change, delta: change.delta ?? {} };
+    if (!this.predicting) {
+      const finished = await this.finishOperation(operation.id, operation.patch);
+      return { finished, transaction: await this.updateReturning(update) };
+    }
+    const expected = afterChange(asRead, update.patch, update.delta);
+    if (this.dialect === 'postgres') {
+      // One held statement: the operation finished and the transaction updated, or the commit refused.
+      await finishAndUpdatePredicted.execute(this.db, update, expected, operation);
+    } else {
+      // In-process statements cost no round trip: applied, and checked as they go.
+      if (!(await this.finishOperation(operation.id, operation.patch))) throw new StaleWrite(STALE_WRITE);
+      await this.updateExpecting(update, expected);
+    }
     return { finished: true, transaction: expected };
+  }
+
+  async finishOperation(id: string, answer: OperationResultPatch): Promise<boolean> {
+    const [result] = await finishOperationStatement.execute(this.db, finishValues(id, answer) as unknown as Record<string, unknown>);
+    return Number((result as UpdateResult | undefined)?.numUpdatedRows) === 1;
+  }
+
+  private async updateReturning(update: TransactionUpdate): Promise<Transaction | null> {
+    const [row] = await moveReturningRow.execute(this.db, update);
+    return row ? toTransaction(row as Selectable<TransactionsTable>) : null;
+  }
+
+  /** `update`, refused with StaleWrite unless it leaves the row `expected` (held on PostgreSQL). */
+  private async updateExpecting(update: TransactionUpdate, expected: Transaction): Promise<void> {
+    if (this.dialect === 'postgres') {
+      await updatePredicted.execute(this.db, update, expected);
+      return;
+    }
+    const [row] = await updateChecked.execute(this.db, update, expected);
+    if (Number((row as { matches?: number } | undefined)?.matches) !== 1) throw new StaleWrite(STALE_WRITE);
   }
 
   async insert(transactions: NewTransaction[]): Promise<void> {
@@ -558,16 +431,6 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     return driveRecord(transaction, operation, drive);
   }
 
-  async applyResult(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta = {}): Promise<boolean> {
-    const result = await resultUpdate.executeTakeFirst(this.db, resultParams(id, from, patch, delta));
-    return Number(result?.numUpdatedRows) === 1;
-  }
-
-  async applyResultReturning(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta = {}): Promise<Transaction | null> {
-    const row = await resultUpdateReturning.executeTakeFirst(this.db, resultParams(id, from, patch, delta));
-    return row ? toTransaction(row) : null;
-  }
-
   async reservationAmounts(id: string): Promise<ReservationAmounts | null> {
     const row = await this.db
       .selectFrom('transactions')
@@ -583,51 +446,6 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
       pending: Number(row.pendingAmount),
       pendingRefund: Number(row.pendingRefundAmount),
     };
-  }
-
-  async finishOperation(id: string, patch: OperationResultPatch): Promise<boolean> {
-    const result = await finishOperationUpdate.executeTakeFirst(this.db, finishParams(id, patch));
-    return Number(result?.numUpdatedRows) === 1;
-  }
-
-  async finishAndApply(
-    operation: { id: string; patch: OperationResultPatch },
-    transaction: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
-  ): Promise<{ finished: boolean; transaction: Transaction | null }> {
-    if (this.dialect !== 'postgres') {
-      const finished = await this.finishOperation(operation.id, operation.patch);
-      return { finished, transaction: await this.applyResultReturning(transaction.id, transaction.from, transaction.patch, transaction.delta) };
-    }
-    const row = await finishAndApplyStatement.executeTakeFirst(this.db, finishAndApplyParams(operation, transaction));
-    if (!row) throw new Error('finishAndApply returned no row');
-    return {
-      finished: Number(row.operationsFinished) === 1,
-      transaction: row.id === null ? null : toTransaction(row as Selectable<TransactionsTable>),
-    };
-  }
-
-  async finishAndApplyExpecting(
-    operation: { id: string; patch: OperationResultPatch },
-    transaction: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
-    expected: Transaction,
-  ): Promise<void> {
-    if (this.dialect !== 'postgres') {
-      // In-process statements cost no round trip: applied, and checked as they go.
-      if (!(await this.finishOperation(operation.id, operation.patch))) throw new StaleWrite(STALE_WRITE);
-      return this.applyResultExpecting(transaction.id, transaction.from, transaction.patch, transaction.delta ?? {}, expected);
-    }
-    await finishAndApplyPredicted.execute(this.db, expectParams(finishAndApplyParams(operation, transaction), expected));
-  }
-
-  async applyResultExpecting(id: string, from: TransactionState[], patch: TransactionResultPatch, delta: AggregateDelta, expected: Transaction): Promise<void> {
-    const params = expectParams(resultParams(id, from, patch, delta), expected);
-    if (this.dialect !== 'postgres') {
-      // In-process statements cost no round trip: applied, and checked as it goes.
-      const row = await resultUpdateChecked.executeTakeFirst(this.db, params);
-      if (Number(row?.matches) !== 1) throw new StaleWrite(STALE_WRITE);
-      return;
-    }
-    await resultUpdatePredicted.execute(this.db, params);
   }
 
   async listFinalOperations(accountId: string, f: OperationFilter, offset: number, limit: number) {
