@@ -37,7 +37,7 @@ async function send(url: string, receiver: Receiver, apiKey: string, subscriptio
     arrived += (await receiver.take()).total;
     await new Promise((r) => setTimeout(r, 100));
   }
-  // The delivery records linger for a commit to join (DELIVERY_RECORD_LINGER_MS), then commit alone.
+  // The delivery records linger for a commit to join (unit-commits.ts, DELIVERY_RECORD_LINGER_MS), then commit alone.
   await new Promise((r) => setTimeout(r, 500));
 }
 

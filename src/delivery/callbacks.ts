@@ -22,7 +22,7 @@ import type { DeliveryGate } from './delivery-gate.js';
 import { notFound } from '../shared/errors.js';
 import { type EventsLog, hostOf } from '../shared/events-log.js';
 import { newId } from '../shared/ids.js';
-import { DELIVERY_RECORD_UNIT, type UnitOptions } from '../shared/unit-of-work.js';
+import type { UnitKind } from '../shared/unit-of-work.js';
 import type { PointOfSaleWithSecret } from '../modules/points-of-sale/point-of-sale.js';
 import { secretsInForce, signatureHeaders, type SigningSecrets } from '../shared/signing.js';
 import { CALLBACK_JOB, CALLBACK_MAX_ATTEMPTS, type CallbackJobPayload, callbackJob, type KnownToCallback } from '../modules/transactions/payment-engine.js';
@@ -48,11 +48,8 @@ export interface CallbackRepos {
 
 export interface CallbackDeps<R extends CallbackRepos> {
   notifications: NotificationsRepository;
-  /**
-   * One commit: an attempt, the notification's counters and the job's outcome. `lingerMs`: the
-   * commit may wait that long to share another's (DELIVERY_RECORD_LINGER_MS).
-   */
-  transaction<T>(fn: (repos: R) => Promise<T>, options?: UnitOptions): Promise<T>;
+  /** One commit: an attempt, the notification's counters and the job's outcome (a 'delivery-record'). */
+  transaction<T>(fn: (repos: R) => Promise<T>, kind?: UnitKind): Promise<T>;
   findTransaction(accountId: string, id: string): Promise<Transaction | null>;
   pointsOfSale: {
     /** Only for callbacks queued before their row kept the Authorization value (migration 013). */
@@ -172,7 +169,7 @@ export class CallbackDelivery<R extends CallbackRepos> {
         { resend: payload.resend === true },
       );
       await ctx.settleIn(repos.jobs, delivered ? { done: true } : { error: `callback not delivered: ${error}`, retryAt });
-    }, DELIVERY_RECORD_UNIT);
+    }, 'delivery-record');
     deps.events?.logEvent('callback.attempt', {
       transactionId: notification.transactionId,
       accountId: notification.accountId,

@@ -72,7 +72,8 @@ import { KyselyThreeDSAttemptsRepository } from './repositories/three-ds-attempt
 import type { ThreeDSAttemptsRepository } from '../modules/three-d-secure/three-ds-attempts.repository.js';
 import type { StatementCounter } from './statement-counter.js';
 import { groupCommitDialect, WriteBatcher, type WriteBatcherOptions } from './sqlite/group-commit.js';
-import { REPLAYABLE_UNIT, type UnitOptions } from '../shared/unit-of-work.js';
+import type { UnitKind } from '../shared/unit-of-work.js';
+import { unitCommit, UNIT_COMMITS } from './unit-commits.js';
 
 export interface Repositories {
   /** Runs `fn` once this commit is done (nothing runs when it rolls back): log lines, wake-ups. */
@@ -118,10 +119,9 @@ export interface Store extends Repositories {
   readonly counters: StatementCounter;
   /**
    * One unit of work: on SQLite group-committed with others (see sqlite/group-commit.ts), on PostgreSQL one
-   * pool transaction. `lingerMs`: the unit may wait that long to join a commit another starts — for
-   * bookkeeping whose caller waits for nobody (on PostgreSQL when its writes are all joinable).
+   * pool transaction. `kind` says what the unit is; the store commits it accordingly (unit-commits.ts).
    */
-  transaction<T>(fn: (repos: Repositories) => Promise<T>, options?: UnitOptions): Promise<T>;
+  transaction<T>(fn: (repos: Repositories) => Promise<T>, kind?: UnitKind): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -191,11 +191,12 @@ export function createStore(connection: Connection, options: StoreOptions): Stor
     idempotency: new KyselyIdempotencyStore(connection.db),
     batcher: null,
     counters: connection.counters,
-    transaction: (fn, unit) =>
+    transaction: (fn, kind) =>
       inTransaction(
         (work) =>
           connection.db.transaction().execute(async (trx) => {
-            if (unit?.lingerMs) await lingerCommit(trx, unit.lingerMs);
+            const lingerMs = unitCommit(kind).lingerMs;
+            if (lingerMs) await lingerCommit(trx, lingerMs);
             return work(trx);
           }),
         fn,
@@ -221,13 +222,13 @@ function createSqliteStore(connection: Connection, statements: NonNullable<Conne
   return {
     ...base,
     // A request's series claim and its record: one unit, one durable commit before it is sent.
-    acquirerRequests: new KyselyAcquirerRequestsRepository(batched, connection.dialect, (work) => batcher.run(work, REPLAYABLE_UNIT)),
+    acquirerRequests: new KyselyAcquirerRequestsRepository(batched, connection.dialect, (work) => batcher.run(work, UNIT_COMMITS.rerunnable)),
     dialect: connection.dialect,
     db: connection.db,
     idempotency: new KyselyIdempotencyStore(batched),
     batcher,
     counters: connection.counters,
-    transaction: (fn, unit) => inTransaction((work) => batcher.run(work, unit), fn, connection.dialect, options, notify),
+    transaction: (fn, kind) => inTransaction((work) => batcher.run(work, unitCommit(kind)), fn, connection.dialect, options, notify),
     ping: () => connection.ping(),
     async close() {
       await batcher.drain();

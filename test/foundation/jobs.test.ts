@@ -429,19 +429,13 @@ for (const kind of await availableStores()) {
       let afterCommits = 0;
       // Queued in one turn: one group commit on SQLite, the failing unit after the other.
       const [first, second] = await Promise.allSettled([
-        t.store.transaction(
-          async (repos) => {
-            await repos.jobs.enqueue({ kind, payload: { name: 'kept' } });
-            repos.afterCommit(() => afterCommits++);
-          },
-          { replayable: true },
-        ),
-        t.store.transaction(
-          async () => {
-            throw new Error('the second unit fails');
-          },
-          { replayable: true },
-        ),
+        t.store.transaction(async (repos) => {
+          await repos.jobs.enqueue({ kind, payload: { name: 'kept' } });
+          repos.afterCommit(() => afterCommits++);
+        }, 'rerunnable'),
+        t.store.transaction(async () => {
+          throw new Error('the second unit fails');
+        }, 'rerunnable'),
       ]);
       assert.equal(first.status, 'fulfilled');
       assert.equal(second.status, 'rejected');

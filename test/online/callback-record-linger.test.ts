@@ -1,13 +1,14 @@
 /**
  * The answer a MIT's drive job applies, and the delivered callback's record — the attempt, the row's
- * counters and its job's end — are each one commit that may linger (src/shared/unit-of-work.ts):
+ * counters and its job's end — are each one commit that may linger (src/storage/unit-commits.ts):
  * unless a commit is due to start, it waits for the next one another unit starts instead of paying
  * its own (on SQLite the group commit, whose rules are tested in sqlite-driver.test.ts; on
  * PostgreSQL the next joinable statement). Both stores record the delivery.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { DELIVERY_RECORD_UNIT, JOB_ANSWER_UNIT, type UnitOptions } from '../../src/shared/unit-of-work.js';
+import type { UnitKind } from '../../src/shared/unit-of-work.js';
+import { unitCommit } from '../../src/storage/unit-commits.js';
 import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
 import { mitBody, storedCard } from './cit-flows.js';
@@ -32,10 +33,10 @@ for (const kind of await availableStores()) {
       const { subscriptionId } = await storedCard(t, m, 'cust-linger');
       const store = t.runtime.store;
       const original = store.transaction.bind(store);
-      const units: UnitOptions[] = [];
-      store.transaction = ((fn: Parameters<typeof original>[0], unit?: UnitOptions) => {
-        units.push(unit ?? {});
-        return original(fn, unit);
+      const units: Array<UnitKind | undefined> = [];
+      store.transaction = ((fn: Parameters<typeof original>[0], kind?: UnitKind) => {
+        units.push(kind);
+        return original(fn, kind);
       }) as typeof store.transaction;
       try {
         const path = rx.newPath('linger');
@@ -49,8 +50,8 @@ for (const kind of await availableStores()) {
         }, 'the delivery recorded');
         assert.equal(Number(row.attempts), 1);
         assert.deepEqual(
-          units.filter((u) => u.lingerMs !== undefined),
-          [JOB_ANSWER_UNIT, DELIVERY_RECORD_UNIT],
+          units.filter((kind) => unitCommit(kind).lingerMs !== undefined),
+          ['background-answer', 'delivery-record'],
           'the answer applied by the drive job, then the record: each one commit, allowed to linger (and to run again: they write only through their repositories)',
         );
       } finally {

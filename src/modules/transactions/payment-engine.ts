@@ -45,7 +45,7 @@ import type { Effect } from '../../shared/effect.js';
 import type { EventsLog } from '../../shared/events-log.js';
 import { newId, newTransactionId } from '../../shared/ids.js';
 import { withNewIdsOnCollision } from '../../shared/errors.js';
-import { JOB_ANSWER_UNIT, REPLAYABLE_UNIT, type UnitOptions } from '../../shared/unit-of-work.js';
+import type { UnitKind } from '../../shared/unit-of-work.js';
 import type { EventOutbox } from '../events/event-outbox.js';
 import type { PaymentMethod } from '../payment-methods/payment-method.js';
 import {
@@ -192,7 +192,7 @@ export const BEFORE_CALL_BUDGET_MS = 30_000;
 
 export interface EngineDeps<R extends PipelineRepos> {
   transactions: TransactionsRepository;
-  transaction<T>(fn: (repos: R) => Promise<T>, unit?: UnitOptions): Promise<T>;
+  transaction<T>(fn: (repos: R) => Promise<T>, kind?: UnitKind): Promise<T>;
   /** Which connector and agreement a payment goes to (acquirer-routing.ts). */
   routing: AcquirerRouting;
   /** The store's acquirer requests, read outside a commit (the at-most-once record, requests in doubt). */
@@ -384,7 +384,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
           fresh.map((b) => driveRecordOf(b.request, b.committed, b.operation)),
         );
         for (const b of fresh) await b.request.inCommit?.(repos, b.transaction);
-      }, REPLAYABLE_UNIT);
+      }, 'rerunnable');
       return made;
     });
     // What was just committed, as committed: no read back (a batch of 500 would be 500 reads).
@@ -1083,8 +1083,7 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
       return { operation: answered, transaction: after, follow: next, becameFinal };
     };
     // Applied by its job, nobody waits for this commit but the callback: it may share the next one.
-    const unit = job ? JOB_ANSWER_UNIT : REPLAYABLE_UNIT;
-    const applied = await this.deps.transaction(answerIn, unit);
+    const applied = await this.deps.transaction(answerIn, job ? 'background-answer' : 'rerunnable');
     this.deps.events?.logEvent('payment.answered', answeredEvent(applied.transaction, applied.operation, applied.follow));
     if (applied.becameFinal) for (const observe of this.observers) observe(applied.transaction);
     return applied;

@@ -46,7 +46,7 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import { DeadlineTimer } from '../../shared/deadline-timer.js';
-import type { UnitOptions } from '../../shared/unit-of-work.js';
+import type { UnitOptions } from '../unit-commits.js';
 import type { Database } from '../schema.js';
 import type { SqliteHandle, SqliteRunResult, SqliteStatement as Statement } from './handle.js';
 import { StatementCounter } from '../statement-counter.js';
