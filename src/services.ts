@@ -276,7 +276,7 @@ export function buildServices(deps: ServiceDeps): Services {
     events,
   });
   // Capture, refund, void and renew: the lifecycle flow decides, the engine moves the money.
-  const operations = new OperationsService<Repositories>({ transactions: store.transactions, engine: payments });
+  const operations = new OperationsService<Repositories>({ transactions: store.transactions, payments });
   // The backlog bound (INTERFACE §3): asynchronous work is refused with 503 while due jobs are at it.
   const backlog = new BacklogGauge({
     count: (now, limit) => store.jobs.countBacklog(now, limit),
@@ -337,7 +337,6 @@ export function buildServices(deps: ServiceDeps): Services {
     paymentMethods,
     payments,
     urlPolicy: callbackUrlPolicy,
-    engine: payments,
     clock,
   });
   payments.declareEffects('TERMINAL_SALE', (repos, transaction) => sales.saleFinal(repos, transaction));
@@ -382,7 +381,7 @@ export function buildServices(deps: ServiceDeps): Services {
     paymentMethods,
     subscriptions,
     urlPolicy: callbackUrlPolicy,
-    authorization: payments,
+    payments,
     clock,
     findSubscription: (accountId, id) => store.subscriptions.findById(accountId, id),
     // preAuthUrl and the EXPIRED report: the callbacks' sender, Authorization value and delivery (INTERFACE §11.2).
@@ -470,7 +469,7 @@ export function buildServices(deps: ServiceDeps): Services {
   const mit = new MitService<Repositories>({
     subscriptions,
     urlPolicy: callbackUrlPolicy,
-    authorization: payments,
+    payments,
     overload: backlog,
     ingestion: new IngestionCap({
       caps: { mit: deps.config.mitCapPerMinute, mitBatch: deps.config.mitBatchCapPerMinute },
@@ -500,7 +499,7 @@ export function buildServices(deps: ServiceDeps): Services {
     ...terminalsRoutes(terminals),
     ...transactionsRoutes(transactions, new TimelineService({ transactions, timeline: new KyselyTimelineRepository(store.db) })),
     ...operationsRoutes(operations),
-    ...inDoubtRoutes(new InDoubtService({ engine: payments })),
+    ...inDoubtRoutes(new InDoubtService({ payments })),
     ...webhooksRoutes(webhooks),
     ...salesRoutes(sales),
     ...subscriptionsRoutes(subscriptions),

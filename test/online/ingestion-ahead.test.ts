@@ -138,7 +138,7 @@ describe('MIT service counting ahead', () => {
         requireChargeableMany: async (_account, ids) => new Map(ids.map((id) => [id, chargeable])),
       },
       urlPolicy: { check: options.url ?? (async () => undefined) },
-      authorization: { submitMany },
+      payments: { submitMany },
       overload: { isOverloaded: async () => false, retryAfterSeconds: () => 5 },
       ingestion: new IngestionCap({ caps: { mit: options.cap ?? 10, mitBatch: 100 }, clock, counters }),
     });

@@ -33,7 +33,8 @@ export interface MitDeps<R extends MitRepos> {
   };
   /** Callback URL rule (approved domain; no private address outside sandbox): 422 on `field`. */
   urlPolicy: { check(field: string, url: string, domain: string): Promise<void> };
-  authorization: {
+  /** The payment engine. */
+  payments: {
     submitMany(requests: PaymentRequest<R>[]): Promise<Transaction[]>;
   };
   /** The backlog bound: while it is reached, a MIT or a batch is refused (503) before anything is read or stored. */
@@ -158,7 +159,7 @@ export class MitService<R extends MitRepos = MitRepos> {
       await this.deps.ingestion.takeInCommit(repos, accountId, channel, requests.length);
     };
     try {
-      const created = await this.deps.authorization.submitMany([{ ...first, inCommit }, ...requests.slice(1)]);
+      const created = await this.deps.payments.submitMany([{ ...first, inCommit }, ...requests.slice(1)]);
       if (!committed) await ahead?.giveBack();
       return created;
     } catch (err) {

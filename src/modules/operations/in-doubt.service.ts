@@ -10,16 +10,16 @@ import type { PaymentEngine, PipelineRepos } from '../transactions/payment-engin
 import type { Operation, Transaction } from '../transactions/transaction.js';
 
 export class InDoubtService<R extends PipelineRepos> {
-  constructor(private readonly deps: { engine: PaymentEngine<R> }) {}
+  constructor(private readonly deps: { payments: PaymentEngine<R> }) {}
 
   /** Oldest first, at most `limit`; of one account when given. */
   list(limit: number, accountId?: string): Promise<AcquirerRequest[]> {
-    return this.deps.engine.listInDoubt(limit, accountId);
+    return this.deps.payments.listInDoubt(limit, accountId);
   }
 
   /** Applies the operator's finding; 404 when the operation is not (or no longer) in doubt. */
   async resolve(operationId: string, resolution: InDoubtResolution): Promise<{ operation: Operation; transaction: Transaction | null }> {
-    const result = await this.deps.engine.resolveInDoubt(operationId, resolution);
+    const result = await this.deps.payments.resolveInDoubt(operationId, resolution);
     if (result.outcome !== 'answered') throw notFound('operation in doubt');
     return { operation: result.operation, transaction: result.transaction };
   }

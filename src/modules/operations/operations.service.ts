@@ -42,7 +42,7 @@ export interface LifecycleRepos extends PipelineRepos {
 
 export interface OperationsDeps<R extends LifecycleRepos> {
   transactions: TransactionsRepository;
-  engine: PaymentEngine<R>;
+  payments: PaymentEngine<R>;
 }
 
 const refused = (r: Refusal): OperationResult => ({ operationId: null, success: false, state: 'FAILED', errorCode: { code: r.code, message: r.message } });
@@ -78,7 +78,7 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     if (refusal) return refused(refusal);
     // voidRemaining: the capture's success voids the uncaptured rest (recorded with the capture: it survives a crash).
     return this.single(tx, 'CAPTURE', drive, async (repos, now) => {
-      const reserved = await this.deps.engine.reserveFor(repos, tx, 'CAPTURE', input.amount, now);
+      const reserved = await this.deps.payments.reserveFor(repos, tx, 'CAPTURE', input.amount, now);
       const chain = input.voidRemaining === true ? 'VOID_REMAINING' : null;
       return reserved && { operation: this.operation(primaryOperationId, tx, 'CAPTURE', input.amount, now, effect, chain), reserved };
     });
@@ -90,7 +90,7 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     if (recovered) return recovered[0]!;
     const refusal = refusalOf(tx, 'VOID');
     if (refusal) return refused(refusal);
-    if (input.amount !== -1 && input.amount < uncaptured(tx) && !(await this.deps.engine.partialVoids(tx))) {
+    if (input.amount !== -1 && input.amount < uncaptured(tx) && !(await this.deps.payments.partialVoids(tx))) {
       return refused({
         code: 'NOT_SUPPORTED_FOR_PAYMENT_METHOD',
         message: `This transaction's acquirer voids whole authorizations only: void with amount -1 (or ${uncaptured(tx)}, all that is left uncaptured).`,
@@ -99,11 +99,11 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     return this.single(tx, 'VOID', drive, async (repos, now) => {
       const operation = (amount: number) => this.operation(primaryOperationId, tx, 'VOID', amount, now, effect);
       if (input.amount !== -1) {
-        const reserved = await this.deps.engine.reserveFor(repos, tx, 'VOID', input.amount, now);
+        const reserved = await this.deps.payments.reserveFor(repos, tx, 'VOID', input.amount, now);
         return reserved && { operation: operation(input.amount), reserved };
       }
       // -1: whatever is left uncaptured (the transaction as reserved is not read back: the drive reads it).
-      const rest = await this.deps.engine.reserveRest(repos, tx.id, now);
+      const rest = await this.deps.payments.reserveRest(repos, tx.id, now);
       return rest > 0 ? { operation: operation(rest), reserved: null } : null;
     });
   }
@@ -134,17 +134,17 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     if (recovered) return { success: recovered.every((r) => r.success), operations: recovered };
     const refusal = refusalOf(tx, 'REFUND');
     if (refusal) return { success: false, operations: [refused(refusal)] };
-    const engine = this.deps.engine;
+    const payments = this.deps.payments;
     let reserved: Transaction | null = null;
-    const decided = await engine.record(async (repos, now): Promise<Decision> => {
-      reserved = await engine.reserve(repos, tx.id, 'REFUND', input.amount, now);
+    const decided = await payments.record(async (repos, now): Promise<Decision> => {
+      reserved = await payments.reserve(repos, tx.id, 'REFUND', input.amount, now);
       if (!reserved) return { refusal: await this.refusalAfterMiss(repos, tx, 'REFUND') };
       // The reservation above holds the transaction row (PostgreSQL row lock; SQLite writes are
       // serial), so the allocation below sees every committed refund and races with none.
       let left = input.amount;
       const operations: Operation[] = [];
       const part = (amount: number, referenceOperationId: string | null) =>
-        engine.newOperation(tx, 'REFUND', amount, { at: now, referenceOperationId, idempotencyKey: effectPart(effect, operations.length)?.key ?? null });
+        payments.newOperation(tx, 'REFUND', amount, { at: now, referenceOperationId, idempotencyKey: effectPart(effect, operations.length)?.key ?? null });
       for (const { operation: capture, refundable } of await repos.lifecycle.refundableCaptures(tx.id)) {
         if (left === 0) break;
         const amount = Math.min(left, refundable);
@@ -161,7 +161,7 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     // The first part is driven with what the record commit left (no read); the next ones read the
     // transaction as the answers before them left it.
     for (const [i, op] of decided.operations.entries()) {
-      results.push(resultOf(await engine.drive(op.id, i === 0 ? knownToDrive(drive, reserved, op) : undefined)));
+      results.push(resultOf(await payments.drive(op.id, i === 0 ? knownToDrive(drive, reserved, op) : undefined)));
     }
     return { success: results.every((r) => r.success), operations: results };
   }
@@ -178,14 +178,14 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     reserve: (repos: R, now: string) => Promise<{ operation: Operation; reserved: Transaction | null } | null>,
   ): Promise<OperationResult> {
     let reserved: Transaction | null = null;
-    const decided = await this.deps.engine.record(async (repos, now): Promise<Decision> => {
+    const decided = await this.deps.payments.record(async (repos, now): Promise<Decision> => {
       const made = await reserve(repos, now);
       reserved = made?.reserved ?? null;
       return made ? { operations: [made.operation] } : { refusal: await this.refusalAfterMiss(repos, tx, action) };
     });
     if ('refusal' in decided) return refused(decided.refusal);
     const operation = decided.operations[0]!;
-    return resultOf(await this.deps.engine.drive(operation.id, knownToDrive(drive, reserved, operation)));
+    return resultOf(await this.deps.payments.drive(operation.id, knownToDrive(drive, reserved, operation)));
   }
 
   /** A capture, void or renew of `amount`, referring to the transaction's authorization (or sale). */
@@ -198,7 +198,7 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     effect: Effect | null,
     chain: 'VOID_REMAINING' | null = null,
   ): Operation {
-    return this.deps.engine.newOperation(tx, action, amount, { at: now, referenceOperationId: primaryOperationId, idempotencyKey: effect?.key ?? null, chain });
+    return this.deps.payments.newOperation(tx, action, amount, { at: now, referenceOperationId: primaryOperationId, idempotencyKey: effect?.key ?? null, chain });
   }
 
   /**
@@ -214,7 +214,7 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     const results: OperationResult[] = [];
     for (const op of mine)
       results.push(
-        op.state === 'PROCESSING' ? resultOf(await this.deps.engine.drive(op.id)) : resultOf({ outcome: 'answered', operation: op, transaction: null }),
+        op.state === 'PROCESSING' ? resultOf(await this.deps.payments.drive(op.id)) : resultOf({ outcome: 'answered', operation: op, transaction: null }),
       );
     return results;
   }

@@ -69,8 +69,8 @@ export interface SaleRepos {
   jobs: JobQueue;
 }
 
-/** The payment engine (PaymentEngine), as the terminal needs it. */
-export interface TerminalPayments {
+/** The payment engine (PaymentEngine), as terminal sales need it. */
+export interface TerminalPayments<R> {
   /**
    * An existing open transaction whose card just arrived: attaches the payment method, persists
    * the operation, calls the acquirer outside any DB transaction, applies the answer and
@@ -78,6 +78,8 @@ export interface TerminalPayments {
    * the acquirer's answer is unknown; the pipeline's job keeps asking).
    */
   charge(existing: Transaction, input: { paymentMethod: PaymentMethod; instrument?: Instrument; operation: 'SALE' | 'PAYOUT' }): Promise<Transaction>;
+  /** A sale's move without an acquirer (dispatch, abort, expiry, lost tap): the engine is the one writer of a transaction's state. */
+  moveInCommit(repos: R, tx: Pick<Transaction, 'id' | 'state'>, event: TransactionEvent, errorCode: string | null, now: string): Promise<Transaction | null>;
 }
 
 /** PAYMENT: authorization and capture in one SALE operation; PAYOUT: funds to the presented card. */
@@ -95,13 +97,9 @@ export interface SalesDeps<R extends SaleRepos> {
     /** The card as just presented (with its CVC) for this one acquirer call. */
     cardInstrument(card: CardInput): Instrument;
   };
-  payments: TerminalPayments;
+  payments: TerminalPayments<R>;
   /** The callback URL policy (approved domain; no internal addresses outside the sandbox): throws a 422 on `field`. */
   urlPolicy?: { check(field: string, url: string, domain: string): Promise<void> };
-  /** The payment engine, the one writer of a transaction's state: a sale's moves without an acquirer (dispatch, abort, expiry, lost tap). */
-  engine: {
-    moveInCommit(repos: R, tx: Pick<Transaction, 'id' | 'state'>, event: TransactionEvent, errorCode: string | null, now: string): Promise<Transaction | null>;
-  };
   clock: Clock;
   /** How long a terminal waits for a card (service clock). Default 2 minutes. */
   terminalTimeoutMs?: number;
@@ -206,7 +204,7 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
       if (!(await repos.sales.moveStage(transactionId, sale.stage, transition.next, { dispatchedAt: now, expiresAt: iso(expiresAtMs), updatedAt: now })))
         return;
       // A sale not yet dispatched has a PENDING transaction (its stage claim above says so).
-      await this.deps.engine.moveInCommit(repos, { id: transactionId, state: 'PENDING' }, transition.transaction!, null, now);
+      await this.deps.payments.moveInCommit(repos, { id: transactionId, state: 'PENDING' }, transition.transaction!, null, now);
       await repos.jobs.enqueue(newJob(SALE_EXPIRE_JOB, { transactionId }, { runAt: expiresAtMs, dedupeKey: `${SALE_EXPIRE_JOB}:${transactionId}` }));
     });
   }
@@ -437,7 +435,7 @@ export class SalesService<R extends SaleRepos = SaleRepos> {
   private async failTransaction(repos: R, sale: TerminalSale, event: TransactionEvent, errorCode: string, now: string): Promise<'ended'> {
     const tx = await repos.transactions.findById(sale.accountId, sale.transactionId);
     if (!tx) throw new Error(`sale ${sale.transactionId}: its transaction vanished`);
-    if (!(await this.deps.engine.moveInCommit(repos, tx, event, errorCode, now)))
+    if (!(await this.deps.payments.moveInCommit(repos, tx, event, errorCode, now)))
       throw new Error(`sale ${sale.transactionId}: its transaction moved meanwhile`);
     return 'ended';
   }

@@ -87,7 +87,8 @@ export interface SessionsDeps {
   outbound: SessionOutbound;
   /** Callback URL rule (approved domain; no private address outside sandbox): 422 on `field`. */
   urlPolicy: { check(field: string, url: string, domain: string): Promise<void> };
-  authorization: { authorize(request: PaymentRequest<SessionRepos>): Promise<Transaction> };
+  /** The payment engine. */
+  payments: { authorize(request: PaymentRequest<SessionRepos>): Promise<Transaction> };
   clock: Clock;
 }
 
@@ -434,7 +435,7 @@ export class SessionsService {
           : 'card' in input
             ? await this.deps.paymentMethods.storeCard(attempt.accountId, { customerId: attempt.customerId, card: input.card })
             : await this.deps.paymentMethods.storeWallet(attempt.accountId, { customerId: attempt.customerId, type: input.wallet });
-      const transaction = await this.deps.authorization.authorize({
+      const transaction = await this.deps.payments.authorize({
         accountId: attempt.accountId,
         pointOfSaleId: attempt.pointOfSaleId,
         flow: 'CIT',
