@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { newId } from '../../src/shared/ids.js';
 import type { CardDetails } from '../../src/modules/payment-methods/payment-method.js';
 import { availableStores } from '../support/stores.js';
+import { claimSeriesStatement } from '../../src/storage/repositories/payment-methods.js';
 import { iso, newOperation, newPointOfSale, newTransaction, openTestStore, seedAccount, T0, type TestStore } from '../foundation/fixtures.js';
 
 for (const kind of await availableStores()) {
@@ -55,8 +56,10 @@ for (const kind of await availableStores()) {
       if (reference) await t.store.paymentMethods.recordSeries(accountId, id, { type: 'recurring', reference, agreementId: 'agr-1' });
       return id;
     }
-    const claim = (id: string, op: string, atMs: number, staleBeforeMs = T0 - 1) =>
-      t.store.paymentMethods.claimSeries(accountId, id, op, iso(atMs), iso(staleBeforeMs));
+    // The claim statement recordSendingInSeries runs, alone: the reference when claimed.
+    const claim = async (id: string, op: string, atMs: number, staleBeforeMs = T0 - 1) =>
+      (await claimSeriesStatement.executeTakeFirst(t.store.db, { accountId, id, operationId: op, at: iso(atMs), staleBefore: iso(staleBeforeMs) }))
+        ?.seriesReference ?? null;
 
     test('a claim reads the latest reference; another operation waits until the answer moves it on', async () => {
       const card = await storedCard('auth-1');
@@ -131,7 +134,11 @@ for (const kind of await availableStores()) {
       assert.equal(await claim(bare, 'op-a', T0), null);
       const card = await storedCard('auth-1');
       const other = (await seedAccount(t.store)).id;
-      assert.equal(await t.store.paymentMethods.claimSeries(other, card, 'op-x', iso(T0), iso(T0 - 1)), null);
+      assert.equal(
+        (await claimSeriesStatement.executeTakeFirst(t.store.db, { accountId: other, id: card, operationId: 'op-x', at: iso(T0), staleBefore: iso(T0 - 1) })) ??
+          null,
+        null,
+      );
       assert.equal(await claim(card, 'op-a', T0), 'auth-1', 'the failed claims left it free');
     });
   });

@@ -4,6 +4,7 @@ import { API, startTestRuntime, type TestClient, type TestMerchant, type TestRun
 import type { StoreKind } from '../support/stores.js';
 import { storedCard } from '../online/cit-flows.js';
 import { CARDS, waitFor } from '../online/helpers.js';
+import { storedEvents } from '../support/events.js';
 
 export { CARDS, waitFor };
 export const LATER_MIT_DECLINED = '4000000000000341';
@@ -80,7 +81,7 @@ export function waitForCharge(api: TestClient, agreementId: string, done: (charg
 
 /** Events of one account in the outbox, oldest first. */
 export async function eventsOf(t: TestRuntime, accountId: string): Promise<Array<{ event: string; data: any }>> {
-  const all = await t.runtime.store.events.listSince(null, 10_000);
+  const all = await storedEvents(t.runtime.store);
   return all.filter((e) => e.accountId === accountId).map((e) => ({ event: e.event, data: e.data as any }));
 }
 

@@ -699,7 +699,7 @@ for (const kind of await availableStores()) {
         const zero = newOperation(tx, { amount: 0 });
         const max = newOperation(tx, { amount: MAX });
         await t.store.transactions.insertOperations([zero, max]);
-        assert.equal((await t.store.transactions.findOperation(tx.id, max.id))?.amount, MAX);
+        assert.equal((await t.store.transactions.operationsOf(tx.id)).find((o) => o.id === max.id)?.amount, MAX);
       });
 
       test('billing plans: amount ≥ 1, maxAttempts and interval frequency 1..31, known period and capture mode', async () => {

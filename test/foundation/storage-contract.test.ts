@@ -400,7 +400,7 @@ for (const kind of await availableStores()) {
         assert.equal(first.transaction?.state, 'SUCCESS');
         assert.equal(first.transaction?.authorizedAmount, 700, 'the row as updated');
         assert.deepEqual(first.transaction, await t.store.transactions.findById(opsAccount, tx.id), 'exactly the stored row');
-        assert.equal((await t.store.transactions.findOperation(tx.id, auth.id))?.acquirerReference, 'ref-1');
+        assert.equal((await t.store.transactions.operationsOf(tx.id)).find((o) => o.id === auth.id)?.acquirerReference, 'ref-1');
 
         // Answered already, and the transaction is no longer PENDING or PROCESSING: neither applies.
         const again = await t.store.transactions.applyAnswer(answer, success, asRead);
@@ -447,7 +447,7 @@ for (const kind of await availableStores()) {
         const first = await commit(stored);
         assert.deepEqual(first, expected, 'the row the answer leaves');
         assert.deepEqual(await t.store.transactions.findById(opsAccount, tx.id), expected, 'as stored');
-        assert.equal((await t.store.transactions.findOperation(tx.id, auth.id))?.state, 'SUCCESS');
+        assert.equal((await t.store.transactions.operationsOf(tx.id)).find((o) => o.id === auth.id)?.state, 'SUCCESS');
         assert.equal(await eventsOf(auth.id), 1);
 
         // The same answer again: the operation is no longer PROCESSING.
@@ -461,7 +461,7 @@ for (const kind of await availableStores()) {
         const corrected = await commit(stored, { ...answer, id: late.id }, ['SUCCESS']);
         assert.equal(corrected.authorizedAmount, 1800, 'added to the row as stored, not to the stale read');
         assert.deepEqual(await t.store.transactions.findById(opsAccount, tx.id), corrected);
-        assert.equal((await t.store.transactions.findOperation(tx.id, late.id))?.state, 'SUCCESS');
+        assert.equal((await t.store.transactions.operationsOf(tx.id)).find((o) => o.id === late.id)?.state, 'SUCCESS');
       });
 
       test('reserve on the row as read: a reservation is stored with its commit; a stale read is corrected; one that does not fit is null and changes nothing', async () => {

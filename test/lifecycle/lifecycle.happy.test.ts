@@ -5,6 +5,7 @@ import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../s
 import { ScriptedAcquirer } from '../support/scripted-acquirer.js';
 import { availableStores } from '../support/stores.js';
 import { capture, detail, eventually, ok, refund, refusedWith, renew, seedAuthorized, stored, voidTx } from './fixtures.js';
+import { storedEvents } from '../support/events.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -22,7 +23,7 @@ for (const kind of await availableStores()) {
     // The lifecycle events of one transaction (other modules append their own, e.g. transaction.success.v1).
     const LIFECYCLE_EVENTS = ['transaction.captured.v1', 'transaction.refunded.v1', 'transaction.voided.v1', 'transaction.renewed.v1'];
     const eventsOf = async (transactionId: string) =>
-      (await t.runtime.store.events.listSince(null, 10_000)).filter(
+      (await storedEvents(t.runtime.store)).filter(
         (e) => LIFECYCLE_EVENTS.includes(e.event) && (e.data as { transaction?: { id: string } }).transaction?.id === transactionId,
       );
 

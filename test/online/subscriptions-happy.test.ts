@@ -4,6 +4,7 @@ import { API, startTestRuntime, type TestClient, type TestMerchant, type TestRes
 import { availableStores } from '../support/stores.js';
 import { card, CARDS, sleep, startReceiver, waitFor } from './helpers.js';
 import { citBody, complete, mitBody, ok, storedCard } from './cit-flows.js';
+import { storedEvents } from '../support/events.js';
 
 /** A CIT session that stores a card expiring at the end of `expiryMonth`/`expiryYear`; returns its subscription. */
 async function storedCardExpiring(t: TestRuntime, api: TestClient, m: TestMerchant, customerId: string, expiryMonth: number, expiryYear: number) {
@@ -137,7 +138,7 @@ for (const kind of await availableStores()) {
         ok(await m.api.post(`${API}/webhooks`, { url: rx.url(path), events: ['subscription.disabled.v1'], secret }), 'register webhook');
         const third = await storedCard(t, m, 'cust-3');
         const eventsOf = async () =>
-          (await t.runtime.store.events.listSince(null, 10_000)).filter(
+          (await storedEvents(t.runtime.store)).filter(
             (e) => e.event === 'subscription.disabled.v1' && (e.data as { subscription?: { id: string } }).subscription?.id === third.subscriptionId,
           );
         assert.deepEqual(await eventsOf(), [], 'no event while ACTIVE');

@@ -9,6 +9,7 @@ import { TRANSFER_READY_EVENT } from '../../src/modules/settlements/settlement.j
 import { API, startTestRuntime, type TestMerchant, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
 import { authorize, capture, DECIMAL_2, FEE_TYPES, minor, refund, runSettlements, terminalPayment, walk } from './support.js';
+import { storedEvents } from '../support/events.js';
 
 const TRANSFER_KEYS = [
   'id',
@@ -185,7 +186,7 @@ for (const kind of await availableStores()) {
     });
 
     test('a transfer-ready event per transfer, in the outbox with the transfer', async () => {
-      const events = (await t.runtime.store.events.listSince(null, 1000)).filter((e) => e.event === TRANSFER_READY_EVENT);
+      const events = (await storedEvents(t.runtime.store)).filter((e) => e.event === TRANSFER_READY_EVENT);
       assert.deepEqual(events.map((e) => (e.data as any).settlementTransfer.id).sort(), transfers.map((tr) => tr.id).sort());
       const mine = events.find((e) => (e.data as any).settlementTransfer.id === transferOf(b, 'DKK').id)!;
       assert.equal(mine.accountId, b.accountId);

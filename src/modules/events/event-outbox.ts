@@ -15,6 +15,4 @@ export interface OutboxEvent {
 export interface EventOutbox {
   /** Appends one event; returns its id. Call it on the repositories of a `store.transaction`. */
   append(accountId: string, event: string, data: unknown): Promise<string>;
-  /** Oldest first, strictly after `after` (createdAt, id); for relays and tests. */
-  listSince(after: { createdAt: string; id: string } | null, limit: number): Promise<OutboxEvent[]>;
 }

@@ -198,7 +198,12 @@ export class OperationsService<R extends LifecycleRepos = LifecycleRepos> implem
     effect: Effect | null,
     chain: 'VOID_REMAINING' | null = null,
   ): Operation {
-    return this.deps.payments.newOperation(tx, action, amount, { at: now, referenceOperationId: primaryOperationId, idempotencyKey: effect?.key ?? null, chain });
+    return this.deps.payments.newOperation(tx, action, amount, {
+      at: now,
+      referenceOperationId: primaryOperationId,
+      idempotencyKey: effect?.key ?? null,
+      chain,
+    });
   }
 
   /**

@@ -41,16 +41,10 @@ export interface PaymentMethodsRepository {
   /** The card's series at its acquirer, after an approved authorization of it (INTERFACE §12.3): deleted methods too. */
   /**
    * The card's series at its acquirer, after an approved authorization of it (INTERFACE §12.3):
-   * deleted methods too. With `claimedBy`, only while that operation holds the series (claimSeries),
+   * deleted methods too. With `claimedBy`, only while that operation holds the series (AcquirerRequestsRepository.recordSendingInSeries),
    * which it then releases: an answer that came after its claim was taken over changes nothing.
    */
   recordSeries(accountId: string, id: string, series: CardSeries, claimedBy?: string): Promise<void>;
-  /**
-   * Claims the card's series for `operationId`, whose request names its latest authorization: the
-   * current reference, or null when another operation holds a claim made at or after `staleBefore`
-   * (or the card has no series). One request per series is on the wire at a time.
-   */
-  claimSeries(accountId: string, id: string, operationId: string, at: string, staleBefore: string): Promise<string | null>;
   /** Gives the series back when `operationId` holds it (its request was declined, in doubt or never sent). */
   releaseSeries(accountId: string, id: string, operationId: string): Promise<void>;
 }

@@ -12,8 +12,6 @@ export interface SessionsRepository {
   findByClientKey(clientKey: string): Promise<Session | null>;
   /** Applies `changes` only while the session is in `expectedState`; false when it was not (lost a race). */
   updateIfState(id: string, expectedState: SessionState, changes: SessionChanges): Promise<boolean>;
-  /** PENDING sessions whose expiresAt is at or before `nowIso` (sweep after a clock jump). */
-  listExpirable(nowIso: string, limit: number): Promise<Session[]>;
   /**
    * A completing session's `subscription.id` (INTERFACE §11.2): the ACTIVE subscription takes the
    * new payment method (and the expected recurring `amount` when given), in the session's commit.

@@ -45,7 +45,7 @@ export interface AcquirerRequestsRepository {
   /** Records that the request is about to go out; false (nothing written) when one was recorded before: it may be out already. */
   recordSending(request: NewAcquirerRequest): Promise<boolean>;
   /**
-   * Claims the card's series for the request (as PaymentMethodsRepository.claimSeries) and, once
+   * Claims the card's series for the request (one request per series on the wire) and, once
    * claimed, records it (as recordSending): one request per series on the wire.
    */
   recordSendingInSeries(request: NewAcquirerRequest, series: SeriesOfRequest): Promise<SendingInSeries>;

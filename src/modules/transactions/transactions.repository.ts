@@ -109,7 +109,6 @@ export interface TransactionsRepository {
   /** Newest first (createdAt desc, id desc), strictly after `after`; `limit` rows at most. */
   list(accountId: string, filter: TransactionFilter, after: Keyset | null, limit: number): Promise<Transaction[]>;
   operationsOf(transactionId: string): Promise<Operation[]>;
-  findOperation(transactionId: string, operationId: string): Promise<Operation | null>;
   /**
    * A transaction with the id of its SUCCESS AUTHORIZATION or SALE operation (what capture, void
    * and renew refer to) and what driving its operations reads besides them, in one read.
@@ -146,8 +145,6 @@ export interface TransactionsRepository {
     change: { id: string; from: TransactionState[]; patch: TransactionResultPatch; delta?: AggregateDelta },
     asRead: Transaction,
   ): Promise<{ finished: boolean; transaction: Transaction | null }>;
-  /** Finishes an operation still PROCESSING; true when this call did it. */
-  finishOperation(id: string, patch: OperationResultPatch): Promise<boolean>;
   /** Operations in a final state, newest finalized first. */
   listFinalOperations(accountId: string, filter: OperationFilter, offset: number, limit: number): Promise<{ items: Operation[]; total: number }>;
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { EventOutbox, OutboxEvent } from '../../modules/events/event-outbox.js';
+import type { EventOutbox } from '../../modules/events/event-outbox.js';
 import { joinable } from '../postgres/write-combining.js';
 import { newId } from '../../shared/ids.js';
 import type { Database } from '../schema.js';
@@ -20,15 +20,5 @@ export class KyselyEventOutbox implements EventOutbox {
     const id = newId();
     await insertEvent.execute(this.db, { id, accountId, event, data: JSON.stringify(data), createdAt: new Date(this.now()).toISOString() });
     return id;
-  }
-
-  async listSince(after: { createdAt: string; id: string } | null, limit: number): Promise<OutboxEvent[]> {
-    let q = this.db.selectFrom('events').selectAll();
-    if (after) {
-      // A row value: the index scan starts at the position (an OR would be a filter on a scan from the start).
-      q = q.where((eb) => eb(eb.refTuple('createdAt', 'id'), '>', eb.tuple(after.createdAt, after.id)));
-    }
-    const rows = await q.orderBy('createdAt').orderBy('id').limit(limit).execute();
-    return rows.map((row) => ({ ...row, data: JSON.parse(row.data) as unknown }));
   }
 }

@@ -193,11 +193,6 @@ export class KyselyPaymentMethodsRepository implements PaymentMethodsRepository 
     else await recordClaimedSeriesStatement.execute(this.db, { ...params, claimedBy });
   }
 
-  async claimSeries(accountId: string, id: string, operationId: string, at: string, staleBefore: string): Promise<string | null> {
-    const row = await claimSeriesStatement.executeTakeFirst(this.db, { accountId, id, operationId, at, staleBefore });
-    return row?.seriesReference ?? null;
-  }
-
   async releaseSeries(accountId: string, id: string, operationId: string): Promise<void> {
     await releaseSeriesStatement.execute(this.db, { accountId, id, operationId });
   }
@@ -244,7 +239,12 @@ export interface SeriesClaim {
   staleBefore: string;
 }
 
-/** The claim of a card's series (PaymentMethodsRepository.claimSeries): the update, returning the reference when claimed. */
+/**
+ * The claim of a card's series for an operation whose request names its latest authorization
+ * (AcquirerRequestsRepository.recordSendingInSeries): the update, returning the current reference
+ * when claimed — none when another operation holds a claim made at or after `staleBefore`, or the
+ * card has no series. One request per series is on the wire at a time.
+ */
 export function claimSeriesQuery(db: QueryCreator<Database>, c: SeriesClaim) {
   return db
     .updateTable('paymentMethods')

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { type Kysely, type Selectable } from 'kysely';
 import type { Session, SessionState } from '../../modules/sessions/session.js';
 import type { SessionChanges, SessionsRepository } from '../../modules/sessions/sessions.repository.js';
 import type { Database, SessionsTable } from '../schema.js';
@@ -88,17 +88,5 @@ export class KyselySessionsRepository implements SessionsRepository {
       .where('state', '=', 'ACTIVE')
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
-  }
-
-  async listExpirable(nowIso: string, limit: number): Promise<Session[]> {
-    const rows = await this.db
-      .selectFrom('sessions')
-      .selectAll()
-      .where('state', '=', sql.lit('PENDING'))
-      .where('expiresAt', '<=', nowIso)
-      .orderBy('expiresAt')
-      .limit(limit)
-      .execute();
-    return rows.map(toSession);
   }
 }

@@ -279,7 +279,8 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
     return { finished: true, transaction: expected };
   }
 
-  async finishOperation(id: string, answer: OperationResultPatch): Promise<boolean> {
+  /** Finishes an operation still PROCESSING; true when this call did it. */
+  private async finishOperation(id: string, answer: OperationResultPatch): Promise<boolean> {
     const [result] = await finishOperationStatement.execute(this.db, finishValues(id, answer) as unknown as Record<string, unknown>);
     return Number((result as UpdateResult | undefined)?.numUpdatedRows) === 1;
   }
@@ -386,11 +387,6 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
   async operationsOf(transactionId: string): Promise<Operation[]> {
     const rows = await this.db.selectFrom('operations').selectAll().where('transactionId', '=', transactionId).orderBy('createdAt').orderBy('id').execute();
     return rows.map(toOperation);
-  }
-
-  async findOperation(transactionId: string, operationId: string): Promise<Operation | null> {
-    const row = await this.db.selectFrom('operations').selectAll().where('id', '=', operationId).where('transactionId', '=', transactionId).executeTakeFirst();
-    return row ? toOperation(row) : null;
   }
 
   async findWithPrimaryOperation(accountId: string, id: string): Promise<PrimaryOperationRead | null> {
