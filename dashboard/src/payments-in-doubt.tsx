@@ -1,5 +1,5 @@
 /**
- * Operator: payments in doubt (INTERFACE §12.4, docs/operations.md "Payments in doubt") — captures,
+ * Operator: payments in doubt (INTERFACE §12.4, docs/runbook.md "Payments in doubt") — captures,
  * refunds and payouts sent at most once to an acquirer that takes no request twice, whose answer
  * never came. Each is listed with what was sent and when; the operator checks with the acquirer and
  * marks it succeeded or failed after a confirmation that names the amount and the consequence. The

@@ -2,7 +2,7 @@
  * The business-event log port: one info line per thing that happened to money or to a delivery,
  * written once it is committed. Modules log through this port (never pino); the pino adapter is
  * in src/logger.ts. Every line carries `event` (the name below) and ids and codes only: never a
- * card number, a CVC, a credential or a body. docs/operations.md ("Logs") lists the events.
+ * card number, a CVC, a credential or a body. docs/runbook.md ("Logs") lists the events.
  */
 
 /** Event name → its fields. The same field names everywhere: transactionId, accountId, ... */

@@ -1,5 +1,5 @@
 /**
- * Logs that tell the story (docs/operations.md, "Logs"): a MOTO payment with its callback, its
+ * Logs that tell the story (docs/runbook.md, "Logs"): a MOTO payment with its callback, its
  * capture and refund, a declined payment, a webhook paused, a settlement run and dead jobs each
  * leave one info line with ids and codes, captured from the service's own pino logger; requests
  * answered 404 carry the path and 4xx the errorCode. No line holds the card number, the CVC, the
