@@ -17,6 +17,7 @@ import { ERROR_CATALOGUE } from '../../src/shared/errors.js';
 import type { RouteDef } from '../../src/shared/route.js';
 import { API, startTestRuntime, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
+import { closed } from '../support/closed-schema.js';
 
 type Json = Record<string, any>;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -30,16 +31,6 @@ const compile = (AjvCompiler as unknown as () => (externals: object, options: ob
   },
 );
 type ValidateFn = ((data: unknown) => boolean) & { errors?: unknown[] | null };
-
-/** A copy of a schema whose objects accept no property they do not name: a misspelt example field fails. */
-function closed(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(closed);
-  if (schema === null || typeof schema !== 'object') return schema;
-  const copy: Json = {};
-  for (const [key, value] of Object.entries(schema)) copy[key] = key === 'examples' ? value : closed(value);
-  if (copy.properties && copy.additionalProperties === undefined && copy.patternProperties === undefined) copy.additionalProperties = false;
-  return copy;
-}
 
 /** Every (path, schema) below `schema` that carries `examples`. */
 function schemasWithExamples(schema: unknown, path: string, found: Array<{ path: string; schema: Json }> = []) {

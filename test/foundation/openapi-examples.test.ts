@@ -22,6 +22,7 @@ import { TRANSACTION_ID_PATTERN } from '../../src/shared/ids.js';
 import { API, startTestRuntime, type TestClient, type TestResponse, type TestRuntime } from '../support/harness.js';
 import { ScriptedAcquirer } from '../support/scripted-acquirer.js';
 import { availableStores } from '../support/stores.js';
+import { closed } from '../support/closed-schema.js';
 
 type Json = Record<string, any>;
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -70,16 +71,6 @@ function deref(schema: unknown, doc: Json): unknown {
   return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'examples' ? v : deref(v, doc)]));
 }
 
-/** A copy of a schema whose objects accept no property they do not name. */
-function closed(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(closed);
-  if (schema === null || typeof schema !== 'object') return schema;
-  const copy: Json = {};
-  for (const [key, value] of Object.entries(schema)) copy[key] = key === 'examples' ? value : closed(value);
-  if (copy.properties && copy.additionalProperties === undefined && copy.patternProperties === undefined) copy.additionalProperties = false;
-  return copy;
-}
-
 const validatorOf = (schema: unknown, doc: Json): ValidateFn => compile({ schema: closed(deref(schema, doc)) as object });
 
 /** Every (where, media) of an operation that must carry an example: its request body and each response with a body. */
@@ -116,7 +107,8 @@ interface World {
   terminals: string[];
 }
 
-async function newAccount(t: TestRuntime, name: string): Promise<{ accountId: string; token: string }> {
+/** A new account, PENDING. */
+async function createAccount(t: TestRuntime, name: string): Promise<{ id: string }> {
   const { account } = must(
     await t.operator.post(`${API}/partner/accounts`, {
       name,
@@ -127,6 +119,11 @@ async function newAccount(t: TestRuntime, name: string): Promise<{ accountId: st
     }),
     'account',
   );
+  return account;
+}
+
+async function newAccount(t: TestRuntime, name: string): Promise<{ accountId: string; token: string }> {
+  const account = await createAccount(t, name);
   must(await t.operator.patch(`${API}/partner/accounts/${account.id}/activate`), 'activate');
   const { accessToken } = must(await t.operator.post(`${API}/partner/accounts/${account.id}/access-token`, { environment: 'test' }), 'token');
   return { accountId: account.id, token: accessToken };
@@ -381,17 +378,7 @@ async function objectsOf(w: World): Promise<Record<string, string>> {
 
 /** A fresh account: PENDING unless activated. */
 async function pendingAccount(t: TestRuntime): Promise<string> {
-  const name = `Pending-${randomBytes(3).toString('hex')}`;
-  return must(
-    await t.operator.post(`${API}/partner/accounts`, {
-      name,
-      email: `${name.toLowerCase()}@example.com`,
-      currencyCode: 'EUR',
-      timezone: 'UTC',
-      domain: 'example.com',
-    }),
-    'account',
-  ).account.id;
+  return (await createAccount(t, `Pending-${randomBytes(3).toString('hex')}`)).id;
 }
 
 /** Operations without a request body whose path needs an object of its own (it is changed, deleted, or in a particular state). */

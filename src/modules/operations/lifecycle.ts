@@ -112,3 +112,10 @@ export const OPERATION_TYPE_OF: Record<LifecycleAction, OperationType> = {
 
 /** Operation types whose SUCCESS moved funds that a refund can give back (each refunded in isolation). */
 export const REFUNDABLE_OPERATION_TYPES: readonly OperationType[] = ['CAPTURE', 'SALE'];
+
+/** The error of an operation in doubt (INTERFACE §12.4): it stays PROCESSING until an operator resolves it. */
+export const IN_DOUBT_ERROR = {
+  code: 'ACQUIRER_TIMEOUT',
+  message:
+    'The acquirer did not answer: the outcome is in doubt and the request is never sent again. The operation stays PROCESSING until an operator resolves it with the acquirer; its callback follows. Do not retry it.',
+} as const;

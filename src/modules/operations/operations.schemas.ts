@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { MAX_AMOUNT } from '../../shared/money.js';
 import { Nullable, PositiveAmount, StringEnum } from '../../shared/wire.js';
 import { OPERATION_STATES } from '../transactions/transaction.js';
+import { IN_DOUBT_ERROR } from './lifecycle.js';
 
 export const CaptureBody = Type.Object(
   {
@@ -46,11 +47,7 @@ export const CaptureResponse = operationResponse([
     operationId: '9f4b2c1d-6e3a-4b8f-a0d2-5c7e9b1f3a64',
     success: false,
     state: 'PROCESSING',
-    errorCode: {
-      code: 'ACQUIRER_TIMEOUT',
-      message:
-        'The acquirer did not answer: the outcome is in doubt and the request is never sent again. The operation stays PROCESSING until an operator resolves it with the acquirer; its callback follows. Do not retry it.',
-    },
+    errorCode: IN_DOUBT_ERROR,
   },
 ]);
 

@@ -21,7 +21,7 @@ import {
   type ReservationAmounts,
   type TransactionsRepository,
 } from '../transactions/transactions.repository.js';
-import { amountExceeds, type LifecycleAction, refusalOf, type Refusal, uncaptured } from './lifecycle.js';
+import { amountExceeds, IN_DOUBT_ERROR, type LifecycleAction, refusalOf, type Refusal, uncaptured } from './lifecycle.js';
 import type { LifecycleRepository } from './operations.repository.js';
 
 export interface OperationResult {
@@ -256,11 +256,7 @@ function resultOf(driven: DriveResult): OperationResult {
         operationId: op.id,
         success: false,
         state: 'PROCESSING',
-        errorCode: {
-          code: 'ACQUIRER_TIMEOUT',
-          message:
-            'The acquirer did not answer: the outcome is in doubt and the request is never sent again. The operation stays PROCESSING until an operator resolves it with the acquirer; its callback follows. Do not retry it.',
-        },
+        errorCode: { ...IN_DOUBT_ERROR },
       };
     }
     return driven.pending
