@@ -79,6 +79,7 @@ import { PaymentLinksService } from './modules/payment-links/payment-links.servi
 import { multiLinksRoutes } from './modules/multi-links/multi-links.routes.js';
 import { MultiLinksService } from './modules/multi-links/multi-links.service.js';
 import { subscriptionWire } from './modules/subscriptions/subscriptions.schemas.js';
+import { CardSubscriptions } from './modules/subscriptions/card-subscriptions.js';
 import { SubscriptionsService } from './modules/subscriptions/subscriptions.service.js';
 import { type BillingModule, createBillingModule } from './modules/billing/billing.module.js';
 import type { SessionRepos } from './modules/sessions/sessions.service.js';
@@ -207,12 +208,17 @@ export function buildServices(deps: ServiceDeps): Services {
     acquirerRequests: store.acquirerRequests,
   });
   const acquirer = deps.acquirer ?? new SimulatorAcquirer(deps.config.sandboxLatencyMs, deps.config.sandboxAcquirerLog ?? null);
-  // Deleting runs in one commit with its listeners (subscriptions on the method become INVALID).
+  // A card's deletion, block or expiry makes its subscriptions INVALID in that commit; an account update reinstates them.
+  const cardSubscriptions = new CardSubscriptions({ clock });
   const paymentMethods = new PaymentMethodsService({
     paymentMethods: store.paymentMethods,
     sealer,
     clock,
     transaction: (fn) => store.transaction(fn),
+    effects: {
+      deleted: (repos, accountId, id) => cardSubscriptions.invalidate(repos as Repositories, accountId, id, 'PAYMENT_METHOD_DELETED'),
+      updated: (repos, method) => cardSubscriptions.reinstate(repos as Repositories, method),
+    },
     luhnExempt: deps.config.sandbox ? THREEDS_SANDBOX_PANS : undefined,
   });
   // Callbacks and webhooks: private addresses only in the sandbox or when allowed (INTERFACE §8).
@@ -263,9 +269,7 @@ export function buildServices(deps: ServiceDeps): Services {
     transaction: (fn, unit) => store.transaction(fn, unit),
     // The cardholder blocked the merchant (Clearhaus 40420): no MIT may be sent for the card again.
     cardBlocked: (repos, tx) =>
-      tx.paymentMethodId
-        ? subscriptions.invalidateForPaymentMethod(repos, tx.accountId, tx.paymentMethodId, 'CARD_BLOCKED').then(() => undefined)
-        : Promise.resolve(),
+      tx.paymentMethodId ? cardSubscriptions.invalidate(repos, tx.accountId, tx.paymentMethodId, 'CARD_BLOCKED').then(() => undefined) : Promise.resolve(),
     routing: new AgreementRouting({ sandbox: acquirer, clearhaus: deps.clearhaus ?? null, agreements: acquirerAgreements, sandboxMode: deps.config.sandbox }),
     acquirerRequests: store.acquirerRequests,
     clock,
@@ -346,13 +350,9 @@ export function buildServices(deps: ServiceDeps): Services {
     subscriptions: store.subscriptions,
     transaction: (fn) => store.transaction(fn),
     paymentMethods,
+    cards: cardSubscriptions,
     clock,
   });
-  paymentMethods.onDeleted((repos, accountId, id) =>
-    subscriptions.invalidateForPaymentMethod(repos as Repositories, accountId, id, 'PAYMENT_METHOD_DELETED').then(() => undefined),
-  );
-  // Account updater (INTERFACE §11.4): subscriptions invalidated by the old expiry are ACTIVE again in the update's commit.
-  paymentMethods.onCardUpdated((repos, method) => subscriptions.reinstateForPaymentMethod(repos as Repositories, method).then(() => undefined));
   // The payment window's 3-D Secure (INTERFACE §13): only where the deployment has a 3DS Server.
   const threeDS = deps.threeDSServer
     ? new ThreeDSecureService({

@@ -3,7 +3,7 @@
  * `instrumentFor` opens it again, for the acquirer call of the moment.
  *
  * API used by other modules: storeCard, storeWallet, instrumentFor, cardInstrument, get, find,
- * list, delete, validateCard; onDeleted and onCardUpdated (composition hooks).
+ * list, delete, validateCard; a deletion's and an account update's effects in their commit.
  *
  * Account updater (INTERFACE §11.4): a card enrolled with setAccountUpdates takes the issuer's new
  * expiry or reissued card (`applyAccountUpdate`, the sandbox's simulated issuer) at once; every
@@ -38,11 +38,11 @@ export interface PaymentMethodRepos {
   paymentMethods: PaymentMethodsRepository;
 }
 
-/** Runs inside the commit that deletes a payment method (subscriptions on it become INVALID). */
-export type DeletionListener = (repos: PaymentMethodRepos, accountId: string, paymentMethodId: string) => Promise<void>;
-
-/** Runs inside the commit of an account update (subscriptions invalidated by the old expiry become ACTIVE again). */
-export type CardUpdateListener = (repos: PaymentMethodRepos, paymentMethod: PaymentMethod) => Promise<void>;
+/** What a card's deletion or account update does besides, in the same commit (its subscriptions: CardSubscriptions). */
+export interface CardChangeEffects {
+  deleted(repos: PaymentMethodRepos, accountId: string, paymentMethodId: string): Promise<unknown>;
+  updated(repos: PaymentMethodRepos, paymentMethod: PaymentMethod): Promise<unknown>;
+}
 
 /** The sandbox account updater's input: the issuer's new expiry, or the card it reissued (INTERFACE §11.4). */
 export interface AccountUpdateInput {
@@ -63,27 +63,15 @@ export interface PaymentMethodsDeps {
   paymentMethods: PaymentMethodsRepository;
   sealer: Sealer;
   clock: Clock;
-  /** One database transaction; without it a deletion runs on the pool (no listeners can join it). */
-  transaction?: <T>(fn: (repos: PaymentMethodRepos) => Promise<T>) => Promise<T>;
+  /** One database transaction: a deletion or an account update with its effects. */
+  transaction: <T>(fn: (repos: PaymentMethodRepos) => Promise<T>) => Promise<T>;
+  effects: CardChangeEffects;
   /** Card numbers taken although they fail the Luhn check: the 3-D Secure sandbox's test cards, in sandbox mode only (INTERFACE §13). */
   luhnExempt?: ReadonlySet<string> | undefined;
 }
 
 export class PaymentMethodsService {
-  private readonly deletionListeners: DeletionListener[] = [];
-  private readonly updateListeners: CardUpdateListener[] = [];
-
   constructor(private readonly deps: PaymentMethodsDeps) {}
-
-  /** Composition-time hook: `listener` runs in the deletion's commit (services.ts). */
-  onDeleted(listener: DeletionListener): void {
-    this.deletionListeners.push(listener);
-  }
-
-  /** Composition-time hook: `listener` runs in the commit of an account update (services.ts). */
-  onCardUpdated(listener: CardUpdateListener): void {
-    this.updateListeners.push(listener);
-  }
 
   /** Adds card failures under `prefix` to `errors` (the caller throws them with its other fields). */
   validateCard(card: CardInput, prefix: string, errors: FieldErrorCollector): void {
@@ -191,13 +179,12 @@ export class PaymentMethodsService {
     return this.deps.paymentMethods.list(accountId, customerId, page.offset, page.limit);
   }
 
-  /** DELETE: hidden from every read from now on, and the listeners' effects in the same commit. */
+  /** DELETE: hidden from every read from now on, and its effects in the same commit. */
   async delete(accountId: string, id: string): Promise<void> {
-    const run = this.deps.transaction ?? ((fn) => fn({ paymentMethods: this.deps.paymentMethods }));
-    await run(async (repos) => {
+    await this.deps.transaction(async (repos) => {
       const deleted = await repos.paymentMethods.markDeleted(accountId, id, this.deps.clock.nowIso());
       if (!deleted) throw notFound('payment method');
-      for (const listener of this.deletionListeners) await listener(repos, accountId, id);
+      await this.deps.effects.deleted(repos, accountId, id);
     });
   }
 
@@ -250,13 +237,12 @@ export class PaymentMethodsService {
       panSealed: update.number ? this.deps.sealer.seal(update.number) : null,
     };
     const updated: PaymentMethod = { ...found, ...changes, card };
-    const run = this.deps.transaction ?? ((fn) => fn({ paymentMethods: this.deps.paymentMethods }));
-    await run(async (repos) => {
+    await this.deps.transaction(async (repos) => {
       // Conditional on the enrolment still holding: a concurrent withdrawal wins, and this answers 409.
       if (!(await repos.paymentMethods.applyCardUpdate(id, changes))) {
         throw new AppError('CONFLICT', 'The payment method is no longer enrolled in account updates (or was deleted meanwhile).');
       }
-      for (const listener of this.updateListeners) await listener(repos, updated);
+      await this.deps.effects.updated(repos, updated);
     });
     return updated;
   }

@@ -19,6 +19,7 @@ import {
   type SubscriptionType,
 } from './subscription.js';
 import { subscriptionWire } from './subscriptions.schemas.js';
+import type { CardSubscriptions } from './card-subscriptions.js';
 import type { Chargeable, ChargeRead, SubscriptionChanges, SubscriptionFilter, SubscriptionsRepository } from './subscriptions.repository.js';
 
 /** The repositories a subscription change needs inside one database transaction. */
@@ -32,6 +33,8 @@ export interface SubscriptionsDeps {
   subscriptions: SubscriptionsRepository;
   transaction<T>(fn: (repos: SubscriptionRepos) => Promise<T>): Promise<T>;
   paymentMethods: { find(accountId: string, id: string, withDeleted?: boolean): Promise<PaymentMethod | null> };
+  /** What a card's change does to its subscriptions (here: expired cards' subscriptions become INVALID). */
+  cards: CardSubscriptions;
   clock: Clock;
 }
 
@@ -183,44 +186,12 @@ export class SubscriptionsService {
       const batch = await this.deps.subscriptions.listLiveWithPaymentMethodExpiredBefore(today, batchSize);
       let changed = 0;
       for (const s of batch) {
-        changed += await this.deps.transaction((repos) => this.invalidateForPaymentMethod(repos, s.accountId, s.paymentMethodId, 'PAYMENT_METHOD_EXPIRED'));
+        changed += await this.deps.transaction((repos) => this.deps.cards.invalidate(repos, s.accountId, s.paymentMethodId, 'PAYMENT_METHOD_EXPIRED'));
       }
       total += changed;
       // Nothing moved (every row changed concurrently): stop rather than read the same rows again.
       if (batch.length < batchSize || changed === 0) return total;
     }
-  }
-
-  /** The payment method was deleted or can no longer be charged: its live subscriptions become INVALID. */
-  async invalidateForPaymentMethod(repos: SubscriptionRepos, accountId: string, paymentMethodId: string, reason = 'PAYMENT_METHOD_DELETED'): Promise<number> {
-    let changed = 0;
-    for (const s of await repos.subscriptions.findByPaymentMethod(accountId, paymentMethodId)) {
-      const next = nextSubscriptionState(s.state, 'invalidate');
-      if (
-        next &&
-        next !== s.state &&
-        (await repos.subscriptions.updateIfState(accountId, s.id, s.state, { state: next, statusReason: reason, updatedAt: this.deps.clock.nowIso() }))
-      ) {
-        changed++;
-      }
-    }
-    return changed;
-  }
-
-  /**
-   * The account updater gave the method a new expiry or card (INTERFACE §11.4), in that commit:
-   * its subscriptions made INVALID only because the card had expired are ACTIVE again when the
-   * method can be charged now. Those invalidated for another reason stay as they are.
-   */
-  async reinstateForPaymentMethod(repos: SubscriptionRepos, paymentMethod: PaymentMethod): Promise<number> {
-    if (paymentMethodUnusable(paymentMethod, this.deps.clock.now())) return 0;
-    let changed = 0;
-    for (const s of await repos.subscriptions.findByPaymentMethod(paymentMethod.accountId, paymentMethod.id)) {
-      if (s.statusReason !== 'PAYMENT_METHOD_EXPIRED' || nextSubscriptionState(s.state, 'reinstate') !== 'ACTIVE') continue;
-      const changes: SubscriptionChanges = { state: 'ACTIVE', statusReason: null, updatedAt: this.deps.clock.nowIso() };
-      if (await repos.subscriptions.updateIfState(paymentMethod.accountId, s.id, s.state, changes)) changed++;
-    }
-    return changed;
   }
 
   /**
@@ -258,7 +229,7 @@ export class SubscriptionsService {
     if (!nextSubscriptionState(subscription.state, 'invalidate')) return subscription;
     const reason: PaymentMethodUnusable | null = paymentMethodUnusable(paymentMethod, this.deps.clock.now());
     if (!reason) return subscription;
-    await this.deps.transaction((repos) => this.invalidateForPaymentMethod(repos, subscription.accountId, subscription.paymentMethodId, reason));
+    await this.deps.transaction((repos) => this.deps.cards.invalidate(repos, subscription.accountId, subscription.paymentMethodId, reason));
     return (await this.deps.subscriptions.findById(subscription.accountId, subscription.id)) ?? subscription;
   }
 
