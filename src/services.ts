@@ -528,6 +528,7 @@ export function buildServices(deps: ServiceDeps): Services {
     settlementRunJob({ service: settlements, jobs: store.jobs }),
     paymentMethodExpiryJob({ service: subscriptions, jobs: store.jobs }),
   ] as JobDefinition<never>[];
+  payments.checkEffectsDeclared();
   return {
     accounts,
     acquirerAgreements,

@@ -52,6 +52,9 @@ for (const kind of await availableStores()) {
     test('each kind is declared once; a payment naming an undeclared kind is refused before anything is written', async () => {
       assert.throws(() => engine.declareEffects('TERMINAL_SALE', async () => undefined), /declared twice/);
       await assert.rejects(submit('SESSION'), /not declared/);
+      // The service's own engine is checked at start (buildServices): this one lacks two kinds.
+      assert.throws(() => engine.checkEffectsDeclared(), /no effects declared for SESSION, BILLING_CHARGE$/);
+      assert.doesNotThrow(() => t.runtime.services.payments.checkEffectsDeclared());
     });
 
     test('a failing effect leaves nothing of the answer; the next run of the drive job applies it with the effect, once', async () => {

@@ -67,6 +67,7 @@ import {
   type Operation,
   type OperationChain,
   type OperationType,
+  PAYMENT_EFFECTS,
   type PaymentEffects,
   type Transaction,
   type TransactionEvent,
@@ -309,6 +310,12 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
   declareEffects(kind: PaymentEffects, effect: FinalEffect<R>): void {
     if (this.effects.has(kind)) throw new Error(`effects ${kind} are declared twice`);
     this.effects.set(kind, effect);
+  }
+
+  /** Fails at start when a flow's effects were never declared: its payments would end without them. */
+  checkEffectsDeclared(): void {
+    const missing = PAYMENT_EFFECTS.filter((kind) => !this.effects.has(kind));
+    if (missing.length > 0) throw new Error(`payment engine: no effects declared for ${missing.join(', ')}`);
   }
 
   /**
@@ -1091,8 +1098,10 @@ export class PaymentEngine<R extends PipelineRepos = PipelineRepos> {
 
   /** The effects the transaction's flow declared, in the commit that made it final. */
   private async applyEffects(repos: R, transaction: Transaction): Promise<Transaction> {
-    const effect = transaction.effects ? this.effects.get(transaction.effects) : undefined;
-    return (effect ? await effect(repos, transaction) : undefined) ?? transaction;
+    if (!transaction.effects) return transaction;
+    const effect = this.effects.get(transaction.effects);
+    if (!effect) throw new Error(`payment engine: no effects declared for ${transaction.effects}`);
+    return (await effect(repos, transaction)) ?? transaction;
   }
 }
 
