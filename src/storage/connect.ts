@@ -10,7 +10,7 @@ import pg from 'pg';
 import { type DatabaseConfig, DEFAULT_DB_POOL_SIZE } from '../config.js';
 import type { Database } from './schema.js';
 import { openSqlite, sqliteDriver, type SqliteDriverName } from './sqlite/driver.js';
-import { StatementCounter } from './statement-counter.js';
+import { describingQueries, StatementCounter } from './statement-counter.js';
 import { writeBursts } from './postgres/bursts.js';
 import { PreparedNames } from './postgres/prepared-statements.js';
 import { PgStatisticsKeeper } from './postgres/statistics.js';
@@ -108,7 +108,7 @@ function connectSqlite(file: string, options: ConnectOptions): Connection {
   const statements = new StatementCache(sqlite, counters, naming.keyOf);
   // Kysely prepares every query anew; the cache hands it the statement prepared last time.
   const database = { prepare: (sql: string) => statements.prepareForKysely(sql), close: () => sqlite.close() };
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }), plugins: [naming] });
+  const db = new Kysely<Database>({ dialect: describingQueries(new SqliteDialect({ database }), counters), plugins: [naming] });
   const wal = file === ':memory:' ? null : new WalSync(file);
   return {
     db,
@@ -162,7 +162,7 @@ function connectPostgres(url: string, options: ConnectOptions): Connection {
   });
   // Held writes and a lazy BEGIN in transactions: fewer round trips per commit (postgres/write-combining.ts).
   const db = new Kysely<Database>({
-    dialect: writeCombining(new PostgresDialect({ pool }), sharedClients(pool, poolSize)),
+    dialect: writeCombining(new PostgresDialect({ pool }), sharedClients(pool, poolSize), counters),
     plugins: [new CompiledCamelCasePlugin()],
   });
   // The job queue's planner statistics, fresh after a burst even where autovacuum is late or off.

@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, sql } from 'kysely';
 import type { NewAccount } from '../../src/modules/accounts/accounts.repository.js';
 import { newId } from '../../src/shared/ids.js';
-import { classify, type StatementCounts, UNCOUNTED } from '../../src/storage/statement-counter.js';
+import { classify, type StatementCounts, type StatementTables, tablesOf, UNCOUNTED } from '../../src/storage/statement-counter.js';
 import { availableStores } from '../support/stores.js';
 import { iso, openTestStore, T0, type TestStore } from './fixtures.js';
 
@@ -39,6 +39,64 @@ test('statements are classified by their text', () => {
   assert.equal(classify('rollback'), 'rollback');
   assert.equal(classify('ROLLBACK TO group_commit_item'), 'savepoint');
   assert.equal(classify('RELEASE group_commit_item'), 'savepoint');
+});
+
+/** A Kysely that only compiles (no database). */
+const compiler = new Kysely<Record<string, Record<string, unknown>>>({
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
+});
+const tables = (...queries: Array<{ compile(): CompiledQuery }>) => tablesOf(queries.map((q) => q.compile().query));
+const touched = (reads: string[], writes: string[] = []): StatementTables => ({ reads: new Set(reads), writes: new Set(writes) });
+
+test('the tables a statement touches come from its operation tree: aliases, column references and CTE names aside', () => {
+  const db = compiler;
+  assert.deepEqual(
+    tables(
+      db
+        .selectFrom('operations as o')
+        .innerJoin('transactions as t', 't.id', 'o.transactionId')
+        .selectAll('t')
+        .select((eb) => eb.selectFrom('events as e').select('e.id').whereRef('e.accountId', '=', 't.accountId').limit(1).as('event'))
+        .where('o.id', '=', 'x'),
+    ),
+    touched(['operations', 'transactions', 'events']),
+    'joins and subqueries are read; "t" and "o" name no table',
+  );
+  assert.deepEqual(
+    tables(db.updateTable('jobs as j').set({ state: 'done' }).where('j.id', 'in', db.selectFrom('leases').select('jobId'))),
+    touched(['leases'], ['jobs']),
+    'an update writes its table and reads its subquery’s',
+  );
+  assert.deepEqual(tables(db.deleteFrom('sessions').where('expiresAt', '<', 1)), touched([], ['sessions']));
+  assert.deepEqual(
+    tables(
+      db
+        .insertInto('counters')
+        .values({ key: 'k', n: 1 })
+        .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ n: eb.ref('excluded.n') }))),
+    ),
+    touched([], ['counters']),
+    'excluded.n names no table',
+  );
+  assert.deepEqual(
+    tables(
+      db
+        .with('due', (w) => w.selectFrom('jobs').select('id').where('state', '=', 'queued'))
+        .with('taken', (w) => w.updateTable('jobs').set({ state: 'running' }).where('id', 'in', w.selectFrom('due').select('id')).returning('id'))
+        .selectFrom('taken')
+        .selectAll(),
+    ),
+    touched(['jobs'], ['jobs']),
+    'CTEs are named, not tables',
+  );
+  assert.deepEqual(tables(db.insertInto('a').values({ x: 1 }), db.updateTable('b').set({ y: 2 })), touched([], ['a', 'b']), 'statements sent as one');
+  assert.equal(tablesOf([CompiledQuery.raw('select * from "jobs"').query]), null, 'raw text: not known');
+  assert.deepEqual(tablesOf([sql`select * from ${sql.table('jobs')}`.compile(db).query]), touched(['jobs']), 'a raw statement that names a table by node');
 });
 
 for (const kind of await availableStores()) {
@@ -122,6 +180,29 @@ for (const kind of await availableStores()) {
         /refused/,
       );
       assert.deepEqual(t.store.counters.stop(), counts({ writes: 1, control: 2, rollbacks: 1, ...waits(2) }));
+    });
+
+    test('the log tells each statement’s kind and the tables it touched, from Kysely’s tree; BEGIN and COMMIT have none', async () => {
+      const { counters } = t.store;
+      const a = account();
+      counters.log = [];
+      counters.start();
+      try {
+        await t.store.transaction(async (repos) => {
+          await repos.accounts.insert(a);
+          await repos.accounts.findById(a.id);
+        });
+      } finally {
+        counters.stop();
+      }
+      const logged = counters.logged().map((s) => ({ kind: s.kind, tables: s.tables }));
+      counters.log = null;
+      assert.deepEqual(logged, [
+        { kind: 'begin', tables: null },
+        { kind: 'write', tables: touched([], ['accounts']) },
+        { kind: 'read', tables: touched(['accounts']) },
+        { kind: 'commit', tables: null },
+      ]);
     });
   });
 }

@@ -46,6 +46,7 @@ import {
   type Expression,
 } from 'kysely';
 import type { Database } from '../schema.js';
+import type { StatementCounter } from '../statement-counter.js';
 
 /** Ends a write that may be held (a SQL comment, so the text stays valid on its own). */
 const MARK = '/* deferrable */';
@@ -163,6 +164,8 @@ class CombiningConnection implements DatabaseConnection {
   constructor(
     private readonly acquire: () => Promise<DatabaseConnection>,
     private readonly shared: SharedClients | null,
+    /** Told what each statement touches while its log is on (StatementCounter.describe). */
+    private readonly counter: StatementCounter | null = null,
   ) {}
 
   /** Runs `use` on the pool's connection, in the order asked (the first use takes it). */
@@ -188,6 +191,7 @@ class CombiningConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.counter?.log) this.counter.describeQuery(query);
     if (!this.inTransaction) return this.sendAlone<R>(query);
     const held = heldOf(query);
     if (held) {
@@ -203,6 +207,7 @@ class CombiningConnection implements DatabaseConnection {
   }
 
   async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    if (this.counter?.log) this.counter.describeQuery(query);
     if (this.inTransaction) {
       this.sendHeld();
       this.sendBegin();
@@ -226,6 +231,11 @@ class CombiningConnection implements DatabaseConnection {
     this.held = [];
     if (!alone) this.sendBegin();
     const combined = combine(held.map((h) => h.query));
+    if (this.counter?.log)
+      this.counter.describe(
+        combined.sql,
+        held.map((h) => h.query.query),
+      );
     // Alone, they are the whole transaction: one statement, which any connection can take.
     const joinable = held.every((h) => h.joinable);
     this.unanswered.push(alone ? this.sendAlone(combined, joinable) : this.onOwn((c) => c.executeQuery(combined)));
@@ -380,6 +390,7 @@ class CombiningDriver implements Driver {
   constructor(
     private readonly inner: Driver,
     private readonly shared: SharedClients | null,
+    private readonly counter: StatementCounter | null,
   ) {}
 
   init(): Promise<void> {
@@ -387,7 +398,7 @@ class CombiningDriver implements Driver {
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new CombiningConnection(() => this.inner.acquireConnection(), this.shared);
+    return new CombiningConnection(() => this.inner.acquireConnection(), this.shared, this.counter);
   }
 
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
@@ -461,11 +472,14 @@ class CombiningDriver implements Driver {
   }
 }
 
-/** `dialect` (PostgreSQL's) with deferred writes and a lazy BEGIN in transactions. */
-export function writeCombining(dialect: Dialect, shared: SharedClients | null = null): Dialect {
+/**
+ * `dialect` (PostgreSQL's) with deferred writes and a lazy BEGIN in transactions; `counter` is told
+ * what each statement touches, the held writes sent as one included, while its log is on.
+ */
+export function writeCombining(dialect: Dialect, shared: SharedClients | null = null, counter: StatementCounter | null = null): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
-    createDriver: () => new CombiningDriver(dialect.createDriver(), shared),
+    createDriver: () => new CombiningDriver(dialect.createDriver(), shared, counter),
     createIntrospector: (db) => dialect.createIntrospector(db),
     createQueryCompiler: () => dialect.createQueryCompiler(),
   };

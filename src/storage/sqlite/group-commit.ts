@@ -134,6 +134,7 @@ export class StatementCache {
 
   /** What Kysely's SQLite connection does with a compiled query, on a cached statement. */
   execute<R>(query: CompiledQuery): QueryResult<R> {
+    if (this.counter.log) this.counter.describeQuery(query);
     const stmt = this.prepareForKysely(query.sql);
     if (stmt.reader) return { rows: stmt.all(query.parameters) as R[] };
     const { changes, lastInsertRowid } = stmt.run(query.parameters);
