@@ -9,6 +9,7 @@ import type { CredentialOwner } from '../../src/modules/accounts/accounts.reposi
 import { PrincipalCache } from '../../src/modules/accounts/principal-cache.js';
 import { API, startTestRuntime, type TestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
+import { statementsTouching } from '../support/statements.js';
 
 const owner = (expiresAt: string | null = null): CredentialOwner => ({
   credentialId: 'c1',
@@ -62,7 +63,7 @@ for (const kind of await availableStores()) {
       } finally {
         counters.stop();
       }
-      return counters.log.filter((s) => /from "credentials"/.test(s)).length;
+      return statementsTouching(counters, { reads: ['credentials'] }).length;
     };
 
     test('a key used again within the second is not looked up again; a new key works at once', async () => {
