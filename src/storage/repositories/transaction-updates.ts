@@ -3,9 +3,9 @@
  * (TransactionUpdate): the columns it sets, the amounts it adds, the states it applies in. Its
  * shape — which columns, which amounts, how many states — picks a statement built and compiled
  * once (query-template.ts); the values are bound in the order the shape lists them. A statement
- * is ended one of four ways (UpdateEnding): its row count, the row it left, or — when the row was
- * predicted from the caller's read — a check of that prediction, in-process (SQLite) or held in
- * the commit (PostgreSQL, which may finish the operation in the same statement).
+ * ends one of four ways (UpdateEnding): the row it left, or — when the row was predicted from the
+ * caller's read — a check of that prediction, in-process (SQLite) or held in the commit
+ * (PostgreSQL, where it may also finish the operation in the same statement).
  *
  * The update checks the reservation model's invariants itself: captures and voids, settled and in
  * flight, never exceed the authorization; refunds, settled and in flight, never exceed what was
@@ -200,8 +200,6 @@ export function buildFinishOperation(db: Kysely<Database>, next: () => unknown) 
 
 /** How an update's statement ends: what it answers. */
 const ENDINGS = {
-  /** The row count. */
-  count: (db: Kysely<Database>, shape: Shape, next: () => unknown) => buildUpdate(db, shape, next),
   /** The row as the update left it (none: it did not apply). */
   row: (db: Kysely<Database>, shape: Shape, next: () => unknown) => buildUpdate(db, shape, next).returningAll(),
   /** In-process check of a prediction (SQLite): whether the row left is the expected one, not the row. */
