@@ -1,6 +1,6 @@
 /**
- * End-to-end plumbing: the real service as a child process (`node --import tsx src/main.ts`, the
- * environment of INTERFACE §10) on a fresh database, a small JSON client over real HTTP, and a
+ * End-to-end plumbing: the real service as a child process (src/main, the environment of
+ * INTERFACE §10) on a fresh database, a small JSON client over real HTTP, and a
  * merchant bootstrapped through the partner and management API like an integrator would.
  */
 import assert from 'node:assert/strict';
@@ -16,6 +16,13 @@ import { TEST_DATABASE_URL, type StoreKind } from '../support/stores.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const API = '/public/api/v1';
+
+/**
+ * Node's arguments that run the service's src/main: the compiled src/main.js beside it when the
+ * tests run compiled (scripts/test-build.mjs), else src/main.ts through tsx, whose module hooks
+ * cost every start of the service about a second more CPU, as they did each test file.
+ */
+export const SERVICE_MAIN = fs.existsSync(path.join(ROOT, 'src', 'main.js')) ? ['src/main.js'] : ['--import', 'tsx', 'src/main.ts'];
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -141,7 +148,7 @@ export interface ServiceOptions {
 const PORT_ATTEMPTS = 5;
 
 /**
- * Starts `node --import tsx src/main.ts` and waits until it answers as itself (or throws with the
+ * Starts the service (SERVICE_MAIN) and waits until it answers as itself (or throws with the
  * log's tail). A port found free can be taken by another test's service before this one binds it;
  * that start is then made again on a new port.
  */
@@ -179,7 +186,7 @@ async function startOnFreePort(o: ServiceOptions): Promise<ServiceProcess> {
     ...o.env,
   };
   delete env.NODE_TEST_CONTEXT; // set by node --test for its children; the service is not a test
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', logFd, logFd] });
+  const child: ChildProcess = spawn(process.execPath, SERVICE_MAIN, { cwd: ROOT, env, stdio: ['ignore', logFd, logFd] });
   fs.closeSync(logFd);
   let exited = false;
   const exit = new Promise<void>((resolve) =>

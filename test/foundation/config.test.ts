@@ -10,6 +10,7 @@ import { describe, test } from 'node:test';
 import fs from 'node:fs';
 import os from 'node:os';
 import { ConfigError, DEFAULT_DB_POOL_SIZE, DEFAULT_MAX_BACKLOG, DEFAULT_MAX_LAG_MS, loadConfig } from '../../src/config.js';
+import { SERVICE_MAIN } from '../e2e/service.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -157,7 +158,7 @@ describe('loadConfig', () => {
 
 function run(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, SERVICE_MAIN, {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

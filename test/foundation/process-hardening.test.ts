@@ -15,7 +15,7 @@ import { createLogger } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { API, startTestRuntime, testConfig, type TestRuntime } from '../support/harness.js';
 import { createTestDatabase, type TestDatabase } from '../support/stores.js';
-import { ROOT, sleep } from '../e2e/service.js';
+import { ROOT, SERVICE_MAIN, sleep } from '../e2e/service.js';
 
 const alive = (pid: number): boolean => {
   try {
@@ -88,7 +88,7 @@ describe('production mode prints no secret', () => {
     try {
       const outputs: string[] = [];
       for (let i = 0; i < 2; i++) {
-        const run = start(process.execPath, ['--import', 'tsx', 'src/main.ts'], env, 'Operator key');
+        const run = start(process.execPath, SERVICE_MAIN, env, 'Operator key');
         await run.started;
         await sleep(200);
         run.child.kill('SIGTERM');
