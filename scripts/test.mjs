@@ -1,19 +1,23 @@
 #!/usr/bin/env node
-// Runs every test file under test/ with node's test runner (explicit file list, spec reporter).
+// Runs every test file under test/, each in a process of its own with node's test runner and the
+// spec reporter; a file's output is printed whole when it ends, then a summary of the run.
 // PostgreSQL suites run when TEST_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test)
 // is reachable; otherwise they say so and are skipped.
 //
 // The tests run as JavaScript compiled once per run (scripts/test-build.mjs): loading the service
-// through tsx's module hooks in each of the ~135 test processes cost more than a minute of the
+// through tsx's module hooks in each of the ~170 test processes cost more than a minute of the
 // suite. TEST_TSX=1 runs the TypeScript sources through tsx instead, as before.
 //
-// TEST_CONCURRENCY: test files run at once (default 2, the cores of the machines CI runs on; 3
-// took the suite from 359 to 275 s here, but makes the timing-sensitive suites — outage, crash,
-// overload — share the CPU with two others).
-import { spawnSync } from 'node:child_process';
+// Scheduling (scripts/test-schedule.mjs): the timing-sensitive files start first, then the known
+// slowest files, the rest in path order (node --test would take them in path order only).
+// TEST_CONCURRENCY files run at once (default 3: on the 2-core CI machines most files wait on
+// timers, sockets or the browser part of the time); a timing-sensitive file — outage, crash,
+// overload, p99 — runs with at most one other file, as every file did at 2.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildTests } from './test-build.mjs';
+import { SLOWEST, TIMING_SENSITIVE } from './test-schedule.mjs';
 
 function walk(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -24,27 +28,101 @@ function walk(dir) {
 }
 
 const filter = process.argv.slice(2);
-const files = walk('test')
+const found = walk('test')
   .sort()
   .filter((f) => filter.length === 0 || filter.some((x) => f.includes(x)));
-if (files.length === 0) {
+if (found.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
-const concurrency = Number(process.env.TEST_CONCURRENCY ?? 2);
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? 3);
 if (!Number.isInteger(concurrency) || concurrency < 1) {
   console.error(`TEST_CONCURRENCY must be a whole number ≥ 1, not ${process.env.TEST_CONCURRENCY}`);
   process.exit(2);
 }
+const timingSensitive = new Set(TIMING_SENSITIVE);
+// Timing-sensitive files first, two at a time (beside a third they would hold the others back),
+// then the rest; longest first within each.
+const rank = (f) => (timingSensitive.has(f) ? 0 : 2 * SLOWEST.length) + (SLOWEST.includes(f) ? SLOWEST.indexOf(f) : SLOWEST.length);
+const files = [...found].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+
 const viaTsx = ['1', 'true', 'yes'].includes((process.env.TEST_TSX ?? '').toLowerCase());
-let args;
-if (viaTsx) args = ['--import', 'tsx', ...files];
-else {
-  const built = buildTests();
-  args = files.map((f) => path.join(built, f.replace(/\.ts$/, '.js')));
+const built = viaTsx ? null : buildTests();
+const argsOf = (file) => (built ? [path.join(built, file.replace(/\.ts$/, '.js'))] : ['--import', 'tsx', file]);
+const env = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' };
+
+/** The spec reporter's closing counts of one file ("ℹ pass 12"), summed over the run. */
+const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
+const totals = Object.fromEntries(COUNTS.map((k) => [k, 0]));
+const failed = [];
+const took = [];
+const children = new Set();
+
+function runFile(file) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const child = spawn(process.execPath, ['--test-reporter=spec', '--test-reporter-destination=stdout', ...argsOf(file)], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.add(child);
+    const chunks = [];
+    child.stdout.on('data', (d) => chunks.push(d));
+    child.stderr.on('data', (d) => chunks.push(d));
+    child.on('close', (code, signal) => {
+      children.delete(child);
+      const seconds = (Date.now() - started) / 1000;
+      took.push({ file, seconds });
+      const lines = Buffer.concat(chunks).toString('utf8').split('\n');
+      const kept = [];
+      for (const line of lines) {
+        const m = /^ℹ (\w+) (\d+(?:\.\d+)?)$/.exec(line);
+        if (m && m[1] in totals) totals[m[1]] += Number(m[2]);
+        else if (!(m && m[1] === 'duration_ms')) kept.push(line);
+      }
+      while (kept.length && kept[kept.length - 1] === '') kept.pop();
+      const ok = code === 0;
+      if (!ok) failed.push(`${file} (${signal ? `signal ${signal}` : `exit code ${code}`})`);
+      process.stdout.write(`${kept.join('\n')}\n${ok ? '✔' : '✖'} ${file} (${seconds.toFixed(1)} s)\n\n`);
+      resolve();
+    });
+  });
 }
-const result = spawnSync(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...args], {
-  stdio: 'inherit',
-  env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
+
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    for (const child of children) child.kill(signal);
+    process.exit(130);
+  });
+
+// Files start in order; one that may not start yet (a timing-sensitive file while two others run,
+// or any file beside a timing-sensitive one and another) holds back those behind it.
+const started = Date.now();
+const running = new Set();
+const limit = (set) => ([...set].some((f) => timingSensitive.has(f)) ? Math.min(2, concurrency) : concurrency);
+await new Promise((done) => {
+  let next = 0;
+  const fill = () => {
+    while (next < files.length && running.size < limit(new Set([...running, files[next]]))) {
+      const file = files[next++];
+      running.add(file);
+      void runFile(file).then(() => {
+        running.delete(file);
+        if (next === files.length && running.size === 0) done();
+        else fill();
+      });
+    }
+  };
+  fill();
 });
-process.exit(result.status ?? 1);
+
+const wall = (Date.now() - started) / 1000;
+console.log('slowest files:');
+for (const { file, seconds } of took.sort((a, b) => b.seconds - a.seconds).slice(0, 15)) console.log(`  ${seconds.toFixed(1).padStart(6)} s  ${file}`);
+for (const k of COUNTS) console.log(`ℹ ${k} ${totals[k]}`);
+console.log(`ℹ files ${files.length}, ${concurrency} at once`);
+console.log(`ℹ duration_ms ${Math.round(wall * 1000)}`);
+if (failed.length) {
+  console.log(`\n✖ failed files:\n${failed.map((f) => `  ${f}`).join('\n')}`);
+  process.exit(1);
+}
