@@ -12,12 +12,12 @@
 // slowest files, the rest in path order (node --test would take them in path order only).
 // TEST_CONCURRENCY files run at once (default 3: on the 2-core CI machines most files wait on
 // timers, sockets or the browser part of the time); a timing-sensitive file — outage, crash,
-// overload, p99 — runs with at most one other file, as every file did at 2.
+// overload — runs with at most one other file, as every file did at 2; the p99 test alone.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildTests } from './test-build.mjs';
-import { SLOWEST, TIMING_SENSITIVE } from './test-schedule.mjs';
+import { ALONE, SLOWEST, TIMING_SENSITIVE } from './test-schedule.mjs';
 
 function walk(dir) {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -40,10 +40,12 @@ if (!Number.isInteger(concurrency) || concurrency < 1) {
   console.error(`TEST_CONCURRENCY must be a whole number ≥ 1, not ${process.env.TEST_CONCURRENCY}`);
   process.exit(2);
 }
-const timingSensitive = new Set(TIMING_SENSITIVE);
-// Timing-sensitive files first, two at a time (beside a third they would hold the others back),
-// then the rest; longest first within each.
-const rank = (f) => (timingSensitive.has(f) ? 0 : 2 * SLOWEST.length) + (SLOWEST.includes(f) ? SLOWEST.indexOf(f) : SLOWEST.length);
+const alone = new Set(ALONE);
+const timingSensitive = new Set([...ALONE, ...TIMING_SENSITIVE]);
+// Files that run alone first, then the timing-sensitive ones, two at a time (beside a third they
+// would hold the others back), then the rest; longest first within each.
+const group = (f) => (alone.has(f) ? 0 : timingSensitive.has(f) ? 1 : 2);
+const rank = (f) => group(f) * 2 * SLOWEST.length + (SLOWEST.includes(f) ? SLOWEST.indexOf(f) : SLOWEST.length);
 const files = [...found].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 
 const viaTsx = ['1', 'true', 'yes'].includes((process.env.TEST_TSX ?? '').toLowerCase());
@@ -96,10 +98,15 @@ for (const signal of ['SIGINT', 'SIGTERM'])
   });
 
 // Files start in order; one that may not start yet (a timing-sensitive file while two others run,
-// or any file beside a timing-sensitive one and another) holds back those behind it.
+// any file beside a timing-sensitive one and another, or beside one that runs alone) holds back
+// those behind it.
 const started = Date.now();
 const running = new Set();
-const limit = (set) => ([...set].some((f) => timingSensitive.has(f)) ? Math.min(2, concurrency) : concurrency);
+const limit = (set) => {
+  const files = [...set];
+  if (files.some((f) => alone.has(f))) return 1;
+  return files.some((f) => timingSensitive.has(f)) ? Math.min(2, concurrency) : concurrency;
+};
 await new Promise((done) => {
   let next = 0;
   const fill = () => {
