@@ -128,18 +128,23 @@ function shapeOf(update: TransactionUpdate): Shape {
 function valuesOf(shape: Shape, update: TransactionUpdate, expected?: Expected, finish?: OperationFinish): unknown[] {
   const { patch, delta } = update;
   const values: unknown[] = [update.id];
-  for (const column of shape.columns) values.push(JSON_COLUMNS.has(column) ? JSON.stringify(patch[column]) : patch[column]);
+  for (const column of shape.columns) values.push(JSON_COLUMNS.has(column) ? jsonText(patch[column]) : patch[column]);
   for (const amount of shape.amounts) values.push(delta[amount]);
   values.push(...update.from);
   if (shape.capturesChecked) values.push((delta.captured ?? 0) + (delta.voided ?? 0) + (delta.pending ?? 0), delta.authorized ?? 0);
   if (shape.refundsChecked) values.push((delta.refunded ?? 0) + (delta.pendingRefund ?? 0), delta.captured ?? 0);
   if (expected) values.push(expected.state, ...SHOWN_AMOUNTS.map((field) => expected[field]));
-  if (finish) {
-    const answer = finish.patch;
-    values.push(finish.id, answer.state, answer.errorCode, JSON.stringify(answer.externalStatusCodes), answer.acquirerReference, answer.finalizedAt);
-  }
+  if (finish) values.push(...finishValues(finish));
   return values;
 }
+
+/** An operation's answer in buildFinishOperation's order: id, then the answer's columns. */
+function finishValues({ id, patch }: OperationFinish): unknown[] {
+  return [id, patch.state, patch.errorCode, jsonText(patch.externalStatusCodes), patch.acquirerReference, patch.finalizedAt];
+}
+
+/** A JSON column's text; null stays SQL NULL (not the text 'null'). */
+const jsonText = (value: unknown): string | null => (value === null || value === undefined ? null : JSON.stringify(value));
 
 /** Placeholders taken in order, as valuesOf lists the values. */
 function placeholders(p: Params<Record<string, unknown>>): () => unknown {
@@ -187,7 +192,7 @@ function refusedUnless(condition: RawBuilder<unknown>) {
 }
 
 /** Finishes an operation still PROCESSING (placeholders from `next`: id, then the answer's columns). */
-export function buildFinishOperation(db: Kysely<Database>, next: () => unknown) {
+function buildFinishOperation(db: Kysely<Database>, next: () => unknown) {
   const id = next();
   const set = { state: next(), errorCode: next(), externalStatusCodes: next(), acquirerReference: next(), finalizedAt: next() };
   // 'PROCESSING' a literal: operations_settleable's condition names the state.
@@ -196,6 +201,14 @@ export function buildFinishOperation(db: Kysely<Database>, next: () => unknown) 
     .set(set as never)
     .where('id', '=', id as string)
     .where('state', '=', sql.lit('PROCESSING'));
+}
+
+const finishOperationStatement = queryTemplate((db: Kysely<Database>, p: Params<Values>) => buildFinishOperation(db, placeholders(p)));
+
+/** Finishes an operation still PROCESSING; true when this call did it. */
+export async function finishOperation(db: Kysely<Database>, finish: OperationFinish): Promise<boolean> {
+  const [result] = await finishOperationStatement.execute(db, finishValues(finish) as unknown as Values);
+  return Number(result?.numUpdatedRows) === 1;
 }
 
 /** How an update's statement ends: what it answers. */

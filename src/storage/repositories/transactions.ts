@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable, type UpdateResult } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { Keyset } from '../../shared/pagination.js';
 import { joinedColumns, pickJoined } from './joined-columns.js';
 import { PAYMENT_METHOD_COLUMNS, toPaymentMethod } from './payment-methods.js';
@@ -30,7 +30,7 @@ import { driveRecord } from '../../modules/transactions/transactions.repository.
 import type { Dialect } from '../connect.js';
 import type { Database, OperationsTable, TransactionsTable } from '../schema.js';
 import { keyedTemplates, queryTemplate, type Params } from '../query-template.js';
-import { buildFinishOperation, TransactionUpdates, type TransactionUpdate } from './transaction-updates.js';
+import { finishOperation, TransactionUpdates, type TransactionUpdate } from './transaction-updates.js';
 import { STALE_WRITE } from '../stale-write.js';
 import { StaleWrite } from '../../shared/errors.js';
 import { afterChange } from '../../modules/transactions/engine-rules.js';
@@ -128,21 +128,6 @@ export const insertTransactionRow = keyedTemplates((db: Kysely<Database>, row: P
 export const insertOperationRow = keyedTemplates((db: Kysely<Database>, row: Params<ReturnType<typeof operationRow>>) =>
   db.insertInto('operations').values(row),
 );
-
-/** Finishes an operation still PROCESSING: its id, then its answer's columns (transaction-updates.ts). */
-const finishOperationStatement = queryTemplate((db: Kysely<Database>, p: Params<Record<string, unknown>>) => {
-  let i = 0;
-  return buildFinishOperation(db, () => p[String(i++)]);
-});
-
-const finishValues = (id: string, answer: OperationResultPatch): unknown[] => [
-  id,
-  answer.state,
-  answer.errorCode,
-  text(answer.externalStatusCodes),
-  answer.acquirerReference,
-  answer.finalizedAt,
-];
 
 /** The update's statements by what they answer (transaction-updates.ts). */
 const moveReturningRow = new TransactionUpdates('row');
@@ -264,7 +249,7 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
   ): Promise<{ finished: boolean; transaction: Transaction | null }> {
     const update = { ...change, delta: change.delta ?? {} };
     if (!this.predicting) {
-      const finished = await this.finishOperation(operation.id, operation.patch);
+      const finished = await finishOperation(this.db, operation);
       return { finished, transaction: await this.updateReturning(update) };
     }
     const expected = afterChange(asRead, update.patch, update.delta);
@@ -273,16 +258,10 @@ export class KyselyTransactionsRepository implements TransactionsRepository {
       await finishAndUpdatePredicted.execute(this.db, update, expected, operation);
     } else {
       // In-process statements cost no round trip: applied, and checked as they go.
-      if (!(await this.finishOperation(operation.id, operation.patch))) throw new StaleWrite(STALE_WRITE);
+      if (!(await finishOperation(this.db, operation))) throw new StaleWrite(STALE_WRITE);
       await this.updateExpecting(update, expected);
     }
     return { finished: true, transaction: expected };
-  }
-
-  /** Finishes an operation still PROCESSING; true when this call did it. */
-  private async finishOperation(id: string, answer: OperationResultPatch): Promise<boolean> {
-    const [result] = await finishOperationStatement.execute(this.db, finishValues(id, answer) as unknown as Record<string, unknown>);
-    return Number((result as UpdateResult | undefined)?.numUpdatedRows) === 1;
   }
 
   private async updateReturning(update: TransactionUpdate): Promise<Transaction | null> {
