@@ -85,12 +85,24 @@ function runFile(file) {
       }
       while (kept.length && kept[kept.length - 1] === '') kept.pop();
       const ok = code === 0;
-      if (!ok) failed.push(`${file} (${signal ? `signal ${signal}` : `exit code ${code}`})`);
+      if (!ok) failed.push({ file, why: signal ? `signal ${signal}` : `exit code ${code}`, detail: failureDetail(kept) });
       process.stdout.write(`${kept.join('\n')}\n${ok ? '✔' : '✖'} ${file} (${seconds.toFixed(1)} s)\n\n`);
       resolve();
     });
   });
 }
+
+/**
+ * What a failed file said about its failures, for the run's closing lines (a CI log may keep only
+ * its tail): the reporter's "failing tests" section without stack frames, else the file's last lines.
+ */
+function failureDetail(lines) {
+  const from = lines.findIndex((line) => line.startsWith('✖ failing tests:'));
+  const section = from >= 0 ? lines.slice(from + 1) : lines.slice(-30);
+  const kept = section.filter((line) => !/^\s+at /.test(line) && line.trim() !== '');
+  return kept.length > DETAIL_LINES ? [...kept.slice(0, DETAIL_LINES), `  … ${kept.length - DETAIL_LINES} more lines above, in the file's output`] : kept;
+}
+const DETAIL_LINES = 60;
 
 for (const signal of ['SIGINT', 'SIGTERM'])
   process.on(signal, () => {
@@ -131,6 +143,7 @@ for (const k of COUNTS) console.log(`ℹ ${k} ${totals[k]}`);
 console.log(`ℹ files ${files.length}, ${concurrency} at once`);
 console.log(`ℹ duration_ms ${Math.round(wall * 1000)}`);
 if (failed.length) {
-  console.log(`\n✖ failed files:\n${failed.map((f) => `  ${f}`).join('\n')}`);
+  console.log(`\n✖ failed files:\n${failed.map((f) => `  ${f.file} (${f.why})`).join('\n')}`);
+  for (const { file, detail } of failed) console.log(`\n✖ ${file}:\n${detail.map((line) => `  ${line}`).join('\n')}`);
   process.exit(1);
 }
