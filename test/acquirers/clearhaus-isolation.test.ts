@@ -4,10 +4,16 @@
  * merchants or API answers of other merchants".
  *
  * One runtime, two merchants: a sandbox merchant (the simulator) and a Clearhaus merchant whose
- * authorizations the fake holds for 10 s. The sandbox merchant's API answers (GET /transactions, a
- * MOTO) and its MIT → callback latency are measured twice, the same way: first with Clearhaus idle,
- * then while the Clearhaus merchant has more MOTO and MIT payments hanging there than
- * CLEARHAUS_MAX_IN_FLIGHT allows on the wire. The p99 under load stays within twice the idle p99.
+ * authorizations the fake holds. The sandbox merchant's API answers (GET /transactions, a MOTO) and
+ * its MIT → callback latency are measured the same way in alternating phases: with Clearhaus idle,
+ * and while the Clearhaus merchant has more MOTO and MIT payments hanging there than
+ * CLEARHAUS_MAX_IN_FLIGHT allows on the wire. The usual p99 (the median of the rounds' p99s) under
+ * load stays within twice the idle one.
+ *
+ * Alternating rounds, not one idle phase then one loaded phase: a host's hiccup of a second or two
+ * (another process, a checkpoint, a collection) then lands in one phase of one round and the median
+ * leaves it out, where before it decided the one comparison (about 1 run in 4 failed). A sandbox
+ * merchant queued behind Clearhaus would wait in every loaded phase, for as long as Clearhaus holds.
  *
  * The Clearhaus connector talks to the fake through a counting TCP relay: every request goes on a
  * connection of its own (client.ts), so the relay sees each request open from its first byte until
@@ -29,8 +35,9 @@ import { putAgreement } from './support.js';
 import { expiryYear, freshPan } from './clearhaus-support.js';
 
 const MAX_IN_FLIGHT = 4;
-/** Long enough that the requests the fake holds for HOLD_MS are answered, not timed out. */
+/** Long enough that the requests the fake holds are released by the test, not timed out. */
 const TIMEOUT_MS = 15_000;
+/** The fake holds each authorization this long unless the test releases it first (it does). */
 const HOLD_MS = 10_000;
 /** Clearhaus merchant's load: 3 × MAX_IN_FLIGHT authorizations at once, half MOTO, half MIT. */
 const CLEARHAUS_MOTOS = 6;
@@ -39,9 +46,10 @@ const CLEARHAUS_MITS = 6;
 const LANE_BATCH = 80;
 /** The cards it is spread over: more than the connector takes at once. */
 const LANE_CARDS = 8;
-/** How long each phase samples the sandbox merchant; the loaded phase must end before HOLD_MS. */
-const SAMPLE_MS = 6_000;
-const WARMUP_MS = 3_000;
+/** Rounds of an idle phase then a loaded one; each phase samples the sandbox merchant PHASE_MS. */
+const ROUNDS = 3;
+const PHASE_MS = 2_000;
+const WARMUP_MS = 2_000;
 /** Pause of the GET /transactions client between its requests. */
 const LIST_PAUSE_MS = 10;
 /** Sandbox clients doing MOTOs one after another during a phase. */
@@ -57,6 +65,8 @@ function ok(res: TestResponse, what: string): any {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Nearest-rank percentile. */
 function percentile(samples: number[], p: number): number {
@@ -176,6 +186,15 @@ interface Phase {
   moto: number[];
   callback: number[];
 }
+type Metric = keyof Phase;
+const METRICS: Array<[Metric, string]> = [
+  ['list', 'GET /transactions'],
+  ['moto', 'sandbox MOTO'],
+  ['callback', 'sandbox MIT → callback'],
+];
+
+/** The usual p99 of a metric over rounds of one kind of phase: the median of the rounds' p99s. */
+const usualP99 = (phases: Phase[], metric: Metric) => median(phases.map((p) => percentile(p[metric], 99)));
 
 /**
  * What a p99 under Clearhaus load may reach: twice the idle p99, with a floor. On a noisy 2-core host
@@ -186,10 +205,12 @@ interface Phase {
  */
 const bound = (idleP99: number) => Math.max(2 * idleP99, idleP99 + 250);
 
-const summary = (p: Phase) =>
-  `GET /transactions p99 ${percentile(p.list, 99).toFixed(0)} ms (n=${p.list.length}), ` +
-  `MOTO p99 ${percentile(p.moto, 99).toFixed(0)} ms (n=${p.moto.length}), ` +
-  `MIT→callback p99 ${percentile(p.callback, 99).toFixed(0)} ms (n=${p.callback.length})`;
+/** Each metric's p99 per round, and the sample counts. */
+const summary = (phases: Phase[]) =>
+  METRICS.map(
+    ([metric, what]) =>
+      `${what} p99 ${phases.map((p) => percentile(p[metric], 99).toFixed(0)).join('/')} ms ` + `(n=${phases.map((p) => p[metric].length).join('/')})`,
+  ).join(', ');
 
 for (const kind of await availableStores()) {
   describe(`clearhaus: a slow acquirer delays nobody else (${kind})`, { timeout: 150_000 }, () => {
@@ -202,7 +223,7 @@ for (const kind of await availableStores()) {
     let clearhaus: TestMerchant;
     let clearhausSubscription: string;
     const apiKey = randomUUID();
-    /** The sandbox MIT → callback p99 with Clearhaus idle (the first test's baseline). */
+    /** The sandbox merchant's usual MIT → callback p99 with Clearhaus idle (the first test's baseline). */
     let idleCallbackP99: number | null = null;
 
     /** A card stored through the Clearhaus merchant's window; its subscription (MITs go one at a time per card). */
@@ -317,69 +338,88 @@ for (const kind of await availableStores()) {
       return phase;
     }
 
-    test(`with more than ${MAX_IN_FLIGHT} Clearhaus payments hanging, the sandbox merchant's API answers and callbacks keep their p99`, async () => {
-      const t0 = performance.now();
-      // The first answers of a fresh process take up to seconds (compilation, caches): not part of either phase.
-      await samplePhase('warmup', WARMUP_MS);
-      const idle = await samplePhase('idle', SAMPLE_MS);
-      idleCallbackP99 = percentile(idle.callback, 99);
-      assert.equal(relay.opened, 1, 'no Clearhaus traffic while the baseline was sampled (only the stored card before it)');
-
-      // The Clearhaus merchant's load: 12 authorizations at once, each held HOLD_MS by the fake.
+    /**
+     * The Clearhaus merchant's load for one loaded phase: CLEARHAUS_MOTOS MOTOs and CLEARHAUS_MITS
+     * MITs at once, every authorization held at the fake until `release`. Resolves once
+     * MAX_IN_FLIGHT of them hang there: Clearhaus is saturated, the rest wait in the service.
+     */
+    async function saturateClearhaus(round: number) {
+      const sentBefore = fake.requestsTo(AUTHORIZATIONS).length;
       const held = fake.script({ method: 'POST', path: AUTHORIZATIONS, action: { slow: HOLD_MS }, times: CLEARHAUS_MOTOS + CLEARHAUS_MITS });
-      relay.resetMax();
-      const loadStarted = performance.now();
-      const clearhausMotos = Array.from({ length: CLEARHAUS_MOTOS }, (_, i) => moto(clearhaus, `ch-load-moto-${i}`));
-      const clearhausMits = await Promise.all(
-        Array.from({ length: CLEARHAUS_MITS }, (_, i) => mit(clearhaus, clearhausSubscription, `ch-load-mit-${i}`, rx.newUrl('clearhaus').url)),
-      );
-      for (const res of clearhausMits) ok(res, 'Clearhaus MIT accepted');
-      // Until MAX_IN_FLIGHT of them hang at the fake: Clearhaus is saturated, the rest wait in the service.
-      while (fake.requestsTo(AUTHORIZATIONS).length < 1 + MAX_IN_FLIGHT) {
+      const startedAt = performance.now();
+      const motos = Array.from({ length: CLEARHAUS_MOTOS }, (_, i) => moto(clearhaus, `ch-load-${round}-moto-${i}`));
+      const callbacks = Array.from({ length: CLEARHAUS_MITS }, () => rx.newUrl('clearhaus'));
+      const mits = await Promise.all(callbacks.map(({ url }, i) => mit(clearhaus, clearhausSubscription, `ch-load-${round}-mit-${i}`, url)));
+      for (const res of mits) ok(res, 'Clearhaus MIT accepted');
+      while (fake.requestsTo(AUTHORIZATIONS).length < sentBefore + MAX_IN_FLIGHT) {
         assert.ok(
-          performance.now() - loadStarted < 3_000,
-          `the Clearhaus load did not start: ${fake.requestsTo(AUTHORIZATIONS).length - 1} requests at the fake`,
+          performance.now() - startedAt < 3_000,
+          `the Clearhaus load did not start: ${fake.requestsTo(AUTHORIZATIONS).length - sentBefore} requests at the fake`,
         );
         await sleep(10);
       }
-      const loadedFrom = performance.now() - loadStarted;
-      let lastStarted = 0;
-      let atFakeWhileSampling = 0;
-      const loaded = await samplePhase('loaded', SAMPLE_MS, () => {
-        lastStarted = performance.now() - loadStarted;
-        atFakeWhileSampling = fake.requestsTo(AUTHORIZATIONS).length - 1;
-      });
-      // Every sample started while Clearhaus held all it had taken, with the rest waiting in the service.
-      assert.ok(lastStarted < HOLD_MS, `the loaded phase's last sample started at ${lastStarted.toFixed(0)} ms, before Clearhaus answered anything`);
-      assert.equal(
-        atFakeWhileSampling,
-        MAX_IN_FLIGHT,
-        `only ${MAX_IN_FLIGHT} of the ${CLEARHAUS_MOTOS + CLEARHAUS_MITS} Clearhaus payments reached the fake while it held them`,
-      );
+      return {
+        /** Requests at the fake since the load began. */
+        atFake: () => fake.requestsTo(AUTHORIZATIONS).length - sentBefore,
+        /** Answers what the fake holds, then waits until every payment of the load went through Clearhaus. */
+        async release(): Promise<string[]> {
+          held.release();
+          const motoStates = (await Promise.all(motos)).map((res) => ok(res, 'Clearhaus MOTO').transaction.state as string);
+          await Promise.all(callbacks.map(({ path }) => rx.arrival(path, 20_000)));
+          while (fake.requestsTo(AUTHORIZATIONS).length < sentBefore + CLEARHAUS_MOTOS + CLEARHAUS_MITS || relay.open > 0) {
+            assert.ok(performance.now() - startedAt < 30_000, `the Clearhaus load of round ${round} did not drain`);
+            await sleep(20);
+          }
+          return motoStates;
+        },
+      };
+    }
 
-      // The comparison: both phases sample the same traffic for the same time (see `bound`).
-      const report = `idle: ${summary(idle)}; loaded: ${summary(loaded)}`;
-      for (const [what, idleSamples, loadedSamples] of [
-        ['GET /transactions', idle.list, loaded.list],
-        ['sandbox MOTO', idle.moto, loaded.moto],
-        ['sandbox MIT → callback', idle.callback, loaded.callback],
-      ] as const) {
-        const [p99Idle, p99Loaded] = [percentile(idleSamples, 99), percentile(loadedSamples, 99)];
-        assert.ok(
-          p99Loaded <= bound(p99Idle),
-          `${what}: p99 under Clearhaus load ${p99Loaded.toFixed(0)} ms > ${bound(p99Idle).toFixed(0)} ms (idle p99 ${p99Idle.toFixed(0)} ms)\n${report}`,
+    test(`with more than ${MAX_IN_FLIGHT} Clearhaus payments hanging, the sandbox merchant's API answers and callbacks keep their p99`, async () => {
+      const t0 = performance.now();
+      // The first answers of a fresh process take up to seconds (compilation, caches): not part of any phase.
+      await samplePhase('warmup', WARMUP_MS);
+      const idle: Phase[] = [];
+      const loaded: Phase[] = [];
+      const motoStates: string[] = [];
+      relay.resetMax();
+      for (let round = 0; round < ROUNDS; round++) {
+        const sentBefore = relay.opened;
+        idle.push(await samplePhase(`idle-${round}`, PHASE_MS));
+        assert.equal(relay.opened, sentBefore, `no Clearhaus traffic while round ${round}'s baseline was sampled`);
+
+        const load = await saturateClearhaus(round);
+        let openWhileSampling = 0;
+        let atFakeWhileSampling = 0;
+        loaded.push(
+          await samplePhase(`loaded-${round}`, PHASE_MS, () => {
+            openWhileSampling = relay.open;
+            atFakeWhileSampling = load.atFake();
+          }),
         );
+        // Every sample started while Clearhaus held all it had taken, with the rest waiting in the service.
+        assert.equal(atFakeWhileSampling, MAX_IN_FLIGHT, `only ${MAX_IN_FLIGHT} of the Clearhaus payments reached the fake while it held them`);
+        assert.equal(openWhileSampling, MAX_IN_FLIGHT, `the fake still held all ${MAX_IN_FLIGHT} when the last sample started`);
+        // The load ends before the next idle phase: its MOTOs are answered (approved once the fake
+        // answers, or PROCESSING for those that found no free place and are sent later), its MITs called back.
+        motoStates.push(...(await load.release()));
       }
-
-      // The Clearhaus load ends: its MOTOs are answered (approved once the fake answers, or PROCESSING
-      // for those that found no free slot in time and are sent later); later tries are not held.
-      held.cancel();
-      const motoStates = (await Promise.all(clearhausMotos)).map((res) => ok(res, 'Clearhaus MOTO').transaction.state as string);
       assert.equal(relay.maxOpen, MAX_IN_FLIGHT, `at most (saturated: exactly) ${MAX_IN_FLIGHT} requests open at the fake at once`);
 
+      // The comparison: both kinds of phase sample the same traffic for the same time (see `bound`).
+      const report = `idle: ${summary(idle)}; loaded: ${summary(loaded)}`;
+      for (const [metric, what] of METRICS) {
+        const [p99Idle, p99Loaded] = [usualP99(idle, metric), usualP99(loaded, metric)];
+        assert.ok(
+          p99Loaded <= bound(p99Idle),
+          `${what}: usual p99 under Clearhaus load ${p99Loaded.toFixed(0)} ms > ${bound(p99Idle).toFixed(0)} ms (idle ${p99Idle.toFixed(0)} ms)\n${report}`,
+        );
+      }
+      idleCallbackP99 = usualP99(idle, 'callback');
+
       console.log(
-        `# clearhaus isolation (${kind}): ${report}; Clearhaus held ${MAX_IN_FLIGHT} requests from ${loadedFrom.toFixed(0)} ms, samples started until ${lastStarted.toFixed(0)} ms; ` +
-          `at most ${relay.maxOpen} open at the fake (limit ${MAX_IN_FLIGHT}); Clearhaus MOTOs ${motoStates.join(' ')}; ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+        `# clearhaus isolation (${kind}): ${report}; at most ${relay.maxOpen} open at the fake (limit ${MAX_IN_FLIGHT}); ` +
+          `Clearhaus MOTOs ${motoStates.join(' ')}; ${((performance.now() - t0) / 1000).toFixed(1)} s`,
       );
     });
 
@@ -429,7 +469,7 @@ for (const kind of await availableStores()) {
           `sandbox MIT → callback ${latencies.map((l) => l.toFixed(0)).join(', ')} ms while ${LANE_BATCH} Clearhaus MITs wait: beyond ${limit.toFixed(0)} ms`,
         );
       } finally {
-        held.cancel();
+        held.release();
       }
     });
   });

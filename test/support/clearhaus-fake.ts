@@ -155,6 +155,8 @@ export interface ScriptHandle {
   readonly hits: number;
   readonly done: boolean;
   cancel(): void;
+  /** Cancels the script and answers at once every request a `slow` action of it still holds. */
+  release(): void;
 }
 
 export interface AuthorizationAmounts {
@@ -244,6 +246,8 @@ interface ActiveScript {
   spec: ScriptSpec;
   hits: number;
   cancelled: boolean;
+  /** The answers a `slow` action holds, each sent early by release(). */
+  held: Set<() => void>;
 }
 
 const scriptDone = (s: ActiveScript) => s.cancelled || s.hits >= (s.spec.times ?? 1);
@@ -300,18 +304,19 @@ export async function startClearhausFake(options: ClearhausFakeOptions = {}): Pr
     res.writeHead(reply.status, { 'content-type': HAL_CONTENT_TYPE, 'content-length': Buffer.byteLength(body) }).end(body);
   }
 
-  function takeScript(entry: RecordedRequest): ScriptSpec | undefined {
+  function takeScript(entry: RecordedRequest): ActiveScript | undefined {
     const matches = ({ method, path, when }: ScriptSpec) =>
       (method === undefined || method.toUpperCase() === entry.method) &&
       (typeof path === 'string' ? entry.path.startsWith(path) : path.test(entry.path)) &&
       (when === undefined || when(entry.form, entry));
     const script = scripts.find((s) => !scriptDone(s) && matches(s.spec));
     if (script) script.hits++;
-    return script?.spec;
+    return script;
   }
 
   /** Carries out a scripted failure; `apply` runs the operation (and records its reply) once. */
-  function runScript(spec: ScriptSpec, entry: RecordedRequest, req: http.IncomingMessage, res: http.ServerResponse, apply: (forced?: Forced) => Reply) {
+  function runScript(script: ActiveScript, entry: RecordedRequest, req: http.IncomingMessage, res: http.ServerResponse, apply: (forced?: Forced) => Reply) {
+    const spec = script.spec;
     const applied = spec.applied ?? defaultApplied(spec.action);
     entry.scripted = spec.action;
     if (spec.action === 'hang') {
@@ -330,11 +335,15 @@ export async function startClearhausFake(options: ClearhausFakeOptions = {}): Pr
       let clientGone = false;
       res.once('close', () => (clientGone = !res.writableFinished));
       const early = applied ? apply() : undefined;
-      const timer = setTimeout(() => {
+      const answer = () => {
+        clearTimeout(timer);
         timers.delete(timer);
+        script.held.delete(answer);
         if (!clientGone) send(entry, res, early ?? apply());
-      }, spec.action.slow);
+      };
+      const timer = setTimeout(answer, spec.action.slow);
       timers.add(timer);
+      script.held.add(answer);
     }
   }
 
@@ -452,7 +461,7 @@ export async function startClearhausFake(options: ClearhausFakeOptions = {}): Pr
       return [...ledger.credits.values()];
     },
     script(spec) {
-      const active: ActiveScript = { spec, hits: 0, cancelled: false };
+      const active: ActiveScript = { spec, hits: 0, cancelled: false, held: new Set() };
       scripts.push(active);
       return {
         get hits() {
@@ -462,6 +471,10 @@ export async function startClearhausFake(options: ClearhausFakeOptions = {}): Pr
           return scriptDone(active);
         },
         cancel: () => void (active.cancelled = true),
+        release: () => {
+          active.cancelled = true;
+          for (const answer of [...active.held]) answer();
+        },
       };
     },
     clearScripts: () => void (scripts = []),
