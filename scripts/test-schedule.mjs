@@ -38,15 +38,12 @@ export const SLOWEST = [
   'test/online/online.security.test.ts',
 ];
 
-// ALONE: files that run with no other file: the slow acquirer's p99 test compares percentiles of
-// an idle and a loaded phase, and another file's load in one phase only (a crash test's MIT load,
-// say) failed it at concurrency 2 as well.
-export const ALONE = ['test/acquirers/clearhaus-isolation.test.ts'];
-
 // TIMING_SENSITIVE: files that measure time or race deadlines under load (database outage, crash
-// and restart, overload, the slow acquirer's p99, delivery pacing). Each runs with at most one
-// other file, as every file did when the suite ran two at a time, however many run otherwise.
+// and restart, overload, the slow acquirer's p99, delivery pacing). Each runs beside at most one
+// other file, never beside another of this list (its load would fall into their measurements),
+// however many run otherwise.
 export const TIMING_SENSITIVE = [
+  'test/acquirers/clearhaus-isolation.test.ts',
   'test/e2e/billing-two-processes.test.ts',
   'test/e2e/clearhaus-crash.test.ts',
   'test/e2e/crash-safety.test.ts',
