@@ -16,7 +16,11 @@ import { AppError } from '../../src/shared/errors.js';
 import { iso, openTestStore, seedAccount, T0, type TestStore } from '../foundation/fixtures.js';
 import { startTestRuntime } from '../support/harness.js';
 import { availableStores } from '../support/stores.js';
+import { describeLog, touches } from '../support/statements.js';
 import { storedCard } from './cit-flows.js';
+
+/** The tables a charge's read and its count touch. */
+const CHARGE_TABLES = new Set(['subscriptions', 'payment_methods', 'points_of_sale', 'ingestion_counters']);
 
 for (const kind of await availableStores()) {
   describe(`ingestion counters counted ahead (${kind})`, () => {
@@ -56,10 +60,19 @@ for (const kind of await availableStores()) {
       const m = await t.createMerchant();
       const { subscriptionId } = await storedCard(t, m, 'cust-fold');
       const window = iso(T0);
-      t.runtime.store.counters.start();
+      const counter = t.runtime.store.counters;
+      counter.log = [];
+      counter.start();
       const first = await counters.addAheadReading!(m.accountId, 'mit', window, 1, 2, subscriptionId);
-      const counted = t.runtime.store.counters.stop();
-      assert.equal(counted.statements, 1, 'one statement');
+      counter.stop();
+      // By what they touch: a connection's own setup, when the pool opens one, is not this call's work.
+      const touching = counter.logged().filter(({ tables }) => tables && [...tables.reads, ...tables.writes].some((table) => CHARGE_TABLES.has(table)));
+      assert.equal(touching.length, 1, `one statement:\n${describeLog(counter)}`);
+      assert.ok(
+        touches(touching[0]!, { reads: ['subscriptions'], writes: ['ingestion_counters'] }),
+        `it reads the subscription and counts:\n${describeLog(counter)}`,
+      );
+      counter.log = null;
       assert.equal(first.total, 1);
       assert.equal(first.read?.subscription.id, subscriptionId);
       assert.equal(first.read?.subscription.state, 'ACTIVE');
