@@ -41,7 +41,7 @@ export const T0 = Date.parse('2030-01-01T00:00:00.000Z');
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
 export async function openTestStore(kind: StoreKind): Promise<TestStore> {
-  const database = await createTestDatabase(kind);
+  const database = await createTestDatabase(kind, { migrated: true });
   const connection = connect(database.config, database.schema ? { schema: database.schema } : {});
   await migrate(connection);
   const clock = { ms: T0 };

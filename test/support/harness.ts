@@ -96,7 +96,7 @@ export async function startTestRuntime(
     /** Captures the log (e.g. to grep it for card numbers). */ logDestination?: { write(line: string): void };
   } = {},
 ): Promise<TestRuntime> {
-  const database = await createTestDatabase(kind);
+  const database = await createTestDatabase(kind, { migrated: true });
   const config = testConfig(database, overrides);
   const logger = createLogger(config.logLevel, options.logDestination as Parameters<typeof createLogger>[1]);
   const runtime = await createRuntime(config, {

@@ -42,11 +42,18 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-export async function createTestDatabase(kind: StoreKind): Promise<TestDatabase> {
+/**
+ * `migrated`: the database is about to be migrated to the latest version anyway (a runtime or a
+ * test store), so SQLite may start from a copy of an already migrated file. Tests of the
+ * migrations themselves leave it out and get an empty file.
+ */
+export async function createTestDatabase(kind: StoreKind, options: { migrated?: boolean } = {}): Promise<TestDatabase> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-test-'));
   if (kind === 'sqlite') {
+    const file = path.join(dataDir, 'payments.db');
+    if (options.migrated) fs.copyFileSync(await migratedSqliteTemplate(), file);
     return {
-      config: { kind: 'sqlite', path: path.join(dataDir, 'payments.db') },
+      config: { kind: 'sqlite', path: file },
       dataDir,
       async drop() {
         fs.rmSync(dataDir, { recursive: true, force: true });
@@ -70,6 +77,34 @@ export async function createTestDatabase(kind: StoreKind): Promise<TestDatabase>
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+let sqliteTemplate: Promise<string> | null = null;
+
+/**
+ * A SQLite file with every migration applied, made once per test process: each runtime starts
+ * from a copy (its own start then finds nothing to apply) instead of running the migrations again,
+ * about 150 ms of CPU per runtime.
+ */
+function migratedSqliteTemplate(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    // Imported here: importing the storage sets the pg driver's type parsers process-wide, which
+    // tests of raw pg clients that use this module do not expect.
+    const [{ connect }, { migrate }] = await Promise.all([import('../../src/storage/connect.js'), import('../../src/storage/migrate.js')]);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-template-'));
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'migrated.db');
+    const connection = connect({ kind: 'sqlite', path: file });
+    try {
+      await migrate(connection);
+    } finally {
+      await connection.close();
+    }
+    // Closed cleanly, the write-ahead log is folded into the file: the file alone is the database.
+    if (fs.existsSync(`${file}-wal`)) throw new Error(`the migrated template left a write-ahead log beside ${file}`);
+    return file;
+  })();
+  return sqliteTemplate;
 }
 
 /** The stores a suite should run on: always sqlite; postgres when reachable (else a note is printed once). */
