@@ -41,12 +41,11 @@ export const API_PREFIX = '/public/api/v1';
 /**
  * Compiled validators and serializers shared by every app built in this process (tests and
  * benchmarks build many): route schemas are module constants, so compiling them once is enough.
- * Validators are cached by what they check (part, options and the schema's JSON): Fastify hands
- * Ajv a fresh copy of some schemas for each app (headers, lower-cased), so Ajv's own cache by
- * schema object missed and each app compiled its validators again (about 150 ms of CPU per test
- * runtime). Serializers are cached here by schema object.
+ * The validator pool keeps one Ajv per option set, and Ajv caches by schema object (closed body
+ * schemas included: closedSchema makes one copy per schema); serializers are cached here by
+ * schema object.
  */
-const SHARED_VALIDATOR_FACTORY = compiledOnce(bodyWithoutCoercion(AjvCompiler() as never));
+const SHARED_VALIDATOR_FACTORY = bodyWithoutCoercion(AjvCompiler() as never);
 const SHARED_SERIALIZER_FACTORY = (() => {
   const build = SerializerSelector();
   const cache = new WeakMap<object, unknown>();
@@ -58,20 +57,6 @@ const SHARED_SERIALIZER_FACTORY = (() => {
     };
   };
 })();
-type ValidatorFactory = ReturnType<typeof bodyWithoutCoercion>;
-
-function compiledOnce(factory: ValidatorFactory): ValidatorFactory {
-  const compiled = new Map<string, unknown>();
-  return (externalSchemas, options) => {
-    const compile = factory(externalSchemas, options);
-    const context = JSON.stringify([externalSchemas, options.customOptions]);
-    return (route) => {
-      const key = `${context}:${route.httpPart}:${JSON.stringify((route as { schema?: unknown }).schema)}`;
-      if (!compiled.has(key)) compiled.set(key, compile(route));
-      return compiled.get(key);
-    };
-  };
-}
 const SHARED_SCHEMA_CONTROLLER = {
   compilersFactory: { buildValidator: SHARED_VALIDATOR_FACTORY, buildSerializer: SHARED_SERIALIZER_FACTORY },
 } as unknown as FastifyServerOptions['schemaController'];
