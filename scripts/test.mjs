@@ -92,6 +92,8 @@ function runFile(file) {
   });
 }
 
+const DETAIL_LINES = 60;
+
 /**
  * What a failed file said about its failures, for the run's closing lines (a CI log may keep only
  * its tail): the reporter's "failing tests" section without stack frames, else the file's last lines.
@@ -102,7 +104,6 @@ function failureDetail(lines) {
   const kept = section.filter((line) => !/^\s+at /.test(line) && line.trim() !== '');
   return kept.length > DETAIL_LINES ? [...kept.slice(0, DETAIL_LINES), `  … ${kept.length - DETAIL_LINES} more lines above, in the file's output`] : kept;
 }
-const DETAIL_LINES = 60;
 
 for (const signal of ['SIGINT', 'SIGTERM'])
   process.on(signal, () => {
@@ -142,7 +143,6 @@ await new Promise((done) => {
         if (pending.length === 0 && running.size === 0) done();
         else fill();
       });
-      i = 0;
     }
   };
   fill();

@@ -209,7 +209,7 @@ const bound = (idleP99: number) => Math.max(2 * idleP99, idleP99 + 250);
 const summary = (phases: Phase[]) =>
   METRICS.map(
     ([metric, what]) =>
-      `${what} p99 ${phases.map((p) => percentile(p[metric], 99).toFixed(0)).join('/')} ms ` + `(n=${phases.map((p) => p[metric].length).join('/')})`,
+      `${what} p99 ${phases.map((p) => percentile(p[metric], 99).toFixed(0)).join('/')} ms (n=${phases.map((p) => p[metric].length).join('/')})`,
   ).join(', ');
 
 for (const kind of await availableStores()) {
@@ -406,6 +406,7 @@ for (const kind of await availableStores()) {
       }
       assert.equal(relay.maxOpen, MAX_IN_FLIGHT, `at most (saturated: exactly) ${MAX_IN_FLIGHT} requests open at the fake at once`);
 
+      idleCallbackP99 = usualP99(idle, 'callback');
       // The comparison: both kinds of phase sample the same traffic for the same time (see `bound`).
       const report = `idle: ${summary(idle)}; loaded: ${summary(loaded)}`;
       for (const [metric, what] of METRICS) {
@@ -415,7 +416,6 @@ for (const kind of await availableStores()) {
           `${what}: usual p99 under Clearhaus load ${p99Loaded.toFixed(0)} ms > ${bound(p99Idle).toFixed(0)} ms (idle ${p99Idle.toFixed(0)} ms)\n${report}`,
         );
       }
-      idleCallbackP99 = usualP99(idle, 'callback');
 
       console.log(
         `# clearhaus isolation (${kind}): ${report}; at most ${relay.maxOpen} open at the fake (limit ${MAX_IN_FLIGHT}); ` +
